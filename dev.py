@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The project's two everyday commands, on any machine with Python 3.11+ and nothing else.
+
+    python3 dev.py serve [dpe-server serve options]   set up, build fixtures/, serve it (stdio)
+    python3 dev.py test [pytest options]              set up, then lint, type-check and test
+
+Set-up is a virtualenv in .venv with the project installed in editable mode; it is redone
+only when pyproject.toml changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def run(*args: str | Path) -> None:
+    code = subprocess.call([str(a) for a in args], cwd=ROOT)
+    if code:
+        sys.exit(code)
+
+
+def setup(extra: str) -> None:
+    if sys.version_info < (3, 11):  # noqa: UP036 (dev.py may run on an older python3)
+        sys.exit(f"dpe-server needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
+    if not PY.exists():
+        print("creating .venv", file=sys.stderr)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    stamp = VENV / f".installed-{extra}-{digest}"
+    if not stamp.exists():
+        print(f"installing dpe-server[{extra}] into .venv", file=sys.stderr)
+        run(
+            PY,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-e",
+            f".[{extra}]",
+        )
+        stamp.touch()
+
+
+def main(argv: list[str]) -> None:
+    command, rest = (argv[0], argv[1:]) if argv else ("", [])
+    if command == "serve":
+        setup("fixtures")
+        run(PY, ROOT / "fixtures" / "build.py")
+        os.execv(
+            BIN / "dpe-server", [str(BIN / "dpe-server"), "serve", str(ROOT / "fixtures"), *rest]
+        )
+    elif command == "test":
+        setup("dev")
+        run(PY, "-m", "ruff", "check", ".")
+        run(PY, "-m", "ruff", "format", "--check", ".")
+        run(PY, "-m", "mypy")
+        run(PY, "-m", "pytest", *rest)
+    elif command == "fixtures":
+        setup("fixtures")
+        run(PY, ROOT / "fixtures" / "build.py", *rest)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
