@@ -1,0 +1,90 @@
+"""The DPE model: ids, the builder, and lossless JSON round trips."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dpe_server.model import (
+    SUMMARY_MAX,
+    Category,
+    Document,
+    PageBuilder,
+    Properties,
+    element_id,
+    one_line,
+    page_of_element_id,
+    parse_element_id,
+)
+
+
+def test_nineteen_categories_with_distinct_abbreviations() -> None:
+    assert len(Category) == 19
+    assert len({c.abbr for c in Category}) == 19
+
+
+@pytest.mark.parametrize("category", list(Category), ids=[c.value for c in Category])
+def test_element_id_names_its_page(category: Category) -> None:
+    eid = element_id(37, category, 12)
+    parts = parse_element_id(eid)
+    assert parts is not None
+    assert (parts.page_index, parts.category, parts.n) == (37, category, 12)
+
+
+@pytest.mark.parametrize(
+    ("value", "page"),
+    [
+        ("p0-tbl1", 0),
+        ("p12-h3", 12),
+        ("tbl-001", None),
+        ("p01-h1", None),
+        ("p1-tbl0", None),
+        ("p1-xyz1", None),
+        ("p-1-h1", None),
+        ("", None),
+    ],
+)
+def test_page_of_element_id(value: str, page: int | None) -> None:
+    assert page_of_element_id(value) == page
+
+
+def test_builder_numbers_per_category_from_one() -> None:
+    b = PageBuilder(3)
+    ids = [
+        b.add(Category.TEXT, "a", {"text": "a"}),
+        b.add(Category.TABLE, "t", {"headers": [], "rows": []}),
+        b.add(Category.TEXT, "b", {"text": "b"}),
+    ]
+    assert ids == ["p3-txt1", "p3-tbl1", "p3-txt2"]
+    assert b.next_id(Category.TEXT) == "p3-txt3"
+
+
+def test_builder_flattens_summary_to_one_line() -> None:
+    b = PageBuilder(0)
+    b.add(Category.TEXT, "two\nlines  " + "x" * 300, {"text": ""})
+    summary = b.build("t").elements[0].summary
+    assert "\n" not in summary
+    assert len(summary) == SUMMARY_MAX
+    assert summary.endswith("…")
+
+
+def test_one_line_keeps_short_text() -> None:
+    assert one_line("  a \t b ") == "a b"
+
+
+def test_document_json_round_trip_is_lossless() -> None:
+    b = PageBuilder(0)
+    b.add(
+        Category.CHART,
+        "c",
+        {"chart_type": "bar", "series": [{"values": [1, 2.5, None]}]},
+        {"source_range": "A1:B2"},
+    )
+    doc = Document(
+        Properties(1, "T", ("k",), "s", ("Sheet1",), {"author": "me"}),
+        (b.build("Sheet1", {"hidden": True}),),
+        {"truncated": False},
+    )
+    again = Document.from_json(json.loads(json.dumps(doc.to_json())))
+    assert again == doc

@@ -1,0 +1,299 @@
+"""Markdown and text rendering (SPEC §6): every category, every level."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dpe_server.model import JSON, TABLE_PREVIEW_ROWS, Category, Page, PageBuilder
+from dpe_server.render import MIME_TYPES, render, render_element
+from dpe_server.uri import parse
+from dpe_server.views import (
+    DocumentInfo,
+    PageInfo,
+    catalog_view,
+    document_view,
+    element_view,
+    page_view,
+)
+
+URI = "dpe://h/d/elements/p0-x1"
+
+# category: (content, summary, expected markdown, expected text)
+CASES: dict[Category, tuple[dict[str, JSON], str, str, str]] = {
+    Category.TEXT: ({"text": "Hello\nworld"}, "Hello world", "Hello\nworld", "Hello\nworld"),
+    Category.HEADING: ({"level": 2, "text": "Revenue"}, "Revenue", "## Revenue", "Revenue"),
+    Category.LIST: (
+        {
+            "ordered": True,
+            "items": [
+                {"text": "a", "level": 0},
+                {"text": "b", "level": 1},
+                {"text": "c", "level": 1},
+                {"text": "d", "level": 0},
+            ],
+        },
+        "List",
+        "1. a\n  1. b\n  2. c\n2. d",
+        "1. a\n  1. b\n  2. c\n2. d",
+    ),
+    Category.CODE: (
+        {"text": "print(1)", "language": "python"},
+        "Code",
+        "```python\nprint(1)\n```",
+        "print(1)",
+    ),
+    Category.TABLE: (
+        {"headers": ["季度", "收入"], "rows": [["Q1", "1|2"], ["Q2", "a\nb"]]},
+        "Table",
+        "| 季度 | 收入 |\n|---|---|\n| Q1 | 1\\|2 |\n| Q2 | a<br>b |",
+        "季度\t收入\nQ1\t1|2\nQ2\ta b",
+    ),
+    Category.PIVOT_TABLE: (
+        {"name": "P", "headers": ["k", "sum"], "rows": [["x", "3"]]},
+        "Pivot",
+        "| k | sum |\n|---|---|\n| x | 3 |",
+        "k\tsum\nx\t3",
+    ),
+    Category.CHART: (
+        {"chart_type": "line", "title": "季度收入趋势", "series": [], "data_summary": "Rising."},
+        "Line chart",
+        "[图表: 季度收入趋势] Rising.",
+        "图表: 季度收入趋势\nRising.",
+    ),
+    Category.DIAGRAM: (
+        {"kind": "smartart", "nodes": ["a", "b"], "data_summary": "a → b"},
+        "Diagram (smartart, 2 nodes): a, b",
+        "[diagram: Diagram (smartart, 2 nodes): a, b]",
+        "diagram: Diagram (smartart, 2 nodes): a, b",
+    ),
+    Category.IMAGE: (
+        {"description": "Logo", "mime_type": "image/png"},
+        "Image",
+        f"![Logo]({URI})",
+        "图片: Logo",
+    ),
+    Category.FORMULA: (
+        {"expression": "=SUM(B2:B5)", "result": "10"},
+        "Formula",
+        "$ =SUM(B2:B5) $",
+        "=SUM(B2:B5)",
+    ),
+    Category.LINK: (
+        {"text": "Example", "url": "https://example.com"},
+        "Link",
+        "[Example](https://example.com)",
+        "Example (https://example.com)",
+    ),
+    Category.ANNOTATION: (
+        {"text": "Check", "kind": "comment", "author": "Ann"},
+        "Comment by Ann: Check",
+        "[annotation: Comment by Ann: Check]",
+        "annotation: Comment by Ann: Check",
+    ),
+    Category.HEADER: (
+        {"text": "Top"},
+        "Header: Top",
+        "[header: Header: Top]",
+        "header: Header: Top",
+    ),
+    Category.FOOTER: ({"text": "P1"}, "Footer: P1", "[footer: Footer: P1]", "footer: Footer: P1"),
+    Category.SEPARATOR: (
+        {"kind": "page_break"},
+        "Page break",
+        "[separator: Page break]",
+        "separator: Page break",
+    ),
+    Category.AUDIO: (
+        {"name": "a.mp3", "mime_type": "audio/mpeg"},
+        "Audio: a.mp3",
+        "[audio: Audio: a.mp3]",
+        "audio: Audio: a.mp3",
+    ),
+    Category.VIDEO: (
+        {"name": "v.mp4", "mime_type": "video/mp4"},
+        "Video: v.mp4",
+        "[video: Video: v.mp4]",
+        "video: Video: v.mp4",
+    ),
+    Category.FORM: (
+        {"fields": [{"name": "n", "type": "text", "value": ""}]},
+        "Form (1 field): n",
+        "[form: Form (1 field): n]",
+        "form: Form (1 field): n",
+    ),
+    Category.WIDGET: (
+        {"kind": "checkbox", "name": "c1", "text": "Agree"},
+        "Checkbox c1: Agree",
+        "[widget: Checkbox c1: Agree]",
+        "widget: Checkbox c1: Agree",
+    ),
+}
+
+
+def test_every_category_has_a_case() -> None:
+    assert set(CASES) == set(Category)
+
+
+def _element(category: Category) -> dict[str, JSON]:
+    content, summary, _, _ = CASES[category]
+    return {
+        "element_id": "p0-x1",
+        "category": category.value,
+        "summary": summary,
+        "content": content,
+        "uri": URI,
+    }
+
+
+@pytest.mark.parametrize("category", list(Category), ids=[c.value for c in Category])
+def test_markdown_per_category(category: Category) -> None:
+    assert render_element(_element(category), markdown=True, full=True) == CASES[category][2] + "\n"
+
+
+@pytest.mark.parametrize("category", list(Category), ids=[c.value for c in Category])
+def test_text_per_category(category: Category) -> None:
+    assert (
+        render_element(_element(category), markdown=False, full=True) == CASES[category][3] + "\n"
+    )
+
+
+def test_code_fence_outgrows_backticks_inside() -> None:
+    el = {"element_id": "e", "category": "code", "summary": "", "content": {"text": "a ``` b"}}
+    assert render_element(el, markdown=True, full=True).startswith("````\n")
+
+
+def test_unordered_list_uses_dashes() -> None:
+    el = {
+        "element_id": "e",
+        "category": "list",
+        "summary": "",
+        "content": {
+            "ordered": False,
+            "items": [{"text": "x", "level": 0}, {"text": "y", "level": 2}],
+        },
+    }
+    assert render_element(el, markdown=True, full=True) == "- x\n    - y\n"
+
+
+def test_heading_level_is_clamped() -> None:
+    el = {
+        "element_id": "e",
+        "category": "heading",
+        "summary": "",
+        "content": {"level": 9, "text": "x"},
+    }
+    assert render_element(el, markdown=True, full=True) == "###### x\n"
+
+
+# ---- levels -------------------------------------------------------------------------------------
+
+HOST = "h"
+DOC = DocumentInfo(
+    "d", "file:///x/d.xlsx", "xlsx", "Report", 2, ("k1", "k2"), "About it", "2026-01-01T00:00:00Z"
+)
+BROKEN = DocumentInfo(
+    "e",
+    "file:///x/e.docx",
+    "docx",
+    "e",
+    0,
+    (),
+    "",
+    "2026-01-02T00:00:00Z",
+    {"kind": "encrypted", "message": "Needs a password."},
+)
+
+
+def _page() -> Page:
+    b = PageBuilder(0)
+    b.add(Category.HEADING, "Sales", {"level": 1, "text": "Sales"})
+    b.add(
+        Category.TABLE,
+        "Table",
+        {
+            "headers": ["a"],
+            "rows": [[str(i)] for i in range(12)],
+            "total_rows": 12,
+            "total_columns": 1,
+        },
+    )
+    b.add(Category.IMAGE, "Image", {"description": "Logo", "mime_type": "image/png"})
+    return b.build("Sheet1")
+
+
+LEVEL0 = catalog_view(HOST, [DOC, BROKEN], parse("dpe://h"))
+LEVEL1 = document_view(
+    HOST,
+    DOC,
+    [PageInfo(0, "Sheet1", 3), PageInfo(1, "Hidden", 0, {"hidden": True})],
+    parse("dpe://h/d?depth=pages"),
+)
+LEVEL2 = page_view(HOST, "d", _page(), parse("dpe://h/d/pages/0"))
+LEVEL3 = element_view(HOST, "d", 0, _page().elements[1])
+
+EXPECTED: dict[tuple[int, str], str] = {
+    (0, "markdown"): (
+        "# Documents (2)\n\n"
+        "- [Report](dpe://h/d) (xlsx, 2 pages, modified 2026-01-01T00:00:00Z): About it\n"
+        "- [e](dpe://h/e) (docx, 0 pages, modified 2026-01-02T00:00:00Z)"
+        " — error (encrypted): Needs a password.\n"
+    ),
+    (0, "text"): (
+        "Documents (2)\n\n"
+        "Report  dpe://h/d  (xlsx, 2 pages, modified 2026-01-01T00:00:00Z): About it\n"
+        "e  dpe://h/e  (docx, 0 pages, modified 2026-01-02T00:00:00Z)"
+        " — error (encrypted): Needs a password.\n"
+    ),
+    (1, "markdown"): (
+        "# Report\n\n- **doc_ref**: d\n- **uri**: dpe://h/d\n- **file**: file:///x/d.xlsx\n"
+        "- **type**: xlsx\n- **pages**: 2\n- **keywords**: k1, k2\n"
+        "- **modified**: 2026-01-01T00:00:00Z\n- **summary**: About it\n\n"
+        "## Pages (1–2 of 2)\n\n"
+        "0. [Sheet1](dpe://h/d/pages/0) (3 elements)\n"
+        "1. [Hidden](dpe://h/d/pages/1) (0 elements, hidden)\n"
+    ),
+    (1, "text"): (
+        "Report\n\ndoc_ref: d\nuri: dpe://h/d\nfile: file:///x/d.xlsx\ntype: xlsx\npages: 2\n"
+        "keywords: k1, k2\nmodified: 2026-01-01T00:00:00Z\nsummary: About it\n\n"
+        "Pages (1–2 of 2)\n\n"
+        "0. Sheet1 (3 elements)  dpe://h/d/pages/0\n"
+        "1. Hidden (0 elements, hidden)  dpe://h/d/pages/1\n"
+    ),
+    (2, "markdown"): (
+        "# Sheet1\n\n# Sales\n\n| a |\n|---|\n"
+        + "".join(f"| {i} |\n" for i in range(TABLE_PREVIEW_ROWS))
+        + "\n*Showing 10 of 12 rows; the whole table: dpe://h/d/elements/p0-tbl1*\n\n"
+        "![Logo](dpe://h/d/elements/p0-img1)\n"
+    ),
+    (2, "text"): (
+        "Sheet1\n\nSales\n\na\n"
+        + "".join(f"{i}\n" for i in range(TABLE_PREVIEW_ROWS))
+        + "(Showing 10 of 12 rows; the whole table: dpe://h/d/elements/p0-tbl1)\n\n"
+        "图片: Logo\n"
+    ),
+    (3, "markdown"): "| a |\n|---|\n" + "".join(f"| {i} |\n" for i in range(12)),
+    (3, "text"): "a\n" + "".join(f"{i}\n" for i in range(12)),
+}
+PAYLOADS = {0: LEVEL0, 1: LEVEL1, 2: LEVEL2, 3: LEVEL3}
+
+
+@pytest.mark.parametrize(
+    ("level", "fmt"), list(EXPECTED), ids=[f"L{k[0]}-{k[1]}" for k in EXPECTED]
+)
+def test_render_level(level: int, fmt: str) -> None:
+    assert render(level, PAYLOADS[level], fmt) == EXPECTED[(level, fmt)]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_json_rendering_round_trips(level: int) -> None:
+    assert json.loads(render(level, PAYLOADS[level], "json")) == PAYLOADS[level]
+
+
+def test_mime_types() -> None:
+    assert MIME_TYPES == {
+        "json": "application/json",
+        "markdown": "text/markdown",
+        "text": "text/plain",
+    }
