@@ -115,7 +115,34 @@ def _render(el: etree._Element) -> str:
         return handler(el)
     if name == "t":
         return el.text or ""
-    return "".join(_render(child) for child in el)
+    return _concat(el)
+
+
+_SPACED_BEFORE = {"func"}
+_SPACED_AFTER = {"f", "nary", "func"}
+
+
+def _concat(el: etree._Element) -> str:
+    """The children's text in order, with a space where gluing would read as one token
+    (`a_n cos x`, not `a_ncos x`; `1/z dz`, not `1/zdz`)."""
+    out = ""
+    prev = ""
+    for child in el:
+        piece = _render(child)
+        if not piece:
+            continue
+        name = _local(child)
+        if (
+            out
+            and not out[-1].isspace()
+            and (name in _SPACED_BEFORE or prev in _SPACED_AFTER)
+            and (out[-1].isalnum() or out[-1] in ")]}")
+            and (piece[0].isalnum() or name in _SPACED_BEFORE)
+        ):
+            out += " "
+        out += piece
+        prev = name
+    return out
 
 
 def _run(el: etree._Element) -> str:
@@ -125,7 +152,12 @@ def _run(el: etree._Element) -> str:
 def _fraction(el: etree._Element) -> str:
     num, den = _sub(el, "num"), _sub(el, "den")
     if _prop(el, "fPr", "type") == "noBar":
-        return f"({num}¦{den})"
+        parent = el.getparent()
+        grand = None if parent is None else parent.getparent()
+        bracketed = (
+            parent is not None and grand is not None and _local(parent) + _local(grand) == "ed"
+        )
+        return f"{num}¦{den}" if bracketed else f"({num}¦{den})"
     return f"{_group(num)}/{_group(den)}"
 
 

@@ -1,0 +1,773 @@
+"""DrawingML shared parts: charts, data summaries, SmartArt, OMML, pictures, text."""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from dpe_server.errors import ExtractionError
+from dpe_server.extractors import Limits
+from dpe_server.extractors.drawingml import (
+    EMU_PER_PX,
+    data_summary,
+    diagram_content,
+    emu_to_px,
+    format_number,
+    image_mime,
+    image_size,
+    omml_to_linear,
+    parse_chart,
+    smartart_nodes,
+    text_of,
+)
+from dpe_server.extractors.ooxml import NS, Package
+from dpe_server.model import JSON
+
+XMLNS = (
+    f'xmlns:c="{NS["c"]}" xmlns:a="{NS["a"]}" xmlns:mc="{NS["mc"]}" '
+    f'xmlns:dgm="{NS["dgm"]}" xmlns:m="{NS["m"]}" '
+    'xmlns:c14="http://schemas.microsoft.com/office/drawing/2007/8/2/chart" '
+    'xmlns:c15="http://schemas.microsoft.com/office/drawing/2012/chart" '
+    'xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex"'
+)
+
+
+def xml(text: str) -> etree._Element:
+    """`text` parsed, its root given every namespace prefix used here."""
+    head, rest = re.match(r"<([\w:]+)(.*)", text, re.S).groups()  # type: ignore[union-attr]
+    return etree.fromstring(f"<{head} {XMLNS}{rest}")
+
+
+# --- chart builders ----------------------------------------------------------------------
+
+
+def pts(values: list[str | None]) -> str:
+    body = "".join(
+        f'<c:pt idx="{i}"><c:v>{v}</c:v></c:pt>' for i, v in enumerate(values) if v is not None
+    )
+    return f'<c:ptCount val="{len(values)}"/>{body}'
+
+
+def str_ref(f: str, values: list[str | None] | None) -> str:
+    cache = "" if values is None else f"<c:strCache>{pts(values)}</c:strCache>"
+    return f"<c:strRef><c:f>{f}</c:f>{cache}</c:strRef>"
+
+
+def num_ref(f: str, values: list[str | None] | None, code: str = "General") -> str:
+    cache = (
+        ""
+        if values is None
+        else f"<c:numCache><c:formatCode>{code}</c:formatCode>{pts(values)}</c:numCache>"
+    )
+    return f"<c:numRef><c:f>{f}</c:f>{cache}</c:numRef>"
+
+
+def ser(
+    name: str | None,
+    cats: list[str | None] | None,
+    vals: list[str | None] | None,
+    *,
+    xy: bool = False,
+) -> str:
+    tx = "" if name is None else f"<c:tx>{str_ref('S!$B$1', [name])}</c:tx>"
+    cat_tag, val_tag = ("c:xVal", "c:yVal") if xy else ("c:cat", "c:val")
+    cat = "" if cats is None else f"<{cat_tag}>{str_ref('S!$A$2:$A$9', cats)}</{cat_tag}>"
+    val = f"<{val_tag}>{num_ref('S!$B$2:$B$9', vals)}</{val_tag}>"
+    return f'<c:ser><c:idx val="0"/><c:order val="0"/>{tx}{cat}{val}</c:ser>'
+
+
+def chart(plots: str, title: str = "", extra: str = "", axes: str = "") -> etree._Element:
+    return xml(
+        f'<c:chartSpace><c:date1904 val="0"/>{extra}<c:chart>{title}'
+        f"<c:plotArea><c:layout/>{plots}{axes}</c:plotArea></c:chart></c:chartSpace>"
+    )
+
+
+def rich_title(*runs: str) -> str:
+    rs = "".join(f"<a:r><a:t>{r}</a:t></a:r>" for r in runs)
+    return f"<c:title><c:tx><c:rich><a:bodyPr/><a:p>{rs}</a:p></c:rich></c:tx></c:title>"
+
+
+QUARTERS: list[str | None] = ["Q1", "Q2", "Q3", "Q4"]
+REVENUE: list[str | None] = ["1250", "1300", "1420", "1560"]
+
+
+def bar(bar_dir: str, *series: str) -> str:
+    head = f'<c:barChart><c:barDir val="{bar_dir}"/><c:grouping val="clustered"/>'
+    return head + "".join(series) + "</c:barChart>"
+
+
+# --- charts ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("plot", "expected"),
+    [
+        pytest.param(bar("col", ser("Revenue", QUARTERS, REVENUE)), "column", id="column"),
+        pytest.param(bar("bar", ser("Revenue", QUARTERS, REVENUE)), "bar", id="bar"),
+        pytest.param(
+            "<c:bar3DChart>" + ser("R", QUARTERS, REVENUE) + "</c:bar3DChart>",
+            "column",
+            id="bar3d-default-col",
+        ),
+        pytest.param(
+            "<c:lineChart>" + ser("R", QUARTERS, REVENUE) + "</c:lineChart>", "line", id="line"
+        ),
+        pytest.param(
+            "<c:pieChart>" + ser("R", QUARTERS, REVENUE) + "</c:pieChart>", "pie", id="pie"
+        ),
+        pytest.param(
+            "<c:doughnutChart>" + ser("R", QUARTERS, REVENUE) + "</c:doughnutChart>",
+            "doughnut",
+            id="doughnut",
+        ),
+        pytest.param(
+            "<c:areaChart>" + ser("R", QUARTERS, REVENUE) + "</c:areaChart>", "area", id="area"
+        ),
+        pytest.param(
+            "<c:radarChart>" + ser("R", QUARTERS, REVENUE) + "</c:radarChart>", "radar", id="radar"
+        ),
+        pytest.param(
+            "<c:scatterChart>" + ser("Y", ["1", "2"], ["3", "4"], xy=True) + "</c:scatterChart>",
+            "scatter",
+            id="scatter",
+        ),
+        pytest.param("", "unknown", id="no-plot"),
+    ],
+)
+def test_parse_chart_type(plot: str, expected: str) -> None:
+    assert parse_chart(chart(plot))["chart_type"] == expected
+
+
+def test_parse_chart_series_from_cache() -> None:
+    out = parse_chart(chart(bar("col", ser("Revenue", QUARTERS, REVENUE))))
+    assert out["series"] == [
+        {
+            "name": "Revenue",
+            "categories": ["Q1", "Q2", "Q3", "Q4"],
+            "values": [1250, 1300, 1420, 1560],
+        }
+    ]
+
+
+def test_parse_chart_values_int_float_and_blank() -> None:
+    out = parse_chart(chart(bar("col", ser("R", QUARTERS, ["1.0", "2.5", None, "#N/A"]))))
+    values = out["series"][0]["values"]
+    assert values == [1, 2.5, None, None]
+    assert isinstance(values[0], int)
+
+
+def test_parse_chart_scatter_x_values_are_categories() -> None:
+    plot = "<c:scatterChart>" + ser("Y", ["0.5", "1.5"], ["3", "4"], xy=True) + "</c:scatterChart>"
+    series = parse_chart(chart(plot))["series"][0]
+    assert (series["categories"], series["values"]) == (["0.5", "1.5"], [3, 4])
+
+
+def test_parse_chart_numeric_categories_use_format_code() -> None:
+    cat = f"<c:cat>{num_ref('S!$A$2:$A$3', ['45292', '45323'], 'mmm yy')}</c:cat>"
+    series = (
+        f"<c:ser><c:idx val='0'/>{cat}<c:val>{num_ref('S!$B$2:$B$3', ['1', '2'])}</c:val></c:ser>"
+    )
+    out = parse_chart(chart(f"<c:lineChart>{series}</c:lineChart>"))
+    assert out["series"][0]["categories"] == ["2024-01-01", "2024-02-01"]
+
+
+def test_parse_chart_combo_lists_every_type() -> None:
+    plots = bar("col", ser("Revenue", QUARTERS, REVENUE)) + (
+        "<c:lineChart>" + ser("Margin", QUARTERS, ["0.1", "0.2", "0.15", "0.3"]) + "</c:lineChart>"
+    )
+    out = parse_chart(chart(plots, rich_title("Combo")))
+    assert (out["chart_type"], out["chart_types"]) == ("column", ["column", "line"])
+    assert [s["name"] for s in out["series"]] == ["Revenue", "Margin"]
+
+
+def test_parse_chart_missing_cache_uses_resolve() -> None:
+    calls: list[str] = []
+    sheet = {
+        "S!$B$1": ["Units"],
+        "S!$A$2:$A$9": ["North", "South", ""],
+        "S!$B$2:$B$9": ["1,250", "12%", ""],
+    }
+
+    def resolve(ref: str) -> list[str]:
+        calls.append(ref)
+        return sheet[ref]
+
+    plot = (
+        "<c:barChart>"
+        + ser(None, None, None).replace(
+            "<c:val>", "<c:cat>" + str_ref("S!$A$2:$A$9", None) + "</c:cat><c:val>"
+        )
+        + "</c:barChart>"
+    )
+    plot = plot.replace("<c:idx", f"<c:tx>{str_ref('S!$B$1', None)}</c:tx><c:idx", 1)
+    series = parse_chart(chart(plot), resolve)["series"][0]
+    assert series == {
+        "name": "Units",
+        "categories": ["North", "South", ""],
+        "values": [1250, 0.12, None],
+    }
+    assert sorted(calls) == ["S!$A$2:$A$9", "S!$B$1", "S!$B$2:$B$9"]
+
+
+def test_parse_chart_missing_cache_without_resolve_is_empty() -> None:
+    out = parse_chart(chart(bar("col", ser("R", None, None))))
+    assert out["series"][0]["values"] == []
+
+
+def test_parse_chart_literals() -> None:
+    lit = (
+        "<c:ser><c:idx val='0'/><c:tx><c:v>Literal</c:v></c:tx>"
+        "<c:cat><c:strLit><c:ptCount val='2'/><c:pt idx='0'><c:v>a</c:v></c:pt>"
+        "<c:pt idx='1'><c:v>b</c:v></c:pt></c:strLit></c:cat>"
+        "<c:val><c:numLit><c:ptCount val='2'/><c:pt idx='0'><c:v>5</c:v></c:pt>"
+        "<c:pt idx='1'><c:v>7</c:v></c:pt></c:numLit></c:val></c:ser>"
+    )
+    series = parse_chart(chart(f"<c:lineChart>{lit}</c:lineChart>"))["series"][0]
+    assert series == {"name": "Literal", "categories": ["a", "b"], "values": [5, 7]}
+
+
+def test_parse_chart_multi_level_categories() -> None:
+    cache = (
+        "<c:multiLvlStrRef><c:f>S!$A$2:$B$5</c:f><c:multiLvlStrCache><c:ptCount val='4'/>"
+        "<c:lvl><c:pt idx='0'><c:v>Q1</c:v></c:pt><c:pt idx='1'><c:v>Q2</c:v></c:pt>"
+        "<c:pt idx='2'><c:v>Q1</c:v></c:pt><c:pt idx='3'><c:v>Q2</c:v></c:pt></c:lvl>"
+        "<c:lvl><c:pt idx='0'><c:v>2023</c:v></c:pt><c:pt idx='2'><c:v>2024</c:v></c:pt></c:lvl>"
+        "</c:multiLvlStrCache></c:multiLvlStrRef>"
+    )
+    val = f"<c:val>{num_ref('x', REVENUE)}</c:val>"
+    s = f"<c:ser><c:idx val='0'/><c:cat>{cache}</c:cat>{val}</c:ser>"
+    cats = parse_chart(chart(bar("col", s)))["series"][0]["categories"]
+    assert cats == ["2023 / Q1", "2023 / Q2", "2024 / Q1", "2024 / Q2"]
+
+
+TITLE_CASES = [
+    pytest.param(
+        rich_title("Sales", " 2024"), "", [ser("A", QUARTERS, REVENUE)], "Sales 2024", id="rich"
+    ),
+    pytest.param(
+        f"<c:title><c:tx>{str_ref('S!$A$1', ['From cell'])}</c:tx></c:title>",
+        "",
+        [ser("A", QUARTERS, REVENUE)],
+        "From cell",
+        id="strref-cache",
+    ),
+    pytest.param("", "", [ser("Only", QUARTERS, REVENUE)], "Only", id="auto-single-series"),
+    pytest.param(
+        "", '<c:autoTitleDeleted val="1"/>', [ser("Only", QUARTERS, REVENUE)], "", id="auto-deleted"
+    ),
+    pytest.param(
+        "", "", [ser("A", QUARTERS, REVENUE), ser("B", QUARTERS, REVENUE)], "", id="multi-series"
+    ),
+    pytest.param(
+        "<c:title><c:overlay val='0'/></c:title>",
+        "",
+        [ser("A", QUARTERS, REVENUE), ser("B", QUARTERS, REVENUE)],
+        "",
+        id="title-without-text",
+    ),
+]
+
+
+@pytest.mark.parametrize(("title", "after", "series", "expected"), TITLE_CASES)
+def test_parse_chart_title(title: str, after: str, series: list[str], expected: str) -> None:
+    root = xml(
+        f"<c:chartSpace><c:chart>{title}{after}<c:plotArea>{bar('col', *series)}"
+        "</c:plotArea></c:chart></c:chartSpace>"
+    )
+    assert parse_chart(root)["title"] == expected
+
+
+def test_parse_chart_title_from_resolve_when_no_cache() -> None:
+    title = f"<c:title><c:tx>{str_ref('S!$A$1', None)}</c:tx></c:title>"
+    out = parse_chart(chart(bar("col", ser("A", QUARTERS, REVENUE)), title), lambda f: ["T1"])
+    assert out["title"] == "T1"
+
+
+def test_parse_chart_auto_title_is_flagged() -> None:
+    out = parse_chart(chart(bar("col", ser("Only", QUARTERS, REVENUE))))
+    assert out.get("title_auto") is True
+
+
+def test_parse_chart_alternate_content_and_extensions_ignored() -> None:
+    extra = (
+        '<mc:AlternateContent><mc:Choice Requires="c14"><c14:style val="102"/></mc:Choice>'
+        '<mc:Fallback><c:style val="2"/></mc:Fallback></mc:AlternateContent>'
+    )
+    filtered = (
+        '<c:extLst><c:ext uri="{02D57815-91ED-43cb-92C2-25804820EDAC}">'
+        f"<c15:filteredBarSeries>{ser('Hidden', QUARTERS, REVENUE)}</c15:filteredBarSeries>"
+        "</c:ext></c:extLst>"
+    )
+    plot = bar("col", ser("Shown", QUARTERS, REVENUE)).replace(
+        "</c:barChart>", filtered + "</c:barChart>"
+    )
+    out = parse_chart(chart(plot, extra=extra))
+    assert [s["name"] for s in out["series"]] == ["Shown"]
+
+
+def test_parse_chart_plot_inside_alternate_content() -> None:
+    inner = bar("bar", ser("A", QUARTERS, REVENUE))
+    plot = f"<mc:AlternateContent><mc:Fallback>{inner}</mc:Fallback></mc:AlternateContent>"
+    assert parse_chart(chart(plot))["chart_type"] == "bar"
+
+
+def test_parse_chart_axis_titles_by_position() -> None:
+    axes = (
+        '<c:catAx><c:axId val="1"/><c:title><c:tx><c:rich><a:p><a:r><a:t>Quarter</a:t></a:r>'
+        '</a:p></c:rich></c:tx></c:title><c:axPos val="b"/></c:catAx>'
+        '<c:valAx><c:axId val="2"/><c:title><c:tx><c:rich><a:p><a:r><a:t>USD</a:t></a:r>'
+        '</a:p></c:rich></c:tx></c:title><c:axPos val="l"/></c:valAx>'
+    )
+    out = parse_chart(chart(bar("col", ser("A", QUARTERS, REVENUE)), axes=axes))
+    assert out["axis_titles"] == {"x": "Quarter", "y": "USD"}
+
+
+def test_parse_chart_bubble_sizes() -> None:
+    s = ser("B", ["1", "2"], ["3", "4"], xy=True).replace(
+        "</c:ser>", f"<c:bubbleSize>{num_ref('z', ['10', '20'])}</c:bubbleSize></c:ser>"
+    )
+    series = parse_chart(chart(f"<c:bubbleChart>{s}</c:bubbleChart>"))["series"][0]
+    assert series["sizes"] == [10, 20]
+
+
+def test_parse_chart_chartex_waterfall() -> None:
+    root = xml(
+        "<cx:chartSpace><cx:chartData><cx:data id='0'>"
+        "<cx:strDim type='cat'><cx:f>S!$A$2:$A$4</cx:f><cx:lvl ptCount='3'>"
+        "<cx:pt idx='0'>Start</cx:pt><cx:pt idx='1'>Gain</cx:pt><cx:pt idx='2'>End</cx:pt>"
+        "</cx:lvl></cx:strDim><cx:numDim type='val'><cx:f>S!$B$2:$B$4</cx:f>"
+        "<cx:lvl ptCount='3' formatCode='General'><cx:pt idx='0'>100</cx:pt>"
+        "<cx:pt idx='1'>20</cx:pt><cx:pt idx='2'>120</cx:pt></cx:lvl></cx:numDim>"
+        "</cx:data></cx:chartData><cx:chart><cx:title><cx:tx><cx:txData><cx:v>Bridge</cx:v>"
+        "</cx:txData></cx:tx></cx:title><cx:plotArea><cx:plotAreaRegion>"
+        "<cx:series layoutId='waterfall'><cx:tx><cx:txData><cx:f>S!$B$1</cx:f><cx:v>Cash</cx:v>"
+        "</cx:txData></cx:tx><cx:dataId val='0'/></cx:series></cx:plotAreaRegion></cx:plotArea>"
+        "</cx:chart></cx:chartSpace>"
+    )
+    out = parse_chart(root)
+    assert (out["chart_type"], out["title"]) == ("waterfall", "Bridge")
+    assert out["series"] == [
+        {"name": "Cash", "categories": ["Start", "Gain", "End"], "values": [100, 20, 120]}
+    ]
+
+
+def test_parse_chart_has_data_summary() -> None:
+    out = parse_chart(chart(bar("col", ser("Revenue", QUARTERS, REVENUE))))
+    assert out["data_summary"] == (
+        "Revenue rises from 1,250 (Q1) to 1,560 (Q4); highest 1,560 (Q4), lowest 1,250 (Q1)."
+    )
+
+
+# --- data summaries ----------------------------------------------------------------------
+
+
+def series_of(name: str, values: list[JSON], cats: list[str] | None = None) -> dict[str, JSON]:
+    return {
+        "name": name,
+        "categories": cats or [f"C{i + 1}" for i in range(len(values))],
+        "values": values,
+    }
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        pytest.param(
+            [3, 2, 1], "S falls from 3 (C1) to 1 (C3); highest 3 (C1), lowest 1 (C3).", id="falling"
+        ),
+        pytest.param([5, 5, 5], "S stays at 5 across 3 points.", id="flat"),
+        pytest.param(
+            [1, 9, 4],
+            "S goes from 1 (C1) to 4 (C3) with ups and downs; highest 9 (C2), lowest 1 (C1).",
+            id="mixed",
+        ),
+        pytest.param(
+            [1, None, 3],
+            "S rises from 1 (C1) to 3 (C3); highest 3 (C3), lowest 1 (C1).",
+            id="blank",
+        ),
+        pytest.param([42], "S: 42 (C1).", id="single"),
+        pytest.param([None], "S has no values.", id="none"),
+    ],
+)
+def test_data_summary_trend(values: list[JSON], expected: str) -> None:
+    assert data_summary("line", [series_of("S", values)]) == expected
+
+
+def test_data_summary_pie_shares_largest_first() -> None:
+    s = series_of("Region", [650, 1200, 800], ["North", "East", "West"])
+    assert data_summary("pie", [s]) == (
+        "Region: East 45% (1,200), West 30% (800), North 25% (650); total 2,650."
+    )
+
+
+def test_data_summary_describes_at_most_three_series() -> None:
+    text = data_summary("column", [series_of(f"S{i}", [1, 2]) for i in range(5)])
+    assert "S2 rises" in text
+    assert "S3" not in text
+    assert text.endswith("2 more series not described.")
+
+
+def test_data_summary_unnamed_series() -> None:
+    assert data_summary("line", [series_of("", [1, 2])]).startswith("Series 1 rises")
+
+
+def test_data_summary_no_series() -> None:
+    assert data_summary("line", []) == "No data series."
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        pytest.param(1250, "1,250", id="int"),
+        pytest.param(1250.0, "1,250", id="integral-float"),
+        pytest.param(1234.5678, "1,234.57", id="decimals"),
+        pytest.param(2.50, "2.5", id="trimmed"),
+        pytest.param(0.012345, "0.0123", id="small"),
+        pytest.param(-3.0, "-3", id="negative"),
+        pytest.param(0.0, "0", id="zero"),
+    ],
+)
+def test_format_number(value: float, expected: str) -> None:
+    assert format_number(value) == expected
+
+
+# --- SmartArt ----------------------------------------------------------------------------
+
+
+def dgm_pt(text: str, type_: str | None = None) -> str:
+    kind = f' type="{type_}"' if type_ else ""
+    paras = "".join(f"<a:p><a:r><a:t>{p}</a:t></a:r></a:p>" for p in text.split("|"))
+    return f'<dgm:pt modelId="x"{kind}><dgm:t><a:bodyPr/>{paras}</dgm:t></dgm:pt>'
+
+
+def test_smartart_nodes_keep_nodes_in_order() -> None:
+    root = xml(
+        "<dgm:dataModel><dgm:ptLst>"
+        + dgm_pt("Doc", "doc")
+        + dgm_pt("Plan")
+        + dgm_pt("ignored", "parTrans")
+        + dgm_pt("ignored", "sibTrans")
+        + dgm_pt("Build", "node")
+        + dgm_pt("ignored", "pres")
+        + dgm_pt("")
+        + dgm_pt("Two|lines")
+        + "</dgm:ptLst></dgm:dataModel>"
+    )
+    assert smartart_nodes(root) == ["Plan", "Build", "Two\nlines"]
+
+
+def test_diagram_content_summary() -> None:
+    out = diagram_content(["Plan", "Build", "Test", "Ship"])
+    assert out == {
+        "kind": "smartart",
+        "nodes": ["Plan", "Build", "Test", "Ship"],
+        "data_summary": "SmartArt with 4 nodes: Plan → Build → Test → Ship",
+    }
+
+
+def test_diagram_content_summary_cut_after_eight_nodes() -> None:
+    summary = diagram_content([f"N{i}" for i in range(12)])["data_summary"]
+    assert summary.endswith("N7 → … (+4 more)")
+
+
+def test_diagram_content_empty() -> None:
+    assert diagram_content([])["data_summary"] == "SmartArt with no text"
+
+
+# --- OMML ---------------------------------------------------------------------------------
+
+
+def r(text: str) -> str:
+    return f"<m:r><m:t>{text}</m:t></m:r>"
+
+
+def e(body: str, tag: str = "e") -> str:
+    return f"<m:{tag}>{body}</m:{tag}>"
+
+
+OMML_CASES = [
+    pytest.param(r("x") + r("+1"), "x+1", id="runs"),
+    pytest.param(f"<m:f>{e(r('a'), 'num')}{e(r('b'), 'den')}</m:f>", "a/b", id="fraction"),
+    pytest.param(
+        f"<m:f>{e(r('a+b'), 'num')}{e(r('2'), 'den')}</m:f>", "(a+b)/2", id="fraction-compound"
+    ),
+    pytest.param(f"<m:sSup>{e(r('x'))}{e(r('2'), 'sup')}</m:sSup>", "x^2", id="sup"),
+    pytest.param(f"<m:sSup>{e(r('e'))}{e(r('-x'), 'sup')}</m:sSup>", "e^(-x)", id="sup-compound"),
+    pytest.param(f"<m:sSub>{e(r('x'))}{e(r('i'), 'sub')}</m:sSub>", "x_i", id="sub"),
+    pytest.param(
+        f"<m:sSubSup>{e(r('x'))}{e(r('i'), 'sub')}{e(r('2'), 'sup')}</m:sSubSup>",
+        "x_i^2",
+        id="subsup",
+    ),
+    pytest.param(
+        f"<m:rad><m:radPr><m:degHide m:val='1'/></m:radPr><m:deg/>{e(r('x'))}</m:rad>",
+        "√(x)",
+        id="sqrt",
+    ),
+    pytest.param(f"<m:rad>{e(r('3'), 'deg')}{e(r('x'))}</m:rad>", "∛(x)", id="cube-root"),
+    pytest.param(f"<m:rad>{e(r('n'), 'deg')}{e(r('x'))}</m:rad>", "√(n&x)", id="nth-root"),
+    pytest.param(
+        "<m:nary><m:naryPr><m:chr m:val='∑'/></m:naryPr>"
+        f"{e(r('i=1'), 'sub')}{e(r('n'), 'sup')}{e(r('i'))}</m:nary>",
+        "∑_(i=1)^n i",
+        id="nary-sum",
+    ),
+    pytest.param(
+        f"<m:nary>{e(r('0'), 'sub')}{e(r('1'), 'sup')}{e(r('x dx'))}</m:nary>",
+        "∫_0^1 x dx",
+        id="nary-default-integral",
+    ),
+    pytest.param(f"<m:d>{e(r('a+b'))}</m:d>", "(a+b)", id="delimiter"),
+    pytest.param(
+        "<m:d><m:dPr><m:begChr m:val='['/><m:endChr m:val=']'/><m:sepChr m:val=','/></m:dPr>"
+        f"{e(r('a'))}{e(r('b'))}</m:d>",
+        "[a, b]",
+        id="delimiter-chars",
+    ),
+    pytest.param(
+        f"<m:m><m:mr>{e(r('a'))}{e(r('b'))}</m:mr><m:mr>{e(r('c'))}{e(r('d'))}</m:mr></m:m>",
+        "[a, b; c, d]",
+        id="matrix",
+    ),
+    pytest.param(
+        f"<m:d><m:e><m:m><m:mr>{e(r('1'))}{e(r('0'))}</m:mr><m:mr>{e(r('0'))}{e(r('1'))}"
+        "</m:mr></m:m></m:e></m:d>",
+        "(1, 0; 0, 1)",
+        id="matrix-in-parens",
+    ),
+    pytest.param(f"<m:func>{e(r('sin'), 'fName')}{e(r('x'))}</m:func>", "sin x", id="function"),
+    pytest.param(
+        f"<m:func>{e(r('cos'), 'fName')}{e(r('2x+1'))}</m:func>",
+        "cos(2x+1)",
+        id="function-compound",
+    ),
+    pytest.param(
+        r("a") + f"<m:func>{e(r('cos'), 'fName')}{e(r('x'))}</m:func>",
+        "a cos x",
+        id="function-spaced",
+    ),
+    pytest.param(
+        f"<m:func><m:fName><m:limLow>{e(r('lim'))}{e(r('n→∞'), 'lim')}</m:limLow></m:fName>"
+        f"{e(r('a_n'))}</m:func>",
+        "lim_(n→∞) a_n",
+        id="limit",
+    ),
+    pytest.param(f"<m:acc>{e(r('x'))}</m:acc>", "x\u0302", id="accent-default-hat"),
+    pytest.param(
+        f"<m:bar><m:barPr><m:pos m:val='top'/></m:barPr>{e(r('x'))}</m:bar>",
+        "x\u0305",
+        id="overbar",
+    ),
+    pytest.param(f"<m:eqArr>{e(r('x=1'))}{e(r('y=2'))}</m:eqArr>", "x=1; y=2", id="equation-array"),
+    pytest.param(
+        "<m:d><m:e><m:f><m:fPr><m:type m:val='noBar'/></m:fPr>"
+        f"{e(r('n'), 'num')}{e(r('k'), 'den')}</m:f></m:e></m:d>",
+        "(n¦k)",
+        id="binomial",
+    ),
+    pytest.param(f"<m:box>{e(r('y'))}</m:box>", "y", id="unknown-recursed"),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), OMML_CASES)
+def test_omml_to_linear(body: str, expected: str) -> None:
+    assert omml_to_linear(xml(f"<m:oMath>{body}</m:oMath>")) == expected
+
+
+def test_omml_to_linear_paragraph_joins_equations() -> None:
+    para = xml(
+        f"<m:oMathPara><m:oMath>{r('a=1')}</m:oMath><m:oMath>{r('b=2')}</m:oMath></m:oMathPara>"
+    )
+    assert omml_to_linear(para) == "a=1\nb=2"
+
+
+# --- pictures ----------------------------------------------------------------------------
+
+
+def png(w: int, h: int) -> bytes:
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + struct.pack(">I", 13)
+        + b"IHDR"
+        + struct.pack(">II", w, h)
+        + b"\x08\x02\0\0\0"
+    )
+
+
+def gif(w: int, h: int) -> bytes:
+    return b"GIF89a" + struct.pack("<HH", w, h) + b"\0" * 8
+
+
+def bmp(w: int, h: int) -> bytes:
+    return b"BM" + b"\0" * 12 + struct.pack("<Iii", 40, w, h) + b"\0" * 28
+
+
+def jpeg(w: int, h: int) -> bytes:
+    app0 = b"\xff\xe0" + struct.pack(">H", 16) + b"JFIF\0" + b"\0" * 9
+    sof = b"\xff\xc0" + struct.pack(">HBHH", 17, 8, h, w) + b"\x03" + b"\0" * 9
+    return b"\xff\xd8" + app0 + sof + b"\xff\xd9"
+
+
+def webp(chunk: bytes, body: bytes) -> bytes:
+    payload = b"WEBP" + chunk + struct.pack("<I", len(body)) + body
+    return b"RIFF" + struct.pack("<I", len(payload)) + payload
+
+
+def tiff(w: int, h: int) -> bytes:
+    entries = struct.pack("<HHII", 256, 3, 1, w) + struct.pack("<HHII", 257, 4, 1, h)
+    return b"II*\0" + struct.pack("<I", 8) + struct.pack("<H", 2) + entries + b"\0\0\0\0"
+
+
+EMF = b"\x01\0\0\0" + b"\0" * 36 + b" EMF" + b"\0" * 20
+WMF = b"\xd7\xcd\xc6\x9a" + b"\0" * 20
+SVG = b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>'
+
+
+@pytest.mark.parametrize(
+    ("head", "mime"),
+    [
+        pytest.param(png(1, 1), "image/png", id="png"),
+        pytest.param(jpeg(1, 1), "image/jpeg", id="jpeg"),
+        pytest.param(gif(1, 1), "image/gif", id="gif"),
+        pytest.param(webp(b"VP8X", b"\0" * 10), "image/webp", id="webp"),
+        pytest.param(bmp(1, 1), "image/bmp", id="bmp"),
+        pytest.param(tiff(1, 1), "image/tiff", id="tiff"),
+        pytest.param(EMF, "image/emf", id="emf"),
+        pytest.param(WMF, "image/wmf", id="wmf"),
+        pytest.param(SVG, "image/svg+xml", id="svg"),
+    ],
+)
+def test_image_mime_from_magic_bytes(head: bytes, mime: str) -> None:
+    assert image_mime("media/image1.bin", head) == mime
+
+
+@pytest.mark.parametrize(
+    ("name", "mime"),
+    [
+        pytest.param("xl/media/image1.JPG", "image/jpeg", id="upper-jpg"),
+        pytest.param("word/media/image2.emf", "image/emf", id="emf"),
+        pytest.param("ppt/media/image3", "application/octet-stream", id="no-extension"),
+    ],
+)
+def test_image_mime_from_extension(name: str, mime: str) -> None:
+    assert image_mime(name) == mime
+
+
+def test_image_mime_magic_wins_over_extension() -> None:
+    assert image_mime("ppt/media/image1.jpeg", png(1, 1)) == "image/png"
+
+
+@pytest.mark.parametrize(
+    ("data", "size"),
+    [
+        pytest.param(png(640, 480), (640, 480), id="png"),
+        pytest.param(gif(32, 16), (32, 16), id="gif"),
+        pytest.param(bmp(100, -50), (100, 50), id="bmp-top-down"),
+        pytest.param(jpeg(1024, 768), (1024, 768), id="jpeg"),
+        pytest.param(
+            webp(b"VP8 ", b"\0\0\0\x9d\x01\x2a" + struct.pack("<HH", 300, 200)),
+            (300, 200),
+            id="webp-vp8",
+        ),
+        pytest.param(
+            webp(b"VP8L", b"\x2f" + ((99) | (49 << 14)).to_bytes(4, "little")),
+            (100, 50),
+            id="webp-vp8l",
+        ),
+        pytest.param(
+            webp(b"VP8X", b"\0" * 4 + (799).to_bytes(3, "little") + (599).to_bytes(3, "little")),
+            (800, 600),
+            id="webp-vp8x",
+        ),
+        pytest.param(tiff(123, 45), (123, 45), id="tiff"),
+        pytest.param(png(640, 480)[:20], None, id="truncated"),
+        pytest.param(EMF, None, id="emf-unknown"),
+        pytest.param(b"", None, id="empty"),
+    ],
+)
+def test_image_size(data: bytes, size: tuple[int, int] | None) -> None:
+    assert image_size(data) == size
+
+
+@pytest.mark.parametrize(
+    ("emu", "px"),
+    [
+        pytest.param(EMU_PER_PX * 100, 100, id="int"),
+        pytest.param("914400", 96, id="inch-str"),
+        pytest.param(None, None, id="none"),
+        pytest.param("abc", None, id="garbage"),
+    ],
+)
+def test_emu_to_px(emu: int | str | None, px: int | None) -> None:
+    assert emu_to_px(emu) == px
+
+
+# --- text ---------------------------------------------------------------------------------
+
+
+def test_text_of_joins_runs_fields_and_breaks() -> None:
+    body = xml(
+        "<a:txBody><a:bodyPr/><a:p><a:r><a:t>Hello </a:t></a:r><a:fld><a:t>1</a:t></a:fld></a:p>"
+        "<a:p><a:r><a:t>two</a:t></a:r><a:br/><a:r><a:t>lines</a:t></a:r></a:p></a:txBody>"
+    )
+    assert text_of(body) == "Hello 1\ntwo\nlines"
+
+
+def test_text_of_none_is_empty() -> None:
+    assert text_of(None) == ""
+
+
+# --- corpus -------------------------------------------------------------------------------
+
+_KINDS: dict[str, Callable[[str], bool]] = {
+    "chart": lambda n: re.search(r"/charts/chart(ex)?\d*\.xml$", n, re.I) is not None,
+    "diagram": lambda n: re.search(r"/diagrams/data\d*\.xml$", n, re.I) is not None,
+    "math": lambda n: re.match(r"(word|ppt/slides)/[^/]+\.xml$", n) is not None,
+}
+
+
+def _sweep(path: Path, counts: dict[str, int]) -> None:
+    with path.open("rb") as f:
+        try:
+            pkg = Package(f, path.suffix.lstrip("."), Limits())
+        except ExtractionError:
+            return
+        with pkg:
+            for name in pkg.names():
+                kind = next((k for k, test in _KINDS.items() if test(name)), None)
+                if kind is None:
+                    continue
+                try:
+                    root = pkg.xml(name)
+                except ExtractionError:
+                    continue
+                if kind == "chart":
+                    out = parse_chart(root)
+                    assert out["chart_type"], name
+                    assert isinstance(out["data_summary"], str)
+                elif kind == "diagram":
+                    assert isinstance(diagram_content(smartart_nodes(root))["data_summary"], str)
+                else:
+                    for m in root.iter(f"{{{NS['m']}}}oMathPara", f"{{{NS['m']}}}oMath"):
+                        assert isinstance(omml_to_linear(m), str)
+                        counts["math"] += 1
+                    continue
+                counts[kind] += 1
+
+
+def test_corpus_parts_parse(corpus: Path) -> None:
+    counts = {"chart": 0, "diagram": 0, "math": 0}
+    for folder in ("xlsx", "pptx", "docx"):
+        for path in sorted((corpus / folder).iterdir()):
+            _sweep(path, counts)
+    print(f"corpus DrawingML parts parsed: {counts}")
+    assert counts["chart"] > 0
+    assert counts["diagram"] > 0
+    assert counts["math"] > 0
