@@ -1,9 +1,11 @@
-"""DrawingML shared parts: charts, data summaries, SmartArt, OMML, pictures, text."""
+"""DrawingML shared parts: charts, SmartArt, text, the public API, and a corpus sweep.
+
+Data summaries, OMML and pictures have their own test modules (they mirror the modules).
+"""
 
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,29 +13,25 @@ import pytest
 from lxml import etree
 
 from dpe_server.errors import ExtractionError
-from dpe_server.extractors import Limits
+from dpe_server.extractors import Limits, drawingml
 from dpe_server.extractors.drawingml import (
-    EMU_PER_PX,
-    data_summary,
+    MAX_POINTS,
     diagram_content,
-    emu_to_px,
-    format_number,
-    image_mime,
-    image_size,
     omml_to_linear,
     parse_chart,
+    smartart_drawing_texts,
     smartart_nodes,
     text_of,
 )
 from dpe_server.extractors.ooxml import NS, Package
-from dpe_server.model import JSON
 
 XMLNS = (
     f'xmlns:c="{NS["c"]}" xmlns:a="{NS["a"]}" xmlns:mc="{NS["mc"]}" '
     f'xmlns:dgm="{NS["dgm"]}" xmlns:m="{NS["m"]}" '
     'xmlns:c14="http://schemas.microsoft.com/office/drawing/2007/8/2/chart" '
     'xmlns:c15="http://schemas.microsoft.com/office/drawing/2012/chart" '
-    'xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex"'
+    'xmlns:cx="http://schemas.microsoft.com/office/drawing/2014/chartex" '
+    'xmlns:dsp="http://schemas.microsoft.com/office/drawing/2008/diagram"'
 )
 
 
@@ -41,6 +39,26 @@ def xml(text: str) -> etree._Element:
     """`text` parsed, its root given every namespace prefix used here."""
     head, rest = re.match(r"<([\w:]+)(.*)", text, re.S).groups()  # type: ignore[union-attr]
     return etree.fromstring(f"<{head} {XMLNS}{rest}")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "parse_chart",
+        "data_summary",
+        "smartart_nodes",
+        "diagram_content",
+        "omml_to_linear",
+        "image_mime",
+        "image_size",
+        "emu_to_px",
+        "EMU_PER_PX",
+        "text_of",
+    ],
+)
+def test_drawingml_exports_shared_api(name: str) -> None:
+    assert name in drawingml.__all__
+    assert hasattr(drawingml, name)
 
 
 # --- chart builders ----------------------------------------------------------------------
@@ -357,85 +375,33 @@ def test_parse_chart_chartex_waterfall() -> None:
     ]
 
 
+def test_parse_chart_declared_point_count_is_capped() -> None:
+    huge = "<c:numLit><c:ptCount val='999999999'/></c:numLit>"
+    s = f"<c:ser><c:idx val='0'/><c:val>{huge}</c:val></c:ser>"
+    values = parse_chart(chart(f"<c:lineChart>{s}</c:lineChart>"))["series"][0]["values"]
+    assert len(values) == MAX_POINTS
+
+
+def test_parse_chart_without_chart_element() -> None:
+    out = parse_chart(xml("<c:chartSpace><c:roundedCorners val='0'/></c:chartSpace>"))
+    assert (out["chart_type"], out["series"]) == ("unknown", [])
+
+
+def test_parse_chart_date1904_categories() -> None:
+    cat = f"<c:cat>{num_ref('S!$A$2', ['0'], 'yyyy-mm-dd')}</c:cat>"
+    s = f"<c:ser><c:idx val='0'/>{cat}<c:val>{num_ref('S!$B$2', ['1'])}</c:val></c:ser>"
+    root = xml(
+        "<c:chartSpace><c:date1904 val='1'/><c:chart><c:plotArea>"
+        f"<c:lineChart>{s}</c:lineChart></c:plotArea></c:chart></c:chartSpace>"
+    )
+    assert parse_chart(root)["series"][0]["categories"] == ["1904-01-01"]
+
+
 def test_parse_chart_has_data_summary() -> None:
     out = parse_chart(chart(bar("col", ser("Revenue", QUARTERS, REVENUE))))
     assert out["data_summary"] == (
         "Revenue rises from 1,250 (Q1) to 1,560 (Q4); highest 1,560 (Q4), lowest 1,250 (Q1)."
     )
-
-
-# --- data summaries ----------------------------------------------------------------------
-
-
-def series_of(name: str, values: list[JSON], cats: list[str] | None = None) -> dict[str, JSON]:
-    return {
-        "name": name,
-        "categories": cats or [f"C{i + 1}" for i in range(len(values))],
-        "values": values,
-    }
-
-
-@pytest.mark.parametrize(
-    ("values", "expected"),
-    [
-        pytest.param(
-            [3, 2, 1], "S falls from 3 (C1) to 1 (C3); highest 3 (C1), lowest 1 (C3).", id="falling"
-        ),
-        pytest.param([5, 5, 5], "S stays at 5 across 3 points.", id="flat"),
-        pytest.param(
-            [1, 9, 4],
-            "S goes from 1 (C1) to 4 (C3) with ups and downs; highest 9 (C2), lowest 1 (C1).",
-            id="mixed",
-        ),
-        pytest.param(
-            [1, None, 3],
-            "S rises from 1 (C1) to 3 (C3); highest 3 (C3), lowest 1 (C1).",
-            id="blank",
-        ),
-        pytest.param([42], "S: 42 (C1).", id="single"),
-        pytest.param([None], "S has no values.", id="none"),
-    ],
-)
-def test_data_summary_trend(values: list[JSON], expected: str) -> None:
-    assert data_summary("line", [series_of("S", values)]) == expected
-
-
-def test_data_summary_pie_shares_largest_first() -> None:
-    s = series_of("Region", [650, 1200, 800], ["North", "East", "West"])
-    assert data_summary("pie", [s]) == (
-        "Region: East 45% (1,200), West 30% (800), North 25% (650); total 2,650."
-    )
-
-
-def test_data_summary_describes_at_most_three_series() -> None:
-    text = data_summary("column", [series_of(f"S{i}", [1, 2]) for i in range(5)])
-    assert "S2 rises" in text
-    assert "S3" not in text
-    assert text.endswith("2 more series not described.")
-
-
-def test_data_summary_unnamed_series() -> None:
-    assert data_summary("line", [series_of("", [1, 2])]).startswith("Series 1 rises")
-
-
-def test_data_summary_no_series() -> None:
-    assert data_summary("line", []) == "No data series."
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        pytest.param(1250, "1,250", id="int"),
-        pytest.param(1250.0, "1,250", id="integral-float"),
-        pytest.param(1234.5678, "1,234.57", id="decimals"),
-        pytest.param(2.50, "2.5", id="trimmed"),
-        pytest.param(0.012345, "0.0123", id="small"),
-        pytest.param(-3.0, "-3", id="negative"),
-        pytest.param(0.0, "0", id="zero"),
-    ],
-)
-def test_format_number(value: float, expected: str) -> None:
-    assert format_number(value) == expected
 
 
 # --- SmartArt ----------------------------------------------------------------------------
@@ -481,232 +447,24 @@ def test_diagram_content_empty() -> None:
     assert diagram_content([])["data_summary"] == "SmartArt with no text"
 
 
-# --- OMML ---------------------------------------------------------------------------------
-
-
-def r(text: str) -> str:
-    return f"<m:r><m:t>{text}</m:t></m:r>"
-
-
-def e(body: str, tag: str = "e") -> str:
-    return f"<m:{tag}>{body}</m:{tag}>"
-
-
-OMML_CASES = [
-    pytest.param(r("x") + r("+1"), "x+1", id="runs"),
-    pytest.param(f"<m:f>{e(r('a'), 'num')}{e(r('b'), 'den')}</m:f>", "a/b", id="fraction"),
-    pytest.param(
-        f"<m:f>{e(r('a+b'), 'num')}{e(r('2'), 'den')}</m:f>", "(a+b)/2", id="fraction-compound"
-    ),
-    pytest.param(f"<m:sSup>{e(r('x'))}{e(r('2'), 'sup')}</m:sSup>", "x^2", id="sup"),
-    pytest.param(f"<m:sSup>{e(r('e'))}{e(r('-x'), 'sup')}</m:sSup>", "e^(-x)", id="sup-compound"),
-    pytest.param(f"<m:sSub>{e(r('x'))}{e(r('i'), 'sub')}</m:sSub>", "x_i", id="sub"),
-    pytest.param(
-        f"<m:sSubSup>{e(r('x'))}{e(r('i'), 'sub')}{e(r('2'), 'sup')}</m:sSubSup>",
-        "x_i^2",
-        id="subsup",
-    ),
-    pytest.param(
-        f"<m:rad><m:radPr><m:degHide m:val='1'/></m:radPr><m:deg/>{e(r('x'))}</m:rad>",
-        "√(x)",
-        id="sqrt",
-    ),
-    pytest.param(f"<m:rad>{e(r('3'), 'deg')}{e(r('x'))}</m:rad>", "∛(x)", id="cube-root"),
-    pytest.param(f"<m:rad>{e(r('n'), 'deg')}{e(r('x'))}</m:rad>", "√(n&x)", id="nth-root"),
-    pytest.param(
-        "<m:nary><m:naryPr><m:chr m:val='∑'/></m:naryPr>"
-        f"{e(r('i=1'), 'sub')}{e(r('n'), 'sup')}{e(r('i'))}</m:nary>",
-        "∑_(i=1)^n i",
-        id="nary-sum",
-    ),
-    pytest.param(
-        f"<m:nary>{e(r('0'), 'sub')}{e(r('1'), 'sup')}{e(r('x dx'))}</m:nary>",
-        "∫_0^1 x dx",
-        id="nary-default-integral",
-    ),
-    pytest.param(f"<m:d>{e(r('a+b'))}</m:d>", "(a+b)", id="delimiter"),
-    pytest.param(
-        "<m:d><m:dPr><m:begChr m:val='['/><m:endChr m:val=']'/><m:sepChr m:val=','/></m:dPr>"
-        f"{e(r('a'))}{e(r('b'))}</m:d>",
-        "[a, b]",
-        id="delimiter-chars",
-    ),
-    pytest.param(
-        f"<m:m><m:mr>{e(r('a'))}{e(r('b'))}</m:mr><m:mr>{e(r('c'))}{e(r('d'))}</m:mr></m:m>",
-        "[a, b; c, d]",
-        id="matrix",
-    ),
-    pytest.param(
-        f"<m:d><m:e><m:m><m:mr>{e(r('1'))}{e(r('0'))}</m:mr><m:mr>{e(r('0'))}{e(r('1'))}"
-        "</m:mr></m:m></m:e></m:d>",
-        "(1, 0; 0, 1)",
-        id="matrix-in-parens",
-    ),
-    pytest.param(f"<m:func>{e(r('sin'), 'fName')}{e(r('x'))}</m:func>", "sin x", id="function"),
-    pytest.param(
-        f"<m:func>{e(r('cos'), 'fName')}{e(r('2x+1'))}</m:func>",
-        "cos(2x+1)",
-        id="function-compound",
-    ),
-    pytest.param(
-        r("a") + f"<m:func>{e(r('cos'), 'fName')}{e(r('x'))}</m:func>",
-        "a cos x",
-        id="function-spaced",
-    ),
-    pytest.param(
-        f"<m:func><m:fName><m:limLow>{e(r('lim'))}{e(r('n→∞'), 'lim')}</m:limLow></m:fName>"
-        f"{e(r('a_n'))}</m:func>",
-        "lim_(n→∞) a_n",
-        id="limit",
-    ),
-    pytest.param(f"<m:acc>{e(r('x'))}</m:acc>", "x\u0302", id="accent-default-hat"),
-    pytest.param(
-        f"<m:bar><m:barPr><m:pos m:val='top'/></m:barPr>{e(r('x'))}</m:bar>",
-        "x\u0305",
-        id="overbar",
-    ),
-    pytest.param(f"<m:eqArr>{e(r('x=1'))}{e(r('y=2'))}</m:eqArr>", "x=1; y=2", id="equation-array"),
-    pytest.param(
-        "<m:d><m:e><m:f><m:fPr><m:type m:val='noBar'/></m:fPr>"
-        f"{e(r('n'), 'num')}{e(r('k'), 'den')}</m:f></m:e></m:d>",
-        "(n¦k)",
-        id="binomial",
-    ),
-    pytest.param(f"<m:box>{e(r('y'))}</m:box>", "y", id="unknown-recursed"),
-]
-
-
-@pytest.mark.parametrize(("body", "expected"), OMML_CASES)
-def test_omml_to_linear(body: str, expected: str) -> None:
-    assert omml_to_linear(xml(f"<m:oMath>{body}</m:oMath>")) == expected
-
-
-def test_omml_to_linear_paragraph_joins_equations() -> None:
-    para = xml(
-        f"<m:oMathPara><m:oMath>{r('a=1')}</m:oMath><m:oMath>{r('b=2')}</m:oMath></m:oMathPara>"
+def test_smartart_nodes_include_assistant() -> None:
+    root = xml(
+        "<dgm:dataModel><dgm:ptLst>"
+        f"{dgm_pt('Boss')}{dgm_pt('Aide', 'asst')}"
+        "</dgm:ptLst></dgm:dataModel>"
     )
-    assert omml_to_linear(para) == "a=1\nb=2"
+    assert smartart_nodes(root) == ["Boss", "Aide"]
 
 
-# --- pictures ----------------------------------------------------------------------------
-
-
-def png(w: int, h: int) -> bytes:
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + struct.pack(">I", 13)
-        + b"IHDR"
-        + struct.pack(">II", w, h)
-        + b"\x08\x02\0\0\0"
+def test_smartart_drawing_texts_in_order() -> None:
+    root = xml(
+        "<dsp:drawing><dsp:spTree>"
+        "<dsp:sp><dsp:txBody><a:p><a:r><a:t>First</a:t></a:r></a:p></dsp:txBody></dsp:sp>"
+        "<dsp:sp><dsp:txBody><a:p/></dsp:txBody></dsp:sp>"
+        "<dsp:sp><dsp:txBody><a:p><a:r><a:t>Second</a:t></a:r></a:p></dsp:txBody></dsp:sp>"
+        "</dsp:spTree></dsp:drawing>"
     )
-
-
-def gif(w: int, h: int) -> bytes:
-    return b"GIF89a" + struct.pack("<HH", w, h) + b"\0" * 8
-
-
-def bmp(w: int, h: int) -> bytes:
-    return b"BM" + b"\0" * 12 + struct.pack("<Iii", 40, w, h) + b"\0" * 28
-
-
-def jpeg(w: int, h: int) -> bytes:
-    app0 = b"\xff\xe0" + struct.pack(">H", 16) + b"JFIF\0" + b"\0" * 9
-    sof = b"\xff\xc0" + struct.pack(">HBHH", 17, 8, h, w) + b"\x03" + b"\0" * 9
-    return b"\xff\xd8" + app0 + sof + b"\xff\xd9"
-
-
-def webp(chunk: bytes, body: bytes) -> bytes:
-    payload = b"WEBP" + chunk + struct.pack("<I", len(body)) + body
-    return b"RIFF" + struct.pack("<I", len(payload)) + payload
-
-
-def tiff(w: int, h: int) -> bytes:
-    entries = struct.pack("<HHII", 256, 3, 1, w) + struct.pack("<HHII", 257, 4, 1, h)
-    return b"II*\0" + struct.pack("<I", 8) + struct.pack("<H", 2) + entries + b"\0\0\0\0"
-
-
-EMF = b"\x01\0\0\0" + b"\0" * 36 + b" EMF" + b"\0" * 20
-WMF = b"\xd7\xcd\xc6\x9a" + b"\0" * 20
-SVG = b'<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>'
-
-
-@pytest.mark.parametrize(
-    ("head", "mime"),
-    [
-        pytest.param(png(1, 1), "image/png", id="png"),
-        pytest.param(jpeg(1, 1), "image/jpeg", id="jpeg"),
-        pytest.param(gif(1, 1), "image/gif", id="gif"),
-        pytest.param(webp(b"VP8X", b"\0" * 10), "image/webp", id="webp"),
-        pytest.param(bmp(1, 1), "image/bmp", id="bmp"),
-        pytest.param(tiff(1, 1), "image/tiff", id="tiff"),
-        pytest.param(EMF, "image/emf", id="emf"),
-        pytest.param(WMF, "image/wmf", id="wmf"),
-        pytest.param(SVG, "image/svg+xml", id="svg"),
-    ],
-)
-def test_image_mime_from_magic_bytes(head: bytes, mime: str) -> None:
-    assert image_mime("media/image1.bin", head) == mime
-
-
-@pytest.mark.parametrize(
-    ("name", "mime"),
-    [
-        pytest.param("xl/media/image1.JPG", "image/jpeg", id="upper-jpg"),
-        pytest.param("word/media/image2.emf", "image/emf", id="emf"),
-        pytest.param("ppt/media/image3", "application/octet-stream", id="no-extension"),
-    ],
-)
-def test_image_mime_from_extension(name: str, mime: str) -> None:
-    assert image_mime(name) == mime
-
-
-def test_image_mime_magic_wins_over_extension() -> None:
-    assert image_mime("ppt/media/image1.jpeg", png(1, 1)) == "image/png"
-
-
-@pytest.mark.parametrize(
-    ("data", "size"),
-    [
-        pytest.param(png(640, 480), (640, 480), id="png"),
-        pytest.param(gif(32, 16), (32, 16), id="gif"),
-        pytest.param(bmp(100, -50), (100, 50), id="bmp-top-down"),
-        pytest.param(jpeg(1024, 768), (1024, 768), id="jpeg"),
-        pytest.param(
-            webp(b"VP8 ", b"\0\0\0\x9d\x01\x2a" + struct.pack("<HH", 300, 200)),
-            (300, 200),
-            id="webp-vp8",
-        ),
-        pytest.param(
-            webp(b"VP8L", b"\x2f" + ((99) | (49 << 14)).to_bytes(4, "little")),
-            (100, 50),
-            id="webp-vp8l",
-        ),
-        pytest.param(
-            webp(b"VP8X", b"\0" * 4 + (799).to_bytes(3, "little") + (599).to_bytes(3, "little")),
-            (800, 600),
-            id="webp-vp8x",
-        ),
-        pytest.param(tiff(123, 45), (123, 45), id="tiff"),
-        pytest.param(png(640, 480)[:20], None, id="truncated"),
-        pytest.param(EMF, None, id="emf-unknown"),
-        pytest.param(b"", None, id="empty"),
-    ],
-)
-def test_image_size(data: bytes, size: tuple[int, int] | None) -> None:
-    assert image_size(data) == size
-
-
-@pytest.mark.parametrize(
-    ("emu", "px"),
-    [
-        pytest.param(EMU_PER_PX * 100, 100, id="int"),
-        pytest.param("914400", 96, id="inch-str"),
-        pytest.param(None, None, id="none"),
-        pytest.param("abc", None, id="garbage"),
-    ],
-)
-def test_emu_to_px(emu: int | str | None, px: int | None) -> None:
-    assert emu_to_px(emu) == px
+    assert smartart_drawing_texts(root) == ["First", "Second"]
 
 
 # --- text ---------------------------------------------------------------------------------

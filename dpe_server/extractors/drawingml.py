@@ -17,7 +17,8 @@ Charts (`parse_chart`, `data_summary`)
 
 SmartArt (`smartart_nodes`, `diagram_content`)
     The node texts of a diagram data part (`dgm:dataModel`), in document order, and the
-    SPEC content built from them.
+    SPEC content built from them; `smartart_drawing_texts` reads the drawing part
+    (`dsp:drawing`) instead, for diagrams whose data model has no text.
 
 Math
     `omml_to_linear` (re-exported from `omml`) turns OMML into linear text.
@@ -57,11 +58,16 @@ __all__ = [
     "omml_to_linear",
     "paragraphs_of",
     "parse_chart",
+    "smartart_drawing_texts",
     "smartart_nodes",
     "text_of",
 ]
 
 Resolver = Callable[[str], list[str]]
+"""Display strings of the cells a chart formula (`Sheet1!$B$2:$B$5`) names; [] if unknown."""
+
+MAX_POINTS = 100_000
+"""Points read per data source at most (a declared `ptCount` can be anything)."""
 
 _A = f"{{{NS['a']}}}"
 _C = f"{{{NS['c']}}}"
@@ -69,6 +75,8 @@ _DGM = f"{{{NS['dgm']}}}"
 _MC = f"{{{NS['mc']}}}"
 CX_NS = "http://schemas.microsoft.com/office/drawing/2014/chartex"
 _CX = f"{{{CX_NS}}}"
+DSP_NS = "http://schemas.microsoft.com/office/drawing/2008/diagram"
+_DSP = f"{{{DSP_NS}}}"
 
 
 # --- text -------------------------------------------------------------------------------
@@ -167,7 +175,7 @@ def _points(cache: etree._Element, ns: str = _C) -> tuple[int, dict[int, str]]:
         count = int(declared) if declared is not None else 0
     except ValueError:
         count = 0
-    count = min(max(count, max(pts, default=-1) + 1), 1_000_000)
+    count = min(max(count, max(pts, default=-1) + 1), MAX_POINTS)
     return count, pts
 
 
@@ -207,7 +215,7 @@ def _resolved(src: etree._Element, resolve: Resolver | None) -> list[str] | None
     f = src.find(_C + "f")
     if resolve is None or f is None or not (f.text or "").strip():
         return None
-    return list(resolve((f.text or "").strip()))
+    return list(resolve((f.text or "").strip()))[:MAX_POINTS]
 
 
 def _join_levels(count: int, levels: Sequence[Mapping[int, str]]) -> list[str | None]:
@@ -476,12 +484,30 @@ def _parse_chartex(root: etree._Element) -> dict[str, JSON]:
 
 
 def smartart_nodes(data_root: etree._Element) -> list[str]:
-    """The node texts of a `dgm:dataModel`, in document order, empty ones dropped."""
+    """The node texts of a `dgm:dataModel`, in document order, empty ones dropped.
+
+    Nodes are the points of type `node` (the default) and `asst` (an org chart's assistant);
+    connections (`parTrans`, `sibTrans`), the document point and presentation points are not.
+    """
     out = []
     for pt in data_root.iter(_DGM + "pt"):
-        if pt.get("type", "node") != "node":
+        if pt.get("type", "node") not in ("node", "asst"):
             continue
         text = text_of(pt.find(_DGM + "t"))
+        if text:
+            out.append(text)
+    return out
+
+
+def smartart_drawing_texts(drawing_root: etree._Element) -> list[str]:
+    """The shape texts of a SmartArt drawing part (`dsp:drawing`, …/diagrams/drawingN.xml).
+
+    The drawing is PowerPoint's rendering cache of the diagram; use it when the data model
+    holds no text (some producers write the text only there). In drawing order.
+    """
+    out = []
+    for body in drawing_root.iter(_DSP + "txBody"):
+        text = text_of(body)
         if text:
             out.append(text)
     return out

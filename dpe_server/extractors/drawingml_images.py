@@ -7,6 +7,7 @@ and svg have no pixel size here (None). Re-exported by `dpe_server.extractors.dr
 
 from __future__ import annotations
 
+import math
 import struct
 
 EMU_PER_PX = 9525
@@ -164,7 +165,7 @@ def emu_to_px(emu: int | str | None) -> int | None:
     if emu is None:
         return None
     try:
-        value = int(emu)
+        value = float(emu)
     except ValueError:
         return None
-    return round(value / EMU_PER_PX)
+    return round(value / EMU_PER_PX) if math.isfinite(value) else None

@@ -6,6 +6,7 @@ Deterministic English, numbers with thousands separators and trimmed decimals:
   ("Sales by region: East 45% (1,200), West 30% (800), North 25% (650); total 2,650.");
 - every other type, per series (up to 3): the trend and the extremes with their category
   ("Revenue rises from 1,250 (Q1) to 1,560 (Q4); highest 1,560 (Q4), lowest 1,250 (Q1).");
+  scatter and bubble points are read in x order and labelled `x=…`;
   the trend is rising or falling (every step the same way, or flat), flat, or mixed
   ("goes from … to … with ups and downs"). More series are counted, not described.
 
@@ -49,6 +50,15 @@ def _numbers(series: Mapping[str, JSON]) -> list[tuple[float, str]]:
         cat = str(categories[i]) if i < len(categories) and categories[i] not in (None, "") else ""
         out.append((v, cat or str(i + 1)))
     return out
+
+
+def _xy_points(points: Sequence[tuple[float, str]]) -> list[tuple[float, str]]:
+    """Scatter points labelled `x=…`, in x order when every x is a number."""
+    try:
+        order = sorted(points, key=lambda p: float(p[1].replace(",", "")))
+    except ValueError:
+        order = list(points)
+    return [(v, f"x={x}") for v, x in order]
 
 
 def _at(value: float, category: str) -> str:
@@ -111,11 +121,14 @@ def data_summary(chart_type: str, series: Sequence[Mapping[str, JSON]]) -> str:
     if chart_type in ("pie", "doughnut") and len(series) >= 1:
         text = _pie_sentence(series[0])
         others = len(series) - 1
-        return text + (f" ({others} more series.)" if others else "")
+        return text + (f" {others} more series not described." if others else "")
     sentences = []
     for i, s in enumerate(series[:MAX_SERIES]):
         name = str(s.get("name") or f"Series {i + 1}")
-        sentences.append(_series_sentence(name, _numbers(s)))
+        points = _numbers(s)
+        if chart_type in ("scatter", "bubble"):
+            points = _xy_points(points)
+        sentences.append(_series_sentence(name, points))
     more = len(series) - MAX_SERIES
     if more > 0:
         sentences.append(f"{more} more series not described.")

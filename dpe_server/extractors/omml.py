@@ -32,6 +32,7 @@ from lxml import etree
 from dpe_server.extractors.ooxml import NS
 
 _M = f"{{{NS['m']}}}"
+_SKIPPED = {"", "del", "moveFrom"}  # comments, and text a tracked change deleted
 _ATOM = re.compile(r"[\w.′″∞]+|.")
 _OPEN_CLOSE = {"(": ")", "[": "]", "{": "}", "⟨": "⟩", "|": "|", "‖": "‖", "⌊": "⌋", "⌈": "⌉"}
 
@@ -108,7 +109,7 @@ def _scripts(sub: str, sup: str) -> str:
 
 def _render(el: etree._Element) -> str:
     name = _local(el)
-    if name.endswith("Pr") or name == "":
+    if name.endswith("Pr") or name in _SKIPPED:
         return ""
     handler = _HANDLERS.get(name) if str(el.tag).startswith(_M) else None
     if handler is not None:
