@@ -1,0 +1,276 @@
+"""Graphic frames (tables, charts, SmartArt) and pictures (images, audio, video) of a slide.
+
+A part that a shape points to but the package lacks, or that is not well-formed, costs that
+one element (the page says `broken_parts`), never the slide.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from lxml import etree
+
+from dpe_server import summaries
+from dpe_server.errors import CorruptError
+from dpe_server.extractors.drawingml import (
+    diagram_content,
+    emu_to_px,
+    image_mime,
+    image_size,
+    parse_chart,
+    smartart_nodes,
+)
+from dpe_server.extractors.pptx_context import SlideContext, shape_meta
+from dpe_server.extractors.pptx_text import A, P, R, plain_text
+from dpe_server.model import JSON, TABLE_BLOCK_ROWS, Category
+
+URI_TABLE = "http://schemas.openxmlformats.org/drawingml/2006/table"
+URI_CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
+URI_CHARTEX = "http://schemas.microsoft.com/office/drawing/2014/chartex"
+URI_DIAGRAM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+NS_P14 = "http://schemas.microsoft.com/office/powerpoint/2010/main"
+
+MAX_IMAGE_READ = 32 * 1024 * 1024
+"""Pictures larger than this are not inflated for their pixel size (the extent is used)."""
+
+MEDIA_MIME = {
+    "mp4": "video/mp4",
+    "m4v": "video/mp4",
+    "mov": "video/quicktime",
+    "wmv": "video/x-ms-wmv",
+    "avi": "video/x-msvideo",
+    "mpg": "video/mpeg",
+    "mpeg": "video/mpeg",
+    "webm": "video/webm",
+    "mkv": "video/x-matroska",
+    "swf": "application/x-shockwave-flash",
+    "mp3": "audio/mpeg",
+    "wav": "audio/wav",
+    "m4a": "audio/mp4",
+    "wma": "audio/x-ms-wma",
+    "aac": "audio/aac",
+    "ogg": "audio/ogg",
+    "mid": "audio/midi",
+    "midi": "audio/midi",
+    "aif": "audio/aiff",
+    "aiff": "audio/aiff",
+}
+
+
+def column_name(index: int) -> str:
+    """0 → A, 25 → Z, 26 → AA."""
+    name = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        name = chr(65 + rem) + name
+    return name
+
+
+def _int(value: str | None, default: int = 1) -> int:
+    try:
+        return max(int(value), 1) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _xml_part(ctx: SlideContext, rid: str | None) -> tuple[str, etree._Element] | None:
+    rel = ctx.rels.get(rid or "")
+    if rel is None or rel.external:
+        return None
+    try:
+        return rel.target, ctx.pkg.xml(rel.target)
+    except (KeyError, CorruptError):
+        ctx.broken_parts += 1
+        return None
+
+
+def read_table(tbl: etree._Element) -> tuple[list[list[str]], list[str], int]:
+    """Rows of display strings (covered cells of a merge are ""), merged ranges, columns."""
+    grid = tbl.find(f"{A}tblGrid")
+    columns = 0 if grid is None else len(grid.findall(f"{A}gridCol"))
+    rows: list[list[str]] = []
+    merged: list[str] = []
+    for r, tr in enumerate(tbl.iterfind(f"{A}tr")):
+        row: list[str] = []
+        for c, tc in enumerate(tr.iterfind(f"{A}tc")):
+            covered = tc.get("hMerge") in ("1", "true") or tc.get("vMerge") in ("1", "true")
+            row.append("" if covered else plain_text(tc.find(f"{A}txBody")))
+            span, down = _int(tc.get("gridSpan")), _int(tc.get("rowSpan"))
+            if not covered and (span > 1 or down > 1):
+                merged.append(f"{column_name(c)}{r + 1}:{column_name(c + span - 1)}{r + down}")
+        rows.append(row)
+        columns = max(columns, len(row))
+    return rows, merged, columns
+
+
+def table(frame: etree._Element, tbl: etree._Element, ctx: SlideContext) -> None:
+    rows, merged, columns = read_table(tbl)
+    if not rows:
+        return
+    headers, body = rows[0], rows[1:]
+    starts = range(0, max(len(body), 1), TABLE_BLOCK_ROWS)
+    for start in starts:
+        chunk = body[start : start + TABLE_BLOCK_ROWS]
+        meta = shape_meta(frame)
+        if merged:
+            meta["merged_cells"] = list(merged)
+        if len(starts) > 1:
+            meta["row_block"] = [start + 1, start + len(chunk)]
+        content: dict[str, JSON] = {
+            "headers": headers,
+            "rows": chunk,
+            "total_rows": len(body),
+            "total_columns": columns,
+        }
+        chars = sum(len(cell) for row in chunk for cell in row)
+        summary = summaries.table(headers, len(body), columns)
+        ctx.sink.add(Category.TABLE, summary, content, meta, chars)
+
+
+def chart(frame: etree._Element, rid: str | None, ctx: SlideContext) -> None:
+    found = _xml_part(ctx, rid)
+    if found is None:
+        return
+    part, root = found
+    content = parse_chart(root)
+    series = content.get("series") or []
+    summary = summaries.chart(str(content["chart_type"]), str(content["title"]), series)
+    ctx.sink.add(Category.CHART, summary, content, shape_meta(frame, part=part))
+
+
+def diagram(frame: etree._Element, rel_ids: etree._Element, ctx: SlideContext) -> None:
+    found = _xml_part(ctx, rel_ids.get(f"{R}dm"))
+    if found is None:
+        return
+    part, root = found
+    nodes = smartart_nodes(root)
+    content = diagram_content(nodes)
+    ctx.sink.add(
+        Category.DIAGRAM,
+        summaries.diagram("smartart", nodes),
+        content,
+        shape_meta(frame, part=part),
+        sum(map(len, nodes)),
+    )
+
+
+def graphic_frame(frame: etree._Element, ctx: SlideContext) -> None:
+    data = frame.find(f"{A}graphic/{A}graphicData")
+    if data is None:
+        return
+    uri = data.get("uri", "")
+    if uri == URI_TABLE:
+        tbl = data.find(f"{A}tbl")
+        if tbl is not None:
+            table(frame, tbl, ctx)
+    elif uri in (URI_CHART, URI_CHARTEX):
+        ref = next((c for c in data if isinstance(c.tag, str)), None)
+        if ref is not None:
+            chart(frame, ref.get(f"{R}id"), ctx)
+    elif uri == URI_DIAGRAM:
+        rel_ids = data.find(f"{{{URI_DIAGRAM}}}relIds")
+        if rel_ids is not None:
+            diagram(frame, rel_ids, ctx)
+
+
+# --- pictures and media --------------------------------------------------------------------
+
+
+def _extent(pic: etree._Element) -> tuple[int | None, int | None]:
+    ext = pic.find(f"{P}spPr/{A}xfrm/{A}ext")
+    if ext is None:
+        return None, None
+    return emu_to_px(ext.get("cx")), emu_to_px(ext.get("cy"))
+
+
+def _alt(pic: etree._Element) -> tuple[str, str]:
+    c = pic.find(f"{P}nvPicPr/{P}cNvPr")
+    if c is None:
+        return "", ""
+    return (c.get("descr") or c.get("title") or "").strip(), c.get("name", "")
+
+
+def image(pic: etree._Element, ctx: SlideContext) -> None:
+    blip = pic.find(f"{P}blipFill/{A}blip")
+    rid = None if blip is None else (blip.get(f"{R}embed") or blip.get(f"{R}link"))
+    rel = ctx.rels.get(rid or "")
+    description, _ = _alt(pic)
+    width, height = _extent(pic)
+    meta = shape_meta(pic)
+    mime = "application/octet-stream"
+    if rel is not None and rel.external:
+        mime = image_mime(rel.target)
+        meta["url"] = rel.target
+    elif rel is not None and ctx.pkg.has(rel.target):
+        meta["part"] = rel.target
+        if ctx.pkg.size(rel.target) <= MAX_IMAGE_READ:
+            data = ctx.pkg.read(rel.target)
+            mime = image_mime(rel.target, data[:64])
+            size = image_size(data)
+            if size is not None:
+                meta["display_size"] = [width, height]
+                width, height = size
+        else:
+            mime = image_mime(rel.target)
+    else:
+        meta["broken"] = True
+        ctx.broken_parts += 1
+    content: dict[str, JSON] = {"description": description, "mime_type": mime}
+    if width and height:
+        content["width"], content["height"] = width, height
+    summary = summaries.image(description, mime, width, height)
+    ctx.sink.add(Category.IMAGE, summary, content, meta, len(description))
+
+
+def _media_ref(pic: etree._Element) -> tuple[str, str | None, str | None]:
+    """(audio|video, linked rId, embedded rId) of a picture that plays media."""
+    nvpr = pic.find(f"{P}nvPicPr/{P}nvPr")
+    if nvpr is None:
+        return "", None, None
+    kind, link = "", None
+    for tag, what in (("videoFile", "video"), ("quickTimeFile", "video"), ("audioFile", "audio")):
+        el = nvpr.find(f"{A}{tag}")
+        if el is not None:
+            kind, link = what, el.get(f"{R}link")
+            break
+    media = nvpr.find(f"{P}extLst/{P}ext/{{{NS_P14}}}media")
+    embed = None if media is None else media.get(f"{R}embed")
+    if media is not None and not kind:
+        kind = "video"
+    return kind, link, embed
+
+
+def media(
+    pic: etree._Element, kind: str, link: str | None, embed: str | None, ctx: SlideContext
+) -> None:
+    rel = ctx.rels.get(embed or "") or ctx.rels.get(link or "")
+    target = rel.target if rel is not None else ""
+    description, name = _alt(pic)
+    ext = target.rsplit(".", 1)[-1].lower() if "." in target else ""
+    mime = MEDIA_MIME.get(ext, f"{kind}/unknown")
+    if mime.startswith("audio/") and kind == "video":
+        kind = "audio"
+    content: dict[str, JSON] = {
+        "name": name or posixpath.basename(target),
+        "mime_type": mime,
+        "embedded": rel is not None and not rel.external,
+    }
+    if description:
+        content["description"] = description
+    meta = shape_meta(pic)
+    if rel is not None and rel.external:
+        content["url"] = target
+    elif target:
+        meta["part"] = target
+    category = Category.AUDIO if kind == "audio" else Category.VIDEO
+    ctx.sink.add(category, summaries.media(kind, str(content["name"]), mime), content, meta)
+
+
+def picture(pic: etree._Element, ctx: SlideContext) -> None:
+    """A `p:pic`: audio or video when it plays media, else an image."""
+    kind, link, embed = _media_ref(pic)
+    if kind:
+        media(pic, kind, link, embed, ctx)
+    else:
+        image(pic, ctx)
