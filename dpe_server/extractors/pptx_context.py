@@ -27,6 +27,8 @@ MASTER_TYPE = {
     "hdr": "hdr",
 }
 TITLE_TYPES = frozenset({"title", "ctrTitle"})
+_INERT_ACTIONS = ("ppaction://noaction", "ppaction://media", "ppaction://ole")
+"""Click actions that go nowhere a reader could follow (play media, activate an object)."""
 FOOTER_TYPES = {"dt": "date", "ftr": "footer", "sldNum": "slide_number", "hdr": "header"}
 
 
@@ -198,9 +200,7 @@ class SlideContext:
         if action.startswith("ppaction://hlinkshowjump"):
             jump = action.partition("jump=")[2]
             return (f"#{jump}", None) if jump else None
-        if action in ("ppaction://noaction", "ppaction://media") or action.startswith(
-            "ppaction://media"
-        ):
+        if action.startswith(_INERT_ACTIONS):
             return None
         if rel is not None:
             target = rel.target if rel.external else posixpath.basename(rel.target)

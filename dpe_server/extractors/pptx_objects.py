@@ -11,7 +11,7 @@ import posixpath
 from lxml import etree
 
 from dpe_server import summaries
-from dpe_server.errors import CorruptError
+from dpe_server.errors import CorruptError, TooLargeError
 from dpe_server.extractors.drawingml import (
     diagram_content,
     emu_to_px,
@@ -28,10 +28,15 @@ URI_TABLE = "http://schemas.openxmlformats.org/drawingml/2006/table"
 URI_CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 URI_CHARTEX = "http://schemas.microsoft.com/office/drawing/2014/chartex"
 URI_DIAGRAM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+URI_OLE = "http://schemas.openxmlformats.org/presentationml/2006/ole"
 NS_P14 = "http://schemas.microsoft.com/office/powerpoint/2010/main"
 
 MAX_IMAGE_READ = 32 * 1024 * 1024
 """Pictures larger than this are not inflated for their pixel size (the extent is used)."""
+
+SIZED_FORMATS = frozenset(
+    {"png", "jpg", "jpeg", "jpe", "jfif", "gif", "bmp", "dib", "webp", "tif", "tiff"}
+)
 
 MEDIA_MIME = {
     "mp4": "video/mp4",
@@ -168,10 +173,30 @@ def graphic_frame(frame: etree._Element, ctx: SlideContext) -> None:
         ref = next((c for c in data if isinstance(c.tag, str)), None)
         if ref is not None:
             chart(frame, ref.get(f"{R}id"), ctx)
+    elif uri == URI_OLE:
+        ole_object(frame, data, ctx)
     elif uri == URI_DIAGRAM:
         rel_ids = data.find(f"{{{URI_DIAGRAM}}}relIds")
         if rel_ids is not None:
             diagram(frame, rel_ids, ctx)
+
+
+def ole_object(frame: etree._Element, data: etree._Element, ctx: SlideContext) -> None:
+    """An embedded (OLE) object: the picture it shows, described by what it embeds."""
+    obj = next(data.iter(f"{P}oleObj"), None)
+    if obj is None:
+        return
+    prog_id, name = obj.get("progId", ""), obj.get("name", "")
+    c = frame.find(f"{P}nvGraphicFramePr/{P}cNvPr")
+    alt = "" if c is None else (c.get("descr") or c.get("title") or "").strip()
+    what = " ".join(x for x in (name, f"({prog_id})" if prog_id else "") if x)
+    description = alt or f"Embedded object {what}".strip()
+    rel = ctx.rels.get(obj.get(f"{R}id", ""))
+    embedded = None if rel is None else rel.target
+    preview = next(data.iter(f"{P}pic"), None)
+    if preview is None:
+        preview = etree.Element(f"{P}pic")
+    image(preview, ctx, frame, description, ole_prog_id=prog_id or None, ole_part=embedded)
 
 
 # --- pictures and media --------------------------------------------------------------------
@@ -191,28 +216,47 @@ def _alt(pic: etree._Element) -> tuple[str, str]:
     return (c.get("descr") or c.get("title") or "").strip(), c.get("name", "")
 
 
-def image(pic: etree._Element, ctx: SlideContext) -> None:
+def _pixel_size(ctx: SlideContext, part: str) -> tuple[str, tuple[int, int]] | None:
+    """(mime, pixel size) from the picture's header, for raster formats not too large to read;
+    a picture that trips an inflation cap keeps its extent rather than costing the slide."""
+    ext = part.rsplit(".", 1)[-1].lower()
+    if ext not in SIZED_FORMATS or ctx.pkg.size(part) > MAX_IMAGE_READ:
+        return None
+    try:
+        data = ctx.pkg.read(part)
+    except TooLargeError:
+        return None
+    size = image_size(data)
+    return None if size is None else (image_mime(part, data[:64]), size)
+
+
+def image(
+    pic: etree._Element,
+    ctx: SlideContext,
+    shape: etree._Element | None = None,
+    description: str | None = None,
+    **extra: JSON,
+) -> None:
+    """A picture (or the preview picture of an embedded object, `shape` being its frame)."""
     blip = pic.find(f"{P}blipFill/{A}blip")
     rid = None if blip is None else (blip.get(f"{R}embed") or blip.get(f"{R}link"))
     rel = ctx.rels.get(rid or "")
-    description, _ = _alt(pic)
+    if description is None:
+        description = _alt(pic)[0]
     width, height = _extent(pic)
-    meta = shape_meta(pic)
+    meta = shape_meta(pic if shape is None else shape, **extra)
     mime = "application/octet-stream"
     if rel is not None and rel.external:
         mime = image_mime(rel.target)
         meta["url"] = rel.target
     elif rel is not None and ctx.pkg.has(rel.target):
         meta["part"] = rel.target
-        if ctx.pkg.size(rel.target) <= MAX_IMAGE_READ:
-            data = ctx.pkg.read(rel.target)
-            mime = image_mime(rel.target, data[:64])
-            size = image_size(data)
-            if size is not None:
-                meta["display_size"] = [width, height]
-                width, height = size
-        else:
-            mime = image_mime(rel.target)
+        mime = image_mime(rel.target)
+        size = _pixel_size(ctx, rel.target)
+        if size is not None:
+            mime, (pw, ph) = size
+            meta["display_size"] = [width, height]
+            width, height = pw, ph
     else:
         meta["broken"] = True
         ctx.broken_parts += 1

@@ -85,7 +85,7 @@ def walk(tree: etree._Element, ctx: SlideContext) -> None:
 
 
 def _heading(sp: etree._Element, kind: str, ctx: SlideContext) -> None:
-    text = plain_text(sp.find(f"{P}txBody"), " ")
+    text = " ".join(plain_text(sp.find(f"{P}txBody"), " ").split())
     if not text:
         return
     level = 1 if kind in TITLE_TYPES else 2
