@@ -1,0 +1,167 @@
+"""Word (.docx, .docm) → DPE tree: sections and top-level headings as pages (SPEC §5).
+
+The body XML is walked directly (lxml, through `Package` so the zip and XML checks apply):
+python-docx does not see inside content controls, text boxes or altChunks, and its object
+layer is slower than a plain walk. Modules:
+
+- `docx_xml`: tag names and part loading (Strict OOXML mapped onto Transitional);
+- `docx_styles`: heading levels, list numbering, code styles;
+- `docx_pages`: the page plan (where pages begin, continuation pages, titles);
+- `docx_body`, `docx_runs`, `docx_tables`, `docx_drawing`, `docx_forms`: elements;
+- `docx_parts`: main part lookup, notes, comments, headers/footers, altChunk HTML.
+
+The probe parses core.xml, styles.xml and document.xml and runs the same page plan as the
+extraction (no element is built), so its page count and titles are exact.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from lxml import etree
+
+from dpe_server.errors import CorruptError, ExtractionError
+from dpe_server.extractors import Extractor, Limits
+from dpe_server.extractors.docx_body import Env, build_page
+from dpe_server.extractors.docx_items import PartCtx
+from dpe_server.extractors.docx_pages import PagePlan, flatten, plan_pages, section_properties
+from dpe_server.extractors.docx_parts import (
+    Related,
+    check_root,
+    even_and_odd,
+    load_notes,
+    main_part,
+    related,
+    section_header_footers,
+)
+from dpe_server.extractors.docx_runs import InlineReader
+from dpe_server.extractors.docx_styles import Numbering, Styles
+from dpe_server.extractors.docx_xml import load, load_or_none
+from dpe_server.extractors.ooxml import Package, split_keywords
+from dpe_server.model import Document, Page, Properties
+
+VERSION = "1"
+
+
+@dataclass
+class _Opened:
+    pkg: Package
+    ctx: PartCtx
+    rel: Related
+    styles: Styles
+    body: etree._Element
+    plans: list[PagePlan]
+    sect_prs: list[etree._Element | None]
+    truncated: bool
+
+
+def _properties(pkg: Package, plans: list[PagePlan]) -> Properties:
+    core = pkg.core_properties()
+    summary = core.get("description") or core.get("subject") or None
+    extra = {k: core[k] for k in ("creator", "lastModifiedBy", "created", "modified") if k in core}
+    return Properties(
+        page_count=len(plans),
+        title=core.get("title") or None,
+        keywords=split_keywords(core.get("keywords")),
+        summary=summary,
+        page_titles=tuple(p.title for p in plans),
+        extra=extra,
+    )
+
+
+def _open(pkg: Package, limits: Limits) -> _Opened:
+    part = main_part(pkg)
+    ctx = PartCtx(pkg, part)
+    body = check_root(load(pkg, part))
+    rel = related(ctx)
+    styles = Styles(load_or_none(pkg, rel.styles) if rel.styles else None)
+    blocks = flatten(body, styles)
+    plans = plan_pages(blocks)
+    truncated = len(plans) > limits.max_pages
+    return _Opened(
+        pkg,
+        ctx,
+        rel,
+        styles,
+        body,
+        plans[: limits.max_pages],
+        section_properties(body, blocks),
+        truncated,
+    )
+
+
+def _env(o: _Opened, limits: Limits) -> Env:
+    pkg = o.pkg
+    numbering = Numbering(load_or_none(pkg, o.rel.numbering) if o.rel.numbering else None)
+    notes = load_notes(pkg, o.rel, o.styles)
+    hf = section_header_footers(o.sect_prs, o.ctx, even_and_odd(pkg, o.rel.settings))
+    reader = InlineReader(o.ctx, o.styles, notes)
+    return Env(o.ctx, o.styles, numbering, reader, hf, limits)
+
+
+def _guarded(f: BinaryIO, limits: Limits) -> tuple[Package, _Opened]:
+    pkg = Package(f, "docx", limits)
+    try:
+        return pkg, _open(pkg, limits)
+    except BaseException:
+        pkg.close()
+        raise
+
+
+def _translate(exc: BaseException) -> ExtractionError:
+    if isinstance(exc, RecursionError):
+        return CorruptError("The Word document is nested too deeply to read.")
+    name = type(exc).__name__
+    return CorruptError(f"The Word document is malformed and cannot be read ({name}).")
+
+
+_LIBRARY_ERRORS = (etree.LxmlError, KeyError, ValueError, IndexError, zipfile.BadZipFile, RecursionError)
+
+
+def probe(f: BinaryIO, limits: Limits) -> Properties:
+    try:
+        pkg, opened = _guarded(f, limits)
+        with pkg:
+            return _properties(pkg, opened.plans)
+    except _LIBRARY_ERRORS as exc:
+        raise _translate(exc) from None
+
+
+def _pages(opened: _Opened, indices: Sequence[int] | None, limits: Limits) -> list[Page]:
+    env = _env(opened, limits)
+    wanted = range(len(opened.plans)) if indices is None else indices
+    return [build_page(opened.plans[i], env) for i in wanted if 0 <= i < len(opened.plans)]
+
+
+def extract(f: BinaryIO, limits: Limits) -> Document:
+    try:
+        pkg, opened = _guarded(f, limits)
+        with pkg:
+            pages = _pages(opened, None, limits)
+            props = _properties(pkg, opened.plans)
+    except _LIBRARY_ERRORS as exc:
+        raise _translate(exc) from None
+    meta = {"truncated": True} if opened.truncated else {}
+    return Document(props, tuple(pages), meta)
+
+
+def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
+    try:
+        pkg, opened = _guarded(f, limits)
+        with pkg:
+            return _pages(opened, sorted(set(indices)), limits)
+    except _LIBRARY_ERRORS as exc:
+        raise _translate(exc) from None
+
+
+EXTRACTOR = Extractor(
+    name="docx",
+    suffixes=(".docx", ".docm"),
+    version=VERSION,
+    probe=probe,
+    extract=extract,
+    extract_pages=extract_pages,
+)

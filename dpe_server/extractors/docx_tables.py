@@ -1,0 +1,214 @@
+"""Word tables as rectangular grids of display strings.
+
+- horizontal merges (`w:gridSpan`) and vertical merges (`w:vMerge` restart/continue) are
+  resolved: the merged text sits in the top-left cell, covered cells are "", and every merge
+  is listed in `metadata.merged_cells` as a range in A1 notation relative to the table
+  (row 1 is the table's first row, column A its first grid column);
+- `w:gridBefore` / `w:gridAfter` and short rows are padded with "";
+- content controls and custom XML around rows and cells are unwrapped;
+- a nested table becomes its own table element; the parent cell shows `[table {id}]`;
+- the first row is the header row when the table has two rows or more; more than
+  `TABLE_BLOCK_ROWS` data rows are split into row-block elements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from dpe_server import summaries
+from dpe_server.extractors.docx_items import Item
+from dpe_server.extractors.docx_runs import InlineReader
+from dpe_server.extractors.docx_xml import W, int_or, val
+from dpe_server.model import JSON, TABLE_BLOCK_ROWS, Category, PageBuilder, parse_element_id
+
+_WRAPPERS = (W + "sdt", W + "customXml", W + "ins", W + "moveTo")
+NESTED_MARK = "\ufffc"
+"""Stands in a cell's text for a nested table until its element id is known."""
+
+
+@dataclass(slots=True)
+class TableData:
+    grid: list[list[str]]
+    merged: list[str]
+    nested: list[TableData] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+
+
+def column_letters(index: int) -> str:
+    """0 → A, 25 → Z, 26 → AA."""
+    out = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
+def _unwrap(el: etree._Element, tag: str) -> list[etree._Element]:
+    out: list[etree._Element] = []
+    for child in el:
+        if child.tag == tag:
+            out.append(child)
+        elif child.tag in _WRAPPERS:
+            inner = child.find(W + "sdtContent") if child.tag == W + "sdt" else child
+            if inner is not None:
+                out.extend(_unwrap(inner, tag))
+    return out
+
+
+class _Cell:
+    __slots__ = ("col", "span", "text", "vmerge")
+
+    def __init__(self, col: int, span: int, text: str, vmerge: str | None) -> None:
+        self.col, self.span, self.text, self.vmerge = col, span, text, vmerge
+
+
+def read_table(tbl: etree._Element, reader: InlineReader) -> TableData:
+    """Read a `w:tbl` (and the tables nested in it) into a grid."""
+    nested: list[TableData] = []
+    items: list[Item] = []
+    rows: list[list[_Cell]] = []
+    width = len(tbl.findall(f"{W}tblGrid/{W}gridCol"))
+    for tr in _unwrap(tbl, W + "tr"):
+        trpr = tr.find(W + "trPr")
+        col = int_or(val(trpr, "gridBefore"), 0) if trpr is not None else 0
+        cells: list[_Cell] = []
+        for tc in _unwrap(tr, W + "tc"):
+            tcpr = tc.find(W + "tcPr")
+            span = max(1, int_or(val(tcpr, "gridSpan"), 1)) if tcpr is not None else 1
+            vm = tcpr.find(W + "vMerge") if tcpr is not None else None
+            vmerge = None if vm is None else (vm.get(W + "val") or "continue")
+            text = _cell_text(tc, reader, nested, items)
+            cells.append(_Cell(col, span, text, vmerge))
+            col += span
+        after = int_or(val(trpr, "gridAfter"), 0) if trpr is not None else 0
+        width = max(width, col + after)
+        rows.append(cells)
+    grid, merged = _resolve(rows, width)
+    return TableData(grid, merged, nested, items)
+
+
+def _cell_text(
+    tc: etree._Element, reader: InlineReader, nested: list[TableData], items: list[Item]
+) -> str:
+    lines: list[str] = []
+    for block in _unwrap_blocks(tc):
+        if block.tag == W + "p":
+            para = reader.paragraph(block)
+            lines.append(para.text)
+            items.extend(para.items)
+        else:
+            nested.append(read_table(block, reader))
+            lines.append(f"{NESTED_MARK}{len(nested) - 1}{NESTED_MARK}")
+    return "\n".join(lines).strip()
+
+
+def _unwrap_blocks(el: etree._Element) -> list[etree._Element]:
+    out: list[etree._Element] = []
+    for child in el:
+        if child.tag in (W + "p", W + "tbl"):
+            out.append(child)
+        elif child.tag in _WRAPPERS:
+            inner = child.find(W + "sdtContent") if child.tag == W + "sdt" else child
+            if inner is not None:
+                out.extend(_unwrap_blocks(inner))
+    return out
+
+
+def _resolve(rows: list[list[_Cell]], width: int) -> tuple[list[list[str]], list[str]]:
+    grid = [[""] * width for _ in rows]
+    spans: dict[tuple[int, int], list[int]] = {}
+    """(row, col) of a merge's top-left cell → [rows, cols]."""
+    above: dict[int, tuple[int, int]] = {}
+    """column → (row, col) of the merge anchor a vMerge continue cell joins."""
+    for r, cells in enumerate(rows):
+        for cell in cells:
+            if cell.col >= width:
+                continue
+            anchor = above.get(cell.col) if cell.vmerge == "continue" else None
+            if anchor is not None and r > 0:
+                ar, ac = anchor
+                spans[anchor][0] = r - ar + 1
+                if cell.text:
+                    grid[ar][ac] = f"{grid[ar][ac]}\n{cell.text}".strip()
+                continue
+            grid[r][cell.col] = cell.text
+            spans[(r, cell.col)] = [1, cell.span]
+            for c in range(cell.col, min(cell.col + cell.span, width)):
+                above.pop(c, None)
+            if cell.vmerge == "restart":
+                above[cell.col] = (r, cell.col)
+    merged = [
+        f"{column_letters(c)}{r + 1}:{column_letters(c + nc - 1)}{r + nr}"
+        for (r, c), (nr, nc) in sorted(spans.items())
+        if nr > 1 or nc > 1
+    ]
+    return grid, merged
+
+
+def _blocks_of(table: TableData) -> list[tuple[list[str], list[list[str]], int]]:
+    grid = table.grid
+    headers, body = (grid[0], grid[1:]) if len(grid) >= 2 else ([], grid)
+    if not body:
+        return [(headers, [], 1)]
+    return [
+        (headers, body[i : i + TABLE_BLOCK_ROWS], i + 1 + (1 if headers else 0))
+        for i in range(0, len(body), TABLE_BLOCK_ROWS)
+    ]
+
+
+def _plan(table: TableData, n: int, page: int) -> int:
+    """Give `table` and its nested tables (pre-order) their ids from number `n`."""
+    count = len(_blocks_of(table))
+    table.ids = [f"p{page}-tbl{n + i}" for i in range(count)]
+    n += count
+    for child in table.nested:
+        n = _plan(child, n, page)
+    return n
+
+
+def _fill(text: str, table: TableData) -> str:
+    if NESTED_MARK not in text:
+        return text
+    parts = text.split(NESTED_MARK)
+    for i in range(1, len(parts), 2):
+        parts[i] = f"[table {table.nested[int(parts[i])].ids[0]}]"
+    return "".join(parts)
+
+
+def emit_table(builder: PageBuilder, table: TableData, meta: dict[str, JSON]) -> list[Item]:
+    """Add `table` (row blocks, then its nested tables) to the page; returns the cell items."""
+    parts = parse_element_id(builder.next_id(Category.TABLE))
+    assert parts is not None
+    _plan(table, parts.n, builder.page_index)
+    return _emit(builder, table, meta)
+
+
+def _emit(builder: PageBuilder, table: TableData, meta: dict[str, JSON]) -> list[Item]:
+    blocks = _blocks_of(table)
+    width = len(table.grid[0]) if table.grid else 0
+    nested_ids = [t.ids[0] for t in table.nested]
+    for index, (headers, rows, first_row) in enumerate(blocks):
+        head = [_fill(h, table) for h in headers]
+        body = [[_fill(c, table) for c in row] for row in rows]
+        content: dict[str, JSON] = {
+            "headers": head,
+            "rows": body,
+            "total_rows": len(body),
+            "total_columns": width,
+        }
+        if nested_ids:
+            content["nested_tables"] = nested_ids
+        block_meta: dict[str, JSON] = dict(meta)
+        if table.merged:
+            block_meta["merged_cells"] = table.merged
+        if len(blocks) > 1:
+            block_meta.update(row_block=index + 1, row_blocks=len(blocks), first_row=first_row)
+        builder.add(Category.TABLE, summaries.table(head, len(body), width), content, block_meta)
+    items = list(table.items)
+    for i, child in enumerate(table.nested):
+        items.extend(_emit(builder, child, {"nested_in": table.ids[0], "nested_index": i + 1}))
+    return items
