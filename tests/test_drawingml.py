@@ -397,6 +397,30 @@ def test_parse_chart_date1904_categories() -> None:
     assert parse_chart(root)["series"][0]["categories"] == ["1904-01-01"]
 
 
+HOSTILE = [
+    pytest.param("<c:pt idx='x'><c:v>1</c:v></c:pt>", id="bad-idx"),
+    pytest.param("<c:pt idx='-3'><c:v>1</c:v></c:pt>", id="negative-idx"),
+    pytest.param("<c:pt idx='0'/>", id="no-v"),
+    pytest.param("<c:ptCount val='lots'/><c:pt idx='0'><c:v>1</c:v></c:pt>", id="bad-count"),
+    pytest.param("<c:pt idx='0'><c:v>1e999</c:v></c:pt>", id="overflow"),
+    pytest.param("<c:pt idx='0'><c:v>NaN</c:v></c:pt>", id="nan"),
+]
+
+
+@pytest.mark.parametrize("points", HOSTILE)
+@pytest.mark.parametrize("code", ["General", "yyyy-mm-dd", "0.00%", "0." + "0" * 400])
+def test_parse_chart_survives_hostile_points(points: str, code: str) -> None:
+    num = (
+        f"<c:numRef><c:f>x</c:f><c:numCache><c:formatCode>{code}</c:formatCode>{points}"
+        "</c:numCache></c:numRef>"
+    )
+    s = f"<c:ser><c:cat>{num}</c:cat><c:val>{num}</c:val></c:ser>"
+    out = parse_chart(chart(f"<c:lineChart>{s}</c:lineChart>"))
+    values = out["series"][0]["values"]
+    assert all(v is None or isinstance(v, int | float) for v in values)
+    assert all(len(c) < 40 for c in out["series"][0]["categories"])
+
+
 def test_parse_chart_has_data_summary() -> None:
     out = parse_chart(chart(bar("col", ser("Revenue", QUARTERS, REVENUE))))
     assert out["data_summary"] == (
@@ -520,6 +544,7 @@ def _sweep(path: Path, counts: dict[str, int]) -> None:
                 counts[kind] += 1
 
 
+@pytest.mark.corpus
 def test_corpus_parts_parse(corpus: Path) -> None:
     counts = {"chart": 0, "diagram": 0, "math": 0}
     for folder in ("xlsx", "pptx", "docx"):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpe_server.extractors.drawingml_images import EMU_PER_PX, emu_to_px, image_mime, image_size
 
@@ -127,3 +129,23 @@ def test_image_size(data: bytes, size: tuple[int, int] | None) -> None:
 )
 def test_emu_to_px(emu: int | str | None, px: int | None) -> None:
     assert emu_to_px(emu) == px
+
+
+MAGIC_PREFIXES = [
+    b"\x89PNG\r\n\x1a\n",
+    b"\xff\xd8\xff",
+    b"GIF89a",
+    b"RIFF\0\0\0\0WEBPVP8 ",
+    b"RIFF\0\0\0\0WEBPVP8L",
+    b"RIFF\0\0\0\0WEBPVP8X",
+    b"BM",
+    b"II*\0",
+    b"MM\0*",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(MAGIC_PREFIXES), st.binary(max_size=96))
+def test_image_size_never_raises_on_damaged_headers(prefix: bytes, rest: bytes) -> None:
+    size = image_size(prefix + rest)
+    assert size is None or (size[0] > 0 and size[1] > 0)

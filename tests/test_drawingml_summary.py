@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpe_server.extractors.drawingml_summary import data_summary, format_number
 from dpe_server.model import JSON
@@ -89,3 +91,27 @@ def test_data_summary_scatter_reads_points_in_x_order() -> None:
 def test_data_summary_pie_counts_other_series() -> None:
     pie = [series_of("A", [1, 1]), series_of("B", [2])]
     assert data_summary("doughnut", pie).endswith("total 2. 1 more series not described.")
+
+
+NUMBERS = st.one_of(
+    st.none(), st.integers(-(10**15), 10**15), st.floats(allow_nan=True, allow_infinity=True)
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(["line", "pie", "scatter", "column"]),
+    st.lists(st.lists(NUMBERS, max_size=12), max_size=5),
+)
+def test_data_summary_always_one_english_line(kind: str, values: list[list[JSON]]) -> None:
+    series = [series_of(f"S{i}", v) for i, v in enumerate(values)]
+    text = data_summary(kind, series)
+    assert text.endswith(".")
+    assert "\n" not in text
+
+
+def test_data_summary_ignores_non_finite_values() -> None:
+    s = series_of("S", [1, float("nan"), float("inf"), 3])
+    assert (
+        data_summary("line", [s]) == "S rises from 1 (C1) to 3 (C4); highest 3 (C4), lowest 1 (C1)."
+    )

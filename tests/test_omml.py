@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from types import FrameType
+
 import pytest
 from lxml import etree
 
@@ -121,3 +124,24 @@ def test_omml_to_linear(body: str, expected: str) -> None:
 def test_omml_to_linear_paragraph_joins_equations() -> None:
     para = math(f"<m:oMath>{r('a=1')}</m:oMath><m:oMath>{r('b=2')}</m:oMath>", "m:oMathPara")
     assert omml_to_linear(para) == "a=1\nb=2"
+
+
+def test_omml_to_linear_deepest_parsable_nesting() -> None:
+    depth = 120  # m:d/m:e pairs: 240 levels, near the parser's limit of 256
+    body = "<m:d><m:e>" * depth + r("x") + "</m:e></m:d>" * depth
+    assert omml_to_linear(math(body)) == "(" * depth + "x" + ")" * depth
+
+
+def test_omml_to_linear_out_of_stack_falls_back_to_run_text() -> None:
+    body = "<m:d><m:e>" * 120 + r("x") + "</m:e></m:d>" * 120
+    limit = sys.getrecursionlimit()
+    frame: FrameType | None = sys._getframe()
+    depth = 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    sys.setrecursionlimit(depth + 60)  # room to start rendering, not to finish
+    try:
+        text = omml_to_linear(math(body))
+    finally:
+        sys.setrecursionlimit(limit)
+    assert text == "x"

@@ -147,7 +147,7 @@ def _display(value: int | float, code: str, date1904: bool) -> str:
         moment = base + timedelta(days=float(value))
         has_time = "h" in bare.lower() or "s" in bare.lower()
         return moment.strftime("%Y-%m-%d %H:%M" if has_time else "%Y-%m-%d")
-    decimals = re.search(r"0\.(0+)", bare)
+    decimals = re.search(r"0\.(0{1,10})", bare)
     if "%" in bare:
         places = len(decimals.group(1)) if decimals else 0
         return f"{value * 100:.{places}f}%"

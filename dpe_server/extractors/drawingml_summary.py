@@ -15,6 +15,7 @@ Re-exported by `dpe_server.extractors.drawingml`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
@@ -40,12 +41,12 @@ def format_number(value: float) -> str:
 
 
 def _numbers(series: Mapping[str, JSON]) -> list[tuple[float, str]]:
-    """(value, category) of each numeric point of a series, blanks left out."""
+    """(value, category) of each numeric point of a series; blanks, NaN and ±inf left out."""
     values = series.get("values") or []
     categories = series.get("categories") or []
     out = []
     for i, v in enumerate(values):
-        if isinstance(v, bool) or not isinstance(v, int | float):
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
             continue
         cat = str(categories[i]) if i < len(categories) and categories[i] not in (None, "") else ""
         out.append((v, cat or str(i + 1)))

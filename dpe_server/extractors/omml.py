@@ -38,11 +38,18 @@ _OPEN_CLOSE = {"(": ")", "[": "]", "{": "}", "⟨": "⟩", "|": "|", "‖": "‖
 
 
 def omml_to_linear(el: etree._Element) -> str:
-    """An `<m:oMath>` or `<m:oMathPara>` (or any OMML element) as linear text."""
-    if _local(el) == "oMathPara":
-        maths = [_render(child) for child in el if _local(child) == "oMath"]
-        return "\n".join(m.strip() for m in maths if m.strip())
-    return _render(el).strip()
+    """An `<m:oMath>` or `<m:oMathPara>` (or any OMML element) as linear text.
+
+    Nesting is bounded by the XML parser (256 levels); should rendering still run out of
+    stack, the plain text of the runs is returned instead.
+    """
+    try:
+        if _local(el) == "oMathPara":
+            maths = [_render(child) for child in el if _local(child) == "oMath"]
+            return "\n".join(m.strip() for m in maths if m.strip())
+        return _render(el).strip()
+    except RecursionError:
+        return "".join(t.text or "" for t in el.iter(_M + "t")).strip()
 
 
 def _local(el: etree._Element) -> str:
