@@ -1,0 +1,217 @@
+"""The workbook-level parts of an xlsx: sheets, styles, shared strings, cell references.
+
+Everything reads XML by local name, so Transitional (`schemas.openxmlformats.org`) and Strict
+(`purl.oclc.org/ooxml`) packages are read alike. Nothing here touches cell values of big
+sheets: see `xlsx_scan` for those.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from dpe_server.extractors.ooxml import Package, resolve_target
+
+# --- namespace-agnostic XML helpers -------------------------------------------------------
+
+
+def local(el: etree._Element) -> str:
+    """The local name of an element (comments and processing instructions give "")."""
+    tag = el.tag
+    if not isinstance(tag, str):
+        return ""
+    return tag.rsplit("}", 1)[-1]
+
+
+def kids(el: etree._Element | None, name: str) -> list[etree._Element]:
+    """The children of `el` with local name `name`."""
+    if el is None:
+        return []
+    return [c for c in el if local(c) == name]
+
+
+def kid(el: etree._Element | None, name: str) -> etree._Element | None:
+    """The first child of `el` with local name `name`."""
+    if el is None:
+        return None
+    for c in el:
+        if local(c) == name:
+            return c
+    return None
+
+
+def walk(el: etree._Element, name: str) -> Iterator[etree._Element]:
+    """Every descendant (and `el` itself) with local name `name`, in document order."""
+    for d in el.iter():
+        if local(d) == name:
+            yield d
+
+
+def rel_id(el: etree._Element, name: str = "id") -> str | None:
+    """An attribute in a relationships namespace (`r:id`, `r:embed`...), Transitional or Strict."""
+    for key, value in el.attrib.items():
+        if key.endswith("}" + name) and "relationships" in key:
+            return str(value)
+    return None
+
+
+def string_item(el: etree._Element) -> str:
+    """The text of a shared-string item / inline string / comment text (`si`, `is`, `text`).
+
+    Phonetic runs (`rPh`, furigana) are left out: they repeat the text in another script.
+    """
+    parts: list[str] = []
+    for d in el.iter():
+        if local(d) == "t" and not any(local(a) == "rPh" for a in d.iterancestors()):
+            parts.append(d.text or "")
+    return "".join(parts)
+
+
+# --- cell references -----------------------------------------------------------------------
+
+_REF = re.compile(r"\$?([A-Za-z]{1,3})\$?(\d{1,7})")
+
+
+def col_index(letters: str) -> int:
+    """0-based column of `A`, `AB`, `XFD`."""
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def col_letters(index: int) -> str:
+    """`A` for 0, `AB` for 27."""
+    out = ""
+    n = index + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
+def cell_ref(row: int, col: int) -> str:
+    """`B3` for (2, 1), 0-based."""
+    return f"{col_letters(col)}{row + 1}"
+
+
+def parse_ref(ref: str) -> tuple[int, int] | None:
+    """(row, col) 0-based of `B3` / `$B$3`; None when it is not a cell reference."""
+    m = _REF.fullmatch(ref.strip())
+    if m is None:
+        return None
+    return int(m.group(2)) - 1, col_index(m.group(1))
+
+
+def parse_range(ref: str) -> tuple[int, int, int, int] | None:
+    """(row0, col0, row1, col1) inclusive, 0-based, of `A1:C5` or `B3`; None when invalid."""
+    ref = ref.split("!")[-1].strip()
+    first, _, last = ref.partition(":")
+    a = parse_ref(first)
+    b = parse_ref(last) if last else a
+    if a is None or b is None:
+        return None
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])
+
+
+def range_ref(r0: int, c0: int, r1: int, c1: int) -> str:
+    """`A1:C5`, or `B3` for a single cell."""
+    a, b = cell_ref(r0, c0), cell_ref(r1, c1)
+    return a if a == b else f"{a}:{b}"
+
+
+# --- the workbook part ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SheetInfo:
+    """One `<sheet>` of workbook.xml, in workbook order."""
+
+    name: str
+    state: str
+    """visible, hidden or veryHidden."""
+    rid: str | None
+    part: str | None = None
+    """The sheet's part name (resolved through the workbook rels); None when unknown."""
+    kind: str = "worksheet"
+    """worksheet, chartsheet, dialogsheet or macrosheet (from the relationship type)."""
+
+    @property
+    def hidden(self) -> bool:
+        return self.state in ("hidden", "veryHidden")
+
+
+@dataclass(slots=True)
+class Workbook:
+    """workbook.xml and its relationships."""
+
+    part: str
+    sheets: list[SheetInfo]
+    date1904: bool = False
+    defined_names: dict[str, str] = field(default_factory=dict)
+    rels: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """rId → (relationship type name, target part)."""
+
+
+def workbook_part(pkg: Package) -> str | None:
+    """The workbook part name: `xl/workbook.xml`, or what the package rels say."""
+    if pkg.has("xl/workbook.xml"):
+        return "xl/workbook.xml"
+    for rel in pkg.rels("").values():
+        if rel.type_name == "officeDocument" and not rel.external:
+            return rel.target
+    return None
+
+
+def read_workbook(pkg: Package, with_rels: bool = True) -> Workbook | None:
+    """Sheets in order (names, states), date system, defined names; None without a workbook."""
+    part = workbook_part(pkg)
+    if part is None or not pkg.has(part):
+        return None
+    root = pkg.xml(part)
+    rels = {r.rid: (r.type_name, r.target) for r in pkg.rels(part).values()} if with_rels else {}
+    pr = kid(root, "workbookPr")
+    date1904 = pr is not None and pr.get("date1904", "0").lower() in ("1", "true")
+    sheets: list[SheetInfo] = []
+    for el in kids(kid(root, "sheets"), "sheet"):
+        rid = rel_id(el)
+        kind, target = rels.get(rid or "", ("worksheet", None))
+        kind = {"chartsheet": "chartsheet", "dialogsheet": "dialogsheet"}.get(kind, kind)
+        if kind not in ("chartsheet", "dialogsheet", "xlMacrosheet", "xlIntlMacrosheet"):
+            kind = "worksheet"
+        sheets.append(SheetInfo(el.get("name", ""), el.get("state", "visible"), rid, target, kind))
+    names: dict[str, str] = {}
+    for dn in kids(kid(root, "definedNames"), "definedName"):
+        if dn.get("name") and dn.text:
+            names[dn.get("name", "")] = dn.text
+    return Workbook(part, sheets, date1904, names, rels)
+
+
+def workbook_target(wb: Workbook, type_name: str) -> str | None:
+    """The first workbook relationship target of a type (`styles`, `sharedStrings`...)."""
+    for kind, target in wb.rels.values():
+        if kind == type_name:
+            return target
+    return None
+
+
+def shared_strings(pkg: Package, wb: Workbook) -> list[str]:
+    part = workbook_target(wb, "sharedStrings") or resolve_target(wb.part, "sharedStrings.xml")
+    if not pkg.has(part):
+        return []
+    return [string_item(si) for si in kids(pkg.xml(part), "si")]
+
+
+def people(pkg: Package, wb: Workbook) -> dict[str, str]:
+    """Threaded-comment authors: person id → display name (xl/persons/person.xml)."""
+    part = workbook_target(wb, "person")
+    if part is None or not pkg.has(part):
+        return {}
+    return {
+        p.get("id", ""): p.get("displayName", "")
+        for p in walk(pkg.xml(part), "person")
+        if p.get("id")
+    }

@@ -1,0 +1,162 @@
+"""One worksheet's elements, in page order: headings, tables and pivot tables in reading
+order, then formulas, drawings (charts, images, diagrams), notes and comments, links,
+validations, form controls, print headers and footers.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from dpe_server.extractors.ooxml import Package
+from dpe_server.extractors.xlsx_book import SheetInfo, rel_id, walk
+from dpe_server.extractors.xlsx_cells import (
+    Grid,
+    Item,
+    Rect,
+    SheetCells,
+    blocks,
+    heading_item,
+    lone_cell,
+    table_items,
+)
+from dpe_server.extractors.xlsx_drawing import drawing_items, widget_items
+from dpe_server.extractors.xlsx_format import Styles
+from dpe_server.extractors.xlsx_formulas import formula_items
+from dpe_server.extractors.xlsx_parts import (
+    comment_items,
+    header_footer_items,
+    hyperlink_items,
+    merges,
+    validation_items,
+)
+from dpe_server.extractors.xlsx_scan import SheetScan
+from dpe_server.extractors.xlsx_tables import pivot_defs, pivot_item, table_defs, table_grid
+
+Cell = tuple[int, int]
+
+
+class BookLike(Protocol):
+    pkg: Package
+    styles: Styles
+
+    @property
+    def people(self) -> dict[str, str]: ...
+
+    def resolve(self, formula: str, default: SheetInfo | None) -> list[str]: ...
+
+
+def build_sheet_items(
+    book: BookLike,
+    info: SheetInfo,
+    cells: SheetCells,
+    scan: SheetScan,
+    styles: dict[Cell, int] | None,
+) -> list[Item]:
+    pkg = book.pkg
+    assert info.part is not None
+    rels = pkg.rels(info.part)
+    tail = scan.tail
+    merged = merges(tail)
+    fcells = {(f.row, f.col) for f in scan.formulas}
+
+    def resolve(formula: str) -> list[str]:
+        return book.resolve(formula, info)
+
+    def style_at(row: int, col: int) -> int:
+        return styles.get((row, col), 0) if styles is not None else scan.style_of(row, col)
+
+    layout: list[Item] = []
+    taken: list[Rect] = []
+    for t in table_defs(pkg, rels):
+        grid, headers = table_grid(t, cells)
+        layout.extend(table_items(grid, merged, fcells, t.name, headers))
+        taken.append(t.rect)
+    for p in pivot_defs(pkg, rels):
+        layout.append(pivot_item(p, cells))
+        if p.rect is not None:
+            taken.append(p.rect)
+    layout.extend(_cell_blocks(cells, taken, merged, fcells, book.styles, style_at))
+    layout.sort(key=lambda it: it.order)
+    level_one = True
+    for it in layout:
+        if it.category.value == "heading":
+            it.content["level"] = 1 if level_one else 2
+            level_one = False
+
+    items = layout
+    items.extend(formula_items(scan.formulas, cells.get))
+    for d in walk(tail, "drawing"):
+        rel = rels.get(rel_id(d) or "")
+        if rel is not None:
+            items.extend(drawing_items(pkg, rel.target, resolve))
+    items.extend(comment_items(pkg, rels, book.people))
+    items.extend(hyperlink_items(tail, rels, cells))
+    items.extend(validation_items(tail, resolve))
+    items.extend(widget_items(pkg, tail, rels))
+    items.extend(header_footer_items(tail))
+    return items
+
+
+def _without(grid: Grid, taken: list[Rect]) -> Grid:
+    if not taken:
+        return grid
+    copy = Grid(grid.r0, grid.c0, [list(r) for r in grid.rows])
+    for rect in taken:
+        copy.blank(rect)
+    return copy
+
+
+def _merge_at(merged: list[Rect], row: int, col: int) -> Rect | None:
+    for m in merged:
+        if m[0] == row and m[1] == col:
+            return m
+    return None
+
+
+def _cell_blocks(
+    cells: SheetCells,
+    taken: list[Rect],
+    merged: list[Rect],
+    fcells: set[Cell],
+    styles: Styles,
+    style_at: object,
+) -> list[Item]:
+    """Blocks of used cells as tables, a lone emphasised or merged title cell as a heading."""
+    found: list[Grid] = []
+    for g in cells.grids:
+        found.extend(blocks(_without(g, taken)))
+    found.sort(key=lambda b: (b.r0, b.c0))
+    out: list[Item] = []
+
+    def titled(row: int, col: int) -> tuple[bool, Rect | None]:
+        m = _merge_at(merged, row, col)
+        spans = m is not None and (m[3] > m[1] or m[2] > m[0])
+        return spans or styles.emphasised(style_at(row, col)), m  # type: ignore[operator]
+
+    for i, b in enumerate(found):
+        rows = b.rows
+        width = b.width
+        if len(rows) == 1 and width == 1 and i + 1 < len(found):
+            nxt = found[i + 1]
+            text = rows[0][0]
+            below = 1 <= nxt.r0 - b.r0 <= 3 and nxt.c0 <= b.c0 < nxt.c0 + max(nxt.width, 1)
+            ok, m = titled(b.r0, b.c0)
+            if below and ok and not _is_number(text):
+                out.append(heading_item(text, b.r0, b.c0, 1, m))
+                continue
+        j = lone_cell(rows)
+        if j == 0 and len(rows) >= 3 and width >= 2 and not _is_number(rows[0][0]):
+            ok, m = titled(b.r0, b.c0)
+            if ok:
+                out.append(heading_item(rows[0][0], b.r0, b.c0, 1, m))
+                b = Grid(b.r0 + 1, b.c0, rows[1:])
+        out.extend(table_items(b, merged, fcells))
+    return out
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", "").rstrip("%"))
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,298 @@
+"""One pass over a worksheet part's bytes: what python-calamine does not give.
+
+A worksheet part is `<worksheet> … <sheetData> cells </sheetData> merges, hyperlinks, data
+validations, header/footer, drawing links … </worksheet>`. The cells can be millions; the
+rest is small. So:
+
+- everything but the cells is parsed with lxml (the *tail*: the part with `sheetData` cut out);
+- the cells are scanned with C-speed regular expressions for the few facts we need: the real
+  extent of the used cells (never `<dimension>`), formulas, cells whose number format
+  calamine does not apply (percentages, fixed decimals), error values;
+- the values themselves come from calamine (`xlsx_cells`) when the extent is dense enough
+  for its dense grid, else from `read_cells` here (lxml iterparse, bounded by a cell cap),
+  which also serves sheets whose cells have no `r` references.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from dpe_server.errors import CorruptError
+from dpe_server.extractors.ooxml import parse_xml
+from dpe_server.extractors.xlsx_book import col_index, local, parse_ref, string_item
+from dpe_server.extractors.xlsx_format import GENERAL, Styles, general, show_number
+
+DENSE_MIN_AREA = 1_000_000
+"""A sheet whose used-cell rectangle is under this many cells is read densely by calamine."""
+DENSE_FACTOR = 4
+"""...or whose rectangle is at most this many times its cell count."""
+DENSE_MAX_AREA = 20_000_000
+"""Never hand calamine a rectangle larger than this: it allocates the whole grid."""
+
+Cell = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaCell:
+    row: int
+    col: int
+    text: str
+    """The formula without `=`; empty for a shared formula's dependent cells."""
+    kind: str
+    """normal, shared, array or dataTable."""
+    si: str | None = None
+    """The shared-formula group index."""
+
+
+@dataclass(slots=True)
+class SheetScan:
+    """The facts of one worksheet part that are not cell values."""
+
+    tail: etree._Element
+    cells: bytes
+    prefix: bytes
+    n_cells: int = 0
+    bounds: tuple[int, int, int, int] | None = None
+    """(row0, col0, row1, col1) of the cells, from their own references."""
+    refs_ok: bool = True
+    formulas: list[FormulaCell] = field(default_factory=list)
+    styled: dict[Cell, int] = field(default_factory=dict)
+    """Cells whose style has a number format calamine does not apply → style index."""
+    errors: dict[Cell, str] = field(default_factory=dict)
+
+    @property
+    def dense(self) -> bool:
+        """Whether calamine may read this sheet (its grid is allocated densely)."""
+        if not self.refs_ok or self.bounds is None:
+            return False
+        r0, c0, r1, c1 = self.bounds
+        area = (r1 - r0 + 1) * (c1 - c0 + 1)
+        return area <= DENSE_MAX_AREA and area <= max(DENSE_MIN_AREA, DENSE_FACTOR * self.n_cells)
+
+    def style_of(self, row: int, col: int) -> int:
+        """The style index of one cell (a targeted search; for a few cells only)."""
+        ref = f"{_letters(col)}{row + 1}".encode()
+        m = re.search(rb"<" + self.prefix + rb"c\b[^>]*?\br=\"" + ref + rb"\"[^>]*>", self.cells)
+        if m is None:
+            return 0
+        s = re.search(rb'\bs="(\d+)"', m.group(0))
+        return int(s.group(1)) if s else 0
+
+
+def _letters(col: int) -> str:
+    out = ""
+    n = col + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        out = chr(65 + rem) + out
+    return out
+
+
+_ROOT = re.compile(rb"<(\w+:)?(worksheet|chartsheet|dialogsheet|macrosheet)\b")
+_ATTR = re.compile(rb'\b(\w+)="([^"]*)"')
+
+
+def scan_sheet(data: bytes, special: set[int], part: str = "worksheet") -> SheetScan:
+    """Split a worksheet part into its tail (parsed) and its cells (scanned)."""
+    head = _ROOT.search(data, 0, 8192)
+    prefix = (head.group(1) or b"") if head else b""
+    open_tag = re.compile(rb"<" + re.escape(prefix) + rb"sheetData\b[^>]*?(/?)>")
+    m = open_tag.search(data)
+    if m is None or m.group(1):
+        cells = b""
+        tail_bytes = data
+    else:
+        close = b"</" + prefix + b"sheetData>"
+        end = data.find(close, m.end())
+        if end < 0:
+            raise CorruptError(f"The {part} part is cut short inside its cells.", transient=True)
+        cells = data[m.end() : end]
+        tail_bytes = data[: m.start()] + data[end + len(close) :]
+    scan = SheetScan(parse_xml(tail_bytes, part), cells, prefix)
+    if cells:
+        _scan_cells(scan, special)
+    return scan
+
+
+def _scan_cells(scan: SheetScan, special: set[int]) -> None:
+    p = re.escape(scan.prefix)
+    cells = scan.cells
+    c_tag = b"<" + scan.prefix + b"c"
+    scan.n_cells = cells.count(c_tag + b" ") + cells.count(c_tag + b">")
+    r_tag = b"<" + scan.prefix + b"row"
+    n_rows = cells.count(r_tag + b" ") + cells.count(r_tag + b">")
+    letters = re.findall(rb"<" + p + rb'c r="([A-Z]{1,3})\d', cells)
+    if len(letters) != scan.n_cells:
+        letters = re.findall(rb"<" + p + rb'c\b[^>]*?\br="([A-Z]{1,3})\d', cells)
+    rows = re.findall(rb"<" + p + rb'row r="(\d+)"', cells)
+    if len(rows) != n_rows:
+        rows = re.findall(rb"<" + p + rb'row\b[^>]*?\br="(\d+)"', cells)
+    scan.refs_ok = len(letters) == scan.n_cells and len(rows) == n_rows
+    if scan.refs_ok and scan.n_cells:
+        cols = [col_index(x.decode()) for x in set(letters)]
+        row_numbers = [int(x) for x in rows]
+        scan.bounds = (min(row_numbers) - 1, min(cols), max(row_numbers) - 1, max(cols))
+    if not scan.refs_ok:
+        return
+    if b"<" + scan.prefix + b"f" in cells:
+        scan.formulas = _formulas(cells, scan.prefix)
+    if special:
+        alt = b"|".join(str(i).encode() for i in sorted(special))
+        for m in re.finditer(rb"<" + p + rb'c\b[^>]*?\bs="(?:' + alt + rb')"[^>]*>', cells):
+            attrs = dict(_ATTR.findall(m.group(0)))
+            pos = parse_ref(attrs.get(b"r", b"").decode())
+            if pos is not None and attrs.get(b"t", b"n") == b"n":
+                scan.styled[pos] = int(attrs[b"s"])
+    if b't="e"' in cells:
+        pattern = rb"<" + p + rb'c\b([^>]*?\bt="e"[^>]*)>(.*?)</' + p + rb"c>"
+        for m in re.finditer(pattern, cells, re.DOTALL):
+            attrs = dict(_ATTR.findall(m.group(1)))
+            pos = parse_ref(attrs.get(b"r", b"").decode())
+            v = re.search(rb"<" + p + rb"v>([^<]*)</", m.group(2))
+            if pos is not None and v is not None:
+                scan.errors[pos] = v.group(1).decode("utf-8", "replace")
+
+
+def _unescape(text: bytes) -> str:
+    s = text.decode("utf-8", "replace")
+    if "&" in s:
+        s = (
+            s.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", '"')
+            .replace("&apos;", "'")
+            .replace("&amp;", "&")
+        )
+    return s
+
+
+def _formulas(cells: bytes, prefix: bytes) -> list[FormulaCell]:
+    p = re.escape(prefix)
+    out: list[FormulaCell] = []
+    c_open = b"<" + prefix + b"c"
+    pattern = re.compile(rb"<" + p + rb"f\b([^>]*?)(?:/>|>(.*?)</" + p + rb"f>)", re.DOTALL)
+    for m in pattern.finditer(cells):
+        start = cells.rfind(c_open, 0, m.start())
+        if start < 0:
+            continue
+        tag_end = cells.find(b">", start)
+        attrs = dict(_ATTR.findall(cells[start:tag_end]))
+        pos = parse_ref(attrs.get(b"r", b"").decode())
+        if pos is None:
+            continue
+        f_attrs = dict(_ATTR.findall(m.group(1)))
+        kind = f_attrs.get(b"t", b"normal").decode()
+        si = f_attrs.get(b"si")
+        text = _unescape(m.group(2) or b"")
+        if not text and kind != "shared":
+            continue
+        out.append(FormulaCell(pos[0], pos[1], text, kind, si.decode() if si else None))
+    return out
+
+
+# --- the slow, exact reader --------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class SparseCells:
+    """Cells read one by one (sheets calamine must not read): display strings by position."""
+
+    values: dict[Cell, str] = field(default_factory=dict)
+    styles: dict[Cell, int] = field(default_factory=dict)
+    formulas: list[FormulaCell] = field(default_factory=list)
+    truncated: bool = False
+
+
+def read_cells(
+    data: bytes, strings: list[str], styles: Styles, date1904: bool, max_cells: int
+) -> SparseCells:
+    """Every non-empty cell of a worksheet part, streamed with lxml; at most `max_cells`."""
+    out = SparseCells()
+    row = -1
+    col = -1
+    parser = etree.iterparse(
+        io.BytesIO(data),
+        events=("start", "end"),
+        resolve_entities=False,
+        no_network=True,
+        huge_tree=False,
+    )
+    try:
+        for event, el in parser:
+            name = local(el)
+            if event == "start":
+                if name == "row":
+                    r = el.get("r")
+                    row = int(r) - 1 if r and r.isdigit() else row + 1
+                    col = -1
+                elif name == "c":
+                    pos = parse_ref(el.get("r", ""))
+                    row, col = pos if pos is not None else (max(row, 0), col + 1)
+                continue
+            if name != "c":
+                if name == "row":
+                    el.clear()
+                continue
+            _read_cell(el, (row, col), out, strings, styles, date1904)
+            el.clear()
+            if len(out.values) >= max_cells:
+                out.truncated = True
+                break
+    except etree.XMLSyntaxError as exc:
+        raise CorruptError(f"A worksheet part is not well-formed XML ({exc.msg}).") from None
+    return out
+
+
+def _read_cell(
+    el: etree._Element,
+    pos: Cell,
+    out: SparseCells,
+    strings: list[str],
+    styles: Styles,
+    date1904: bool,
+) -> None:
+    t = el.get("t", "n")
+    xf = int(el.get("s", "0") or 0) if (el.get("s") or "0").isdigit() else 0
+    if xf:
+        out.styles[pos] = xf
+    v_text: str | None = None
+    for child in el:
+        name = local(child)
+        if name == "v":
+            v_text = child.text or ""
+        elif name == "f":
+            kind = child.get("t", "normal")
+            if child.text or kind == "shared":
+                out.formulas.append(
+                    FormulaCell(pos[0], pos[1], child.text or "", kind, child.get("si"))
+                )
+        elif name == "is":
+            v_text = string_item(child)
+    if v_text is None:
+        return
+    value = _typed(t, v_text, strings, styles.format(xf) if xf else GENERAL, date1904)
+    if value != "":
+        out.values[pos] = value
+
+
+def _typed(t: str, v: str, strings: list[str], fmt: object, date1904: bool) -> str:
+    if t == "s":
+        try:
+            return strings[int(v)]
+        except (ValueError, IndexError):
+            return ""
+    if t == "b":
+        return "TRUE" if v.strip() in ("1", "true") else "FALSE"
+    if t in ("str", "inlineStr", "e", "d"):
+        return v
+    try:
+        number = float(v)
+    except ValueError:
+        return v
+    if fmt is GENERAL:
+        return general(number)
+    return show_number(number, fmt, date1904)  # type: ignore[arg-type]
