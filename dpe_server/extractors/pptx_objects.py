@@ -18,6 +18,7 @@ from dpe_server.extractors.drawingml import (
     image_mime,
     image_size,
     parse_chart,
+    smartart_drawing_texts,
     smartart_nodes,
 )
 from dpe_server.extractors.pptx_context import SlideContext, shape_meta
@@ -29,6 +30,7 @@ URI_CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
 URI_CHARTEX = "http://schemas.microsoft.com/office/drawing/2014/chartex"
 URI_DIAGRAM = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
 URI_OLE = "http://schemas.openxmlformats.org/presentationml/2006/ole"
+NS_DSP = "http://schemas.microsoft.com/office/drawing/2008/diagram"
 NS_P14 = "http://schemas.microsoft.com/office/powerpoint/2010/main"
 
 MAX_IMAGE_READ = 32 * 1024 * 1024
@@ -144,12 +146,22 @@ def chart(frame: etree._Element, rid: str | None, ctx: SlideContext) -> None:
     ctx.sink.add(Category.CHART, summary, content, shape_meta(frame, part=part))
 
 
+def _drawing_texts(data_root: etree._Element, ctx: SlideContext) -> list[str]:
+    """The texts of the diagram's drawing part (PowerPoint's rendering of it), named by the
+    data model's `dsp:dataModelExt relId` among the slide's relationships."""
+    ext = next(data_root.iter(f"{{{NS_DSP}}}dataModelExt"), None)
+    found = None if ext is None else _xml_part(ctx, ext.get("relId"))
+    return [] if found is None else smartart_drawing_texts(found[1])
+
+
 def diagram(frame: etree._Element, rel_ids: etree._Element, ctx: SlideContext) -> None:
     found = _xml_part(ctx, rel_ids.get(f"{R}dm"))
     if found is None:
         return
     part, root = found
     nodes = smartart_nodes(root)
+    if not nodes:
+        nodes = _drawing_texts(root, ctx)
     content = diagram_content(nodes)
     ctx.sink.add(
         Category.DIAGRAM,
