@@ -38,6 +38,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from lxml import etree
 
@@ -139,38 +140,49 @@ _DATE_CODE = re.compile(r"[dmyhs]", re.IGNORECASE)
 _QUOTED = re.compile(r'"[^"]*"|\[[^\]]*\]|\\.')
 
 
-def _display(value: int | float, code: str, date1904: bool) -> str:
-    """A cached number shown with (a simple reading of) its number format."""
+@lru_cache(maxsize=64)
+def _formatter(code: str, date1904: bool) -> Callable[[float], str]:
+    """How a cached number shows under (a simple reading of) its number format code."""
     bare = _QUOTED.sub("", code or "")
-    if bare and bare.lower() != "general" and _DATE_CODE.search(bare) and 0 <= value < 2958466:
-        base = datetime(1904, 1, 1) if date1904 else datetime(1899, 12, 30)
-        moment = base + timedelta(days=float(value))
-        has_time = "h" in bare.lower() or "s" in bare.lower()
-        return moment.strftime("%Y-%m-%d %H:%M" if has_time else "%Y-%m-%d")
     decimals = re.search(r"0\.(0{1,10})", bare)
+    places = len(decimals.group(1)) if decimals else 0
+    if bare and bare.lower() != "general" and _DATE_CODE.search(bare):
+        base = datetime(1904, 1, 1) if date1904 else datetime(1899, 12, 30)
+        pattern = "%Y-%m-%d %H:%M" if re.search("[hs]", bare, re.IGNORECASE) else "%Y-%m-%d"
+
+        def date(value: float) -> str:
+            if not 0 <= value < 2958466:  # Excel's last date is 9999-12-31
+                return format_number(value)
+            return (base + timedelta(days=float(value))).strftime(pattern)
+
+        return date
     if "%" in bare:
-        places = len(decimals.group(1)) if decimals else 0
-        return f"{value * 100:.{places}f}%"
+        return lambda value: f"{value * 100:.{places}f}%"
+    grouping = "," if "#,##" in bare else ""
     if decimals:
-        grouping = "," if "#,##" in bare else ""
-        return f"{value:{grouping}.{len(decimals.group(1))}f}"
-    if "#,##" in bare:
-        return format_number(value)
-    return format_number(value).replace(",", "")
+        return lambda value: f"{value:{grouping}.{places}f}"
+    if grouping:
+        return format_number
+    return lambda value: format_number(value).replace(",", "")
 
 
 def _points(cache: etree._Element, ns: str = _C) -> tuple[int, dict[int, str]]:
     """(declared point count, {index: text}) of a c:strCache/c:numCache/lit or a cx:lvl."""
     count_el = cache.find(ns + "ptCount")
     declared = cache.get("ptCount") if count_el is None else count_el.get("val")
+    v_tag = ns + "v"
     pts: dict[int, str] = {}
-    for pt in cache.iterfind(ns + "pt"):
+    for pt in cache.iterchildren(ns + "pt"):
         try:
             idx = int(pt.get("idx", len(pts)))
         except ValueError:
             continue
-        v = pt.find(ns + "v")
-        pts[idx] = (v.text if v is not None else pt.text) or ""
+        text = pt.text if len(pt) == 0 else None  # cx:pt holds its value as text
+        for child in pt:
+            if child.tag == v_tag:
+                text = child.text
+                break
+        pts[idx] = text or ""
     try:
         count = int(declared) if declared is not None else 0
     except ValueError:
@@ -234,6 +246,13 @@ def _join_levels(count: int, levels: Sequence[Mapping[int, str]]) -> list[str | 
     return out
 
 
+def _show(text: str | None, show: Callable[[float], str]) -> str | None:
+    value = _number(text)
+    if value is None:
+        return text if text else None
+    return show(value)
+
+
 class _Reader:
     """Reads the data sources of one chart part (date system, resolver)."""
 
@@ -256,18 +275,13 @@ class _Reader:
             count, pts = _points(cache)
             if tag.startswith("num"):
                 code = cache.findtext(_C + "formatCode") or "General"
-                return [self._show(pts.get(i), code) for i in range(count)]
+                show = _formatter(code, self.date1904)
+                return [_show(pts.get(i), show) for i in range(count)]
             return _fill(count, pts)
         resolved = _resolved(src, self.resolve)
         if resolved is not None:
             return [s if s != "" else None for s in resolved]
         return _fill(*_points(cache)) if cache is not None else []
-
-    def _show(self, text: str | None, code: str) -> str | None:
-        value = _number(text)
-        if value is None:
-            return text if text else None
-        return _display(value, code, self.date1904)
 
     def _multi_level(self, src: etree._Element) -> list[str | None]:
         cache = src.find(_C + "multiLvlStrCache")
