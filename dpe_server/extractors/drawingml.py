@@ -3,17 +3,26 @@
 Everything here is pure: it takes parsed XML (from `Package.xml`) or bytes and returns plain
 data for an element's `content` (SPEC §4). Nothing opens files.
 
-Charts (`parse_chart`, `data_summary`)
+Charts (`parse_chart`; `data_summary` and `format_number` in `drawingml_summary`)
     `parse_chart(chartSpace, resolve)` reads a chart part (`c:chartSpace`, and Office 2016
     `cx:chartSpace` charts: waterfall, treemap, sunburst, funnel, histogram, box-whisker, map)
     into `{chart_type, title, series: [{name, categories, values}], data_summary}` plus
     `chart_types` (combo charts: every plot type in order; `chart_type` is the first),
     `bar_direction`, `grouping`, `axis_titles` ({"x", "y", "x2", "y2"} by axis position),
     `title_auto` (True when the title is the series name, see below) where they apply.
-    Data comes from the caches in the part; a reference with no cached points is handed to
-    `resolve(formula)` when given. Title: the explicit `c:title` (rich text or its cache);
+    Data comes from the caches in the part (`c:strCache`, `c:numCache`, `c:strLit`,
+    `c:numLit`, `c:multiLvlStrCache`); a reference with no cached point is handed to
+    `resolve(formula)` when given, whose display strings are turned into numbers for values
+    ("1,250" → 1250, "12%" → 0.12, "(3)" → -3, else None). Values are int when integral,
+    else float, None for blanks, errors and non-finite numbers. Categories are display
+    strings: numeric ones read through their format code (dates as ISO `2024-01-31`, the
+    workbook's 1904 date system honoured, percents, fixed decimals); multi-level categories
+    read "2024 / Q1"; scatter and bubble charts take their x values as categories (and
+    bubble `sizes`). At most `MAX_POINTS` points per source. `mc:AlternateContent` yields
+    its Fallback; c14/c15 extensions (`c:extLst`, filtered series) are ignored.
+    Title: the explicit `c:title` (rich text, else its reference's cache or `resolve`);
     with no explicit title, a single-series chart whose auto title is not deleted is titled
-    by its series name, as Excel and PowerPoint show it; otherwise "".
+    by its series name (`title_auto: true`), as Excel and PowerPoint show it; otherwise "".
 
 SmartArt (`smartart_nodes`, `diagram_content`)
     The node texts of a diagram data part (`dgm:dataModel`), in document order, and the
@@ -23,7 +32,7 @@ SmartArt (`smartart_nodes`, `diagram_content`)
 Math
     `omml_to_linear` (re-exported from `omml`) turns OMML into linear text.
 
-Pictures (`image_mime`, `image_size`, `emu_to_px`)
+Pictures (`image_mime`, `image_size`, `emu_to_px`; in `drawingml_images`)
     The mime type from magic bytes (or the part name), the pixel size from the header bytes
     of png, jpeg, gif, bmp, webp and tiff without Pillow, and EMU → px (9525 EMU per px).
 
