@@ -554,3 +554,49 @@ def test_corpus_parts_parse(corpus: Path) -> None:
     assert counts["chart"] > 0
     assert counts["diagram"] > 0
     assert counts["math"] > 0
+
+
+CX_VARIANTS = [
+    pytest.param(
+        "<cx:numDim type='size'><cx:numLvl ptCount='2'><cx:pt idx='0'>22</cx:pt>"
+        "<cx:pt idx='1'>8</cx:pt></cx:numLvl></cx:numDim>",
+        "<cx:tx><cx:rich><a:p><a:r><a:t>Tree</a:t></a:r></a:p></cx:rich></cx:tx>",
+        [22, 8],
+        "Tree",
+        id="numLvl-size-rich-title",
+    ),
+    pytest.param(
+        "<cx:numDim type='val'><cx:f>S!$B$2:$B$3</cx:f></cx:numDim>",
+        "<cx:rich><a:p><a:r><a:t>Direct</a:t></a:r></a:p></cx:rich>",
+        [5, 1250],
+        "Direct",
+        id="no-cache-resolved",
+    ),
+]
+
+
+@pytest.mark.parametrize(("dim", "title", "values", "expected_title"), CX_VARIANTS)
+def test_parse_chart_chartex_variants(
+    dim: str, title: str, values: list[int], expected_title: str
+) -> None:
+    root = xml(
+        f"<cx:chartSpace><cx:chartData><cx:data id='3'>{dim}</cx:data></cx:chartData>"
+        f"<cx:chart><cx:title>{title}</cx:title><cx:plotArea><cx:plotAreaRegion>"
+        "<cx:series layoutId='treemap'><cx:tx><cx:txData><cx:f>S!$B$1</cx:f></cx:txData>"
+        "</cx:tx><cx:dataId val='3'/></cx:series></cx:plotAreaRegion></cx:plotArea>"
+        "</cx:chart></cx:chartSpace>"
+    )
+    cells = {"S!$B$2:$B$3": ["5", "1,250"], "S!$B$1": ["Size"]}
+    out = parse_chart(root, lambda ref: cells[ref])
+    assert (out["title"], out["series"][0]["values"]) == (expected_title, values)
+    assert out["series"][0]["name"] == "Size"
+
+
+def test_parse_chart_chartex_without_data_does_not_fail() -> None:
+    root = xml(
+        "<cx:chartSpace><cx:chart><cx:plotArea><cx:plotAreaRegion>"
+        "<cx:series layoutId='funnel'/></cx:plotAreaRegion></cx:plotArea></cx:chart>"
+        "</cx:chartSpace>"
+    )
+    out = parse_chart(root)
+    assert (out["chart_type"], out["series"][0]["values"]) == ("funnel", [])

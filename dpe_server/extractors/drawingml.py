@@ -397,7 +397,7 @@ def _axis_titles(plot_area: etree._Element, reader: _Reader) -> dict[str, JSON]:
 def parse_chart(root: etree._Element, resolve: Resolver | None = None) -> dict[str, JSON]:
     """A chart part's root (`c:chartSpace` or `cx:chartSpace`) as chart element content."""
     if root.tag == _CX + "chartSpace":
-        return _parse_chartex(root)
+        return _parse_chartex(root, resolve)
     date1904 = _val(root.find(_C + "date1904"), "0") in ("1", "true")
     reader = _Reader(resolve, date1904)
     chart = root if root.tag == _C + "chart" else root.find(_C + "chart")
@@ -445,7 +445,12 @@ _CX_TYPES = {
 }
 
 
-def _cx_dims(root: etree._Element) -> dict[str, dict[str, list[str | None]]]:
+_CX_LEVELS = {_CX + "lvl", _CX + "numLvl", _CX + "strLvl"}
+
+
+def _cx_dims(
+    root: etree._Element, resolve: Resolver | None
+) -> dict[str, dict[str, list[str | None]]]:
     """{data id: {dimension type: display strings}} from cx:chartData."""
     out: dict[str, dict[str, list[str | None]]] = {}
     for data in root.iterfind(f"{_CX}chartData/{_CX}data"):
@@ -453,31 +458,43 @@ def _cx_dims(root: etree._Element) -> dict[str, dict[str, list[str | None]]]:
         for dim in data:
             if dim.tag not in (_CX + "strDim", _CX + "numDim"):
                 continue
-            levels = list(dim.iterfind(_CX + "lvl"))
-            if not levels:
+            kind = dim.get("type", "cat" if dim.tag == _CX + "strDim" else "val")
+            levels = [_points(lvl, _CX) for lvl in dim if lvl.tag in _CX_LEVELS]
+            if not any(pts for _, pts in levels):
+                formula = (dim.findtext(_CX + "f") or "").strip()
+                if resolve is not None and formula:
+                    dims.setdefault(kind, [v or None for v in resolve(formula)[:MAX_POINTS]])
                 continue
-            count = max(_points(lvl, _CX)[0] for lvl in levels)
+            count = max(n for n, _ in levels)
             if dim.tag == _CX + "numDim":
-                dims.setdefault(dim.get("type", "val"), _fill(*_points(levels[0], _CX)))
+                dims.setdefault(kind, _fill(*levels[0]))
             else:
-                pts = [_points(lvl, _CX)[1] for lvl in levels]
-                dims.setdefault(dim.get("type", "cat"), _join_levels(count, pts))
+                dims.setdefault(kind, _join_levels(count, [pts for _, pts in levels]))
         out[data.get("id", "0")] = dims
     return out
 
 
-def _cx_text(tx: etree._Element | None) -> str:
-    if tx is None:
+def _cx_text(owner: etree._Element | None, resolve: Resolver | None) -> str:
+    """The text of a cx:title or cx:tx: rich text, else `cx:v`, else its formula resolved."""
+    if owner is None:
         return ""
-    rich = tx.find(_CX + "rich")
-    if rich is not None:
-        return text_of(rich, " ")
-    return " ".join((tx.findtext(f"{_CX}txData/{_CX}v") or "").split())
+    for rich in owner.iter(_CX + "rich"):
+        text = text_of(rich, " ")
+        if text:
+            return text
+    for v in owner.iter(_CX + "v"):
+        text = " ".join((v.text or "").split())
+        if text:
+            return text
+    formula = (owner.findtext(f".//{_CX}f") or "").strip()
+    if resolve is not None and formula:
+        return " ".join(t for t in resolve(formula) if t)
+    return ""
 
 
-def _parse_chartex(root: etree._Element) -> dict[str, JSON]:
+def _parse_chartex(root: etree._Element, resolve: Resolver | None) -> dict[str, JSON]:
     """An Office 2016 chart (`cx:chartSpace`: waterfall, treemap, funnel...) from its data."""
-    dims = _cx_dims(root)
+    dims = _cx_dims(root, resolve)
     series: list[dict[str, JSON]] = []
     types: list[str] = []
     for ser in root.iterfind(f"{_CX}chart/{_CX}plotArea/{_CX}plotAreaRegion/{_CX}series"):
@@ -486,16 +503,17 @@ def _parse_chartex(root: etree._Element) -> dict[str, JSON]:
         if kind not in types:
             types.append(kind)
         data = dims.get(_val(ser.find(_CX + "dataId"), "0") or "0", {})
-        raw = data.get("val") or data.get("size") or []
+        raw = data.get("val") or data.get("size") or data.get("y") or []
+        cats = data.get("cat") or data.get("entityId") or data.get("x") or []
         series.append(
             {
-                "name": _cx_text(ser.find(_CX + "tx")),
-                "categories": [c or "" for c in data.get("cat", [])],
-                "values": [_number(v) for v in raw],
+                "name": _cx_text(ser.find(_CX + "tx"), resolve),
+                "categories": [c or "" for c in cats],
+                "values": [None if v is None else _display_number(v) for v in raw],
             }
         )
     chart_type = types[0] if types else "unknown"
-    title = _cx_text(root.find(f"{_CX}chart/{_CX}title/{_CX}tx"))
+    title = _cx_text(root.find(f"{_CX}chart/{_CX}title"), resolve)
     out: dict[str, JSON] = {"chart_type": chart_type, "title": title, "series": series}
     out["data_summary"] = data_summary(chart_type, series)
     if len(types) > 1:
