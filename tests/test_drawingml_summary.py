@@ -115,3 +115,9 @@ def test_data_summary_ignores_non_finite_values() -> None:
     assert (
         data_summary("line", [s]) == "S rises from 1 (C1) to 3 (C4); highest 3 (C4), lowest 1 (C1)."
     )
+
+
+def test_data_summary_shortens_long_categories() -> None:
+    s = series_of("S", [1, 2], ["short", "a very long\ncategory label " + "x" * 60])
+    text = data_summary("line", [s])
+    assert "(a very long category label xxxxxxxxxxxx…)" in text

@@ -23,6 +23,7 @@ from dpe_server.model import JSON
 
 MAX_SERIES = 3
 MAX_SHARES = 5
+MAX_LABEL = 40
 
 
 def format_number(value: float) -> str:
@@ -49,8 +50,14 @@ def _numbers(series: Mapping[str, JSON]) -> list[tuple[float, str]]:
         if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
             continue
         cat = str(categories[i]) if i < len(categories) and categories[i] not in (None, "") else ""
-        out.append((v, cat or str(i + 1)))
+        out.append((v, _label(cat) or str(i + 1)))
     return out
+
+
+def _label(category: str) -> str:
+    """A category as it reads inside a sentence: one line, at most `MAX_LABEL` characters."""
+    flat = " ".join(category.split())
+    return flat if len(flat) <= MAX_LABEL else flat[: MAX_LABEL - 1].rstrip() + "…"
 
 
 def _xy_points(points: Sequence[tuple[float, str]]) -> list[tuple[float, str]]:
