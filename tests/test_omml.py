@@ -108,6 +108,15 @@ OMML_CASES = [
     ),
     pytest.param(f"<m:box>{e(r('y'))}</m:box>", "y", id="unknown-recursed"),
     pytest.param(
+        f"<m:sSup><m:e><m:d><m:dPr><m:begChr m:val='|'/><m:endChr m:val='|'/></m:dPr>"
+        f"{e(r('x'))}</m:d></m:e>{e(r('2'), 'sup')}</m:sSup>",
+        "|x|^2",
+        id="abs-base",
+    ),
+    pytest.param(
+        f"<m:f>{e(r('|a|+|b|'), 'num')}{e(r('2'), 'den')}</m:f>", "(|a|+|b|)/2", id="abs-sum"
+    ),
+    pytest.param(
         r("a") + f"<w:del>{r('b')}</w:del><w:ins>{r('c')}</w:ins>", "ac", id="tracked-changes"
     ),
     pytest.param(

@@ -93,6 +93,8 @@ def _wrapped(text: str) -> bool:
     """True when `text` is one bracketed group, such as `(a+b)` (not `(a)(b)`)."""
     if len(text) < 2 or text[0] not in _OPEN_CLOSE or text[-1] != _OPEN_CLOSE[text[0]]:
         return False
+    if text[0] in "|‖":  # absolute values and norms: |a| is one group, |a|+|b| is not
+        return text.count(text[0]) == 2
     depth = 0
     for i, ch in enumerate(text):
         if ch in "([{⟨":
