@@ -443,3 +443,25 @@ def test_pptx_other_ooxml_is_unsupported() -> None:
     out.seek(0)
     with pytest.raises(UnsupportedError):
         probe(out, DEFAULT_LIMITS)
+
+
+def test_pptx_rtl_detected_from_script_without_flag(i18n: Document) -> None:
+    assert _content(i18n, "p1-txt1") == {"text": "שלום עולם SENT_HEBREW", "direction": "rtl"}
+
+
+def test_pptx_strict_ooxml_is_unsupported_not_silently_empty() -> None:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr(
+            "_rels/.rels",
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            '<Relationship Id="rId1" Target="ppt/presentation.xml" Type="http://purl.oclc.org/'
+            'ooxml/officeDocument/relationships/officeDocument"/></Relationships>',
+        )
+        z.writestr(
+            "ppt/presentation.xml",
+            '<p:presentation xmlns:p="http://purl.oclc.org/ooxml/presentationml/main"/>',
+        )
+    out.seek(0)
+    with pytest.raises(UnsupportedError, match="Strict"):
+        probe(out, DEFAULT_LIMITS)

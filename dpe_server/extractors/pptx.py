@@ -48,6 +48,8 @@ VERSION = "1"
 RT_OFFICE_DOC = "officeDocument"
 RT_MODERN_AUTHORS = "http://schemas.microsoft.com/office/2018/10/relationships/authors"
 
+STRICT_PRESENTATION = "{http://purl.oclc.org/ooxml/presentationml/main}presentation"
+
 T = TypeVar("T")
 
 
@@ -82,6 +84,11 @@ class Deck:
             )
         self.part = main
         self.root = pkg.xml(main)
+        if self.root.tag == STRICT_PRESENTATION:
+            raise UnsupportedError(
+                "This presentation is saved as Strict Open XML; save it as a standard .pptx "
+                "to read it."
+            )
         self.rels = pkg.rels(main)
         self.slides: list[str] = []
         for sld in self.root.iterfind(f"{P}sldIdLst/{P}sldId"):

@@ -14,6 +14,7 @@ text body with it, and `blocks` groups consecutive paragraphs into elements:
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -72,6 +73,21 @@ _BULLET_TAGS: dict[str, Bullet] = {
     A + "buBlip": "char",
     A + "buAutoNum": "num",
 }
+
+
+def is_rtl(text: str) -> bool:
+    """True when the first strongly directional character is right-to-left (Hebrew, Arabic)."""
+    for ch in text:
+        if ch < "\u0590":
+            if ch.isalpha():
+                return False
+            continue
+        kind = unicodedata.bidirectional(ch)
+        if kind in ("R", "AL"):
+            return True
+        if kind == "L":
+            return False
+    return False
 
 
 def is_monospace(typeface: str | None) -> bool:
@@ -221,7 +237,7 @@ def read_paragraphs(txbody: etree._Element | None, chain: Chain) -> list[Paragra
         if text.strip():
             bullet = _bullet_of(ppr) or chain.bullet(level)
             mono = bool(reader.faces) and all(reader.faces)
-            rtl = ppr is not None and ppr.get("rtl") in ("1", "true")
+            rtl = (ppr is not None and ppr.get("rtl") in ("1", "true")) or is_rtl(text)
             out.append(Paragraph(text, level, bullet, mono, reader.links, rtl=rtl))
         out.extend(Paragraph("", level, "none", False, formula=f) for f in reader.formulas if f)
     return out
