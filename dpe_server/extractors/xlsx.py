@@ -24,7 +24,7 @@ from lxml import etree
 
 from dpe_server.errors import CorruptError, DpeError, ExtractionError, UnsupportedError
 from dpe_server.extractors import Extractor, Limits
-from dpe_server.extractors.ooxml import Package, split_keywords
+from dpe_server.extractors.ooxml import Package, normalize_name, split_keywords
 from dpe_server.extractors.xlsx_book import (
     SheetInfo,
     Workbook,
@@ -235,9 +235,25 @@ class _Book:
         return builder.build(info.name, meta)
 
 
+def _refuse_duplicates(pkg: Package, f: BinaryIO) -> None:
+    """Two zip members with one part name: readers disagree on which is real, so refuse."""
+    f.seek(0)
+    with zipfile.ZipFile(f) as z:
+        names = [normalize_name(n).lower() for n in z.namelist()]
+    seen: set[str] = set()
+    for name in names:
+        if name in seen and not name.endswith("/"):
+            raise CorruptError(
+                f"The package holds two parts named {name}, so which one is real is "
+                "ambiguous; re-save the file from Excel to read it."
+            )
+        seen.add(name)
+
+
 def _run(f: BinaryIO, limits: Limits, indices: Sequence[int] | None) -> Document:
     try:
         with Package(f, "xlsx", limits) as pkg:
+            _refuse_duplicates(pkg, f)
             book = _Book(pkg, limits)
             sheets = book.wb.sheets[: limits.max_pages]
             wanted = range(len(sheets)) if indices is None else indices

@@ -48,7 +48,7 @@ class Grid:
 
     @property
     def width(self) -> int:
-        return max((len(r) for r in self.rows), default=0)
+        return max(map(len, self.rows), default=0)
 
     def get(self, row: int, col: int) -> str:
         i, j = row - self.r0, col - self.c0
@@ -102,11 +102,11 @@ def dense_cells(
 ) -> SheetCells:
     """calamine's rows (values, `""` empty) as display strings, honouring number formats."""
     truncated = False
-    width = max((len(r) for r in raw), default=0)
+    width = max(map(len, raw), default=0)
     if width and len(raw) * width > max_cells:
         raw = raw[: max(max_cells // width, 1)]
         truncated = True
-    rows = [[v if v.__class__ is str else show(v) for v in row] for row in raw]
+    rows = _display_rows(raw)
     r0, c0 = origin
     for (r, c), xf in scan.styled.items():
         i, j = r - r0, c - c0
@@ -119,6 +119,33 @@ def dense_cells(
         if 0 <= i < len(rows) and 0 <= j < len(rows[i]):
             rows[i][j] = text
     return SheetCells([Grid(r0, c0, rows)], truncated)
+
+
+_GENERAL = "{:.15g}".format
+
+
+def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
+    """One column of calamine values as display strings; C-level maps for uniform columns."""
+    kinds = set(map(type, col))
+    if kinds == {str}:
+        return col
+    if kinds == {float}:
+        return list(map(_GENERAL, col))
+    if col and col[0].__class__ is str and set(map(type, col[1:])) == {float}:
+        return [col[0], *map(_GENERAL, col[1:])]  # a header over numbers
+    return [v if v.__class__ is str else show(v) for v in col]
+
+
+def _display_rows(raw: list[list[Any]]) -> list[list[str]]:
+    """calamine rows as display strings, converted column by column (much faster than
+    a call per cell: a column is usually all text or all numbers)."""
+    if not raw:
+        return []
+    width = max(map(len, raw))
+    if any(len(r) != width for r in raw):
+        raw = [r + [""] * (width - len(r)) for r in raw]
+    columns = [_display_column(c) for c in zip(*raw, strict=True)]
+    return list(map(list, zip(*columns, strict=True)))
 
 
 def sparse_cells(cells: SparseCells, max_area: int) -> SheetCells:
@@ -241,7 +268,7 @@ def table_items(
         top = block.r0 if index == 0 else first
         content: dict[str, JSON] = {
             "headers": headers,
-            "rows": [list(r) for r in chunk],
+            "rows": chunk,
             "total_rows": len(chunk),
             "total_columns": width,
         }

@@ -245,7 +245,7 @@ def widget_items(
             kind = _WIDGET_KINDS.get(data.get("ObjectType", "").lower())
             if kind is None:
                 continue
-            text = " ".join(" ".join(t.itertext()).split() for t in walk(shape, "textbox"))
+            text = " ".join(w for t in walk(shape, "textbox") for w in "".join(t.itertext()).split())
             w: dict[str, JSON] = {"kind": kind, "name": shape.get("id", ""), "text": text}
             checked = _client_text(data, "Checked")
             if kind in ("check_box", "option_button"):

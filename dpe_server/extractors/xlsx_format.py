@@ -193,9 +193,7 @@ _EPOCH_1904 = datetime(1904, 1, 1)
 
 def general(v: float) -> str:
     """A number as Excel's General format shows it (integers without `.0`)."""
-    if v != v or v in (float("inf"), float("-inf")):
-        return str(v)
-    if v.is_integer() and abs(v) < 1e15:
+    if v.is_integer() and -1e15 < v < 1e15:
         return str(int(v))
     return f"{v:.15g}"
 
