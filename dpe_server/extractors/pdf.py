@@ -17,7 +17,7 @@ Page title: the page's first outline entry, else its first heading, else `Page {
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import BinaryIO
 
 from pypdf import PdfReader
@@ -35,6 +35,8 @@ from dpe_server.extractors.pdf_open import PLAIN_ERRORS, open_pdf, translated
 from dpe_server.extractors.pdf_props import outline_map, properties
 from dpe_server.extractors.pdf_tables import ruled_tables
 from dpe_server.model import JSON, Category, Document, Page, PageBuilder, Properties
+
+__all__ = ["EXTRACTOR", "SCANNED", "collect_page", "extract", "extract_pages", "probe"]
 
 VERSION = "1"
 SCANNED = "Scanned page (no text layer)"
@@ -75,20 +77,19 @@ class _Doc:
         except PLAIN_ERRORS:
             return 0.0, 0.0, 612.0, 792.0
 
-    def content(self, index: int, *, ops: bool = True) -> PageContent:
+    def content(self, index: int) -> PageContent:
+        """The page's one pass (kept, since a neighbour's pass serves the page later)."""
         hit = self._contents.get(index)
-        if hit is not None and (hit.with_ops or not ops):
-            return hit
-        page = self.reader.pages[index]
-        found = collect_page(page, self.limits.max_chars_per_page, want_ops=ops)
-        self._contents[index] = found
-        return found
+        if hit is None:
+            hit = collect_page(self.reader.pages[index], self.limits.max_chars_per_page)
+            self._contents[index] = hit
+        return hit
 
     def edges(self, index: int) -> list[EdgeLine]:
         hit = self._edges.get(index)
         if hit is None:
             try:
-                hit = edge_lines(self.content(index, ops=False).runs, self.box(index))
+                hit = edge_lines(self.content(index).runs, self.box(index))
             except PLAIN_ERRORS:
                 hit = []
             self._edges[index] = hit
@@ -173,6 +174,27 @@ def _image_blocks(doc: _Doc, index: int, content: PageContent, scanned: bool) ->
     return blocks
 
 
+class _Capped(PageBuilder):
+    """A PageBuilder that stops at `max_elements_per_page` and remembers that it did."""
+
+    def __init__(self, page_index: int, cap: int) -> None:
+        super().__init__(page_index)
+        self.cap = cap
+        self.truncated = False
+
+    def add(
+        self,
+        category: Category,
+        summary: str,
+        content: Mapping[str, JSON],
+        metadata: Mapping[str, JSON] | None = None,
+    ) -> str:
+        if len(self) >= self.cap:
+            self.truncated = True
+            return ""
+        return super().add(category, summary, content, metadata)
+
+
 def _add_block(b: PageBuilder, block: Block) -> None:
     c = block.content
     kind = block.kind
@@ -216,6 +238,8 @@ def _page(doc: _Doc, index: int) -> Page:
     mine = doc.own_edges(index, content)
     furniture = repeated(mine, [doc.edges(j) for j in neighbours])
     furniture_runs = {id(r) for e in furniture for r in e.line.runs}
+    if len(furniture_runs) >= len(content.runs):
+        furniture, furniture_runs = [], set()
     body_runs = [r for r in content.runs if id(r) not in furniture_runs]
 
     tables, flow_runs = ruled_tables(body_runs, content.segments)
@@ -230,14 +254,11 @@ def _page(doc: _Doc, index: int) -> Page:
     blocks = _insert_by_position(blocks, [*tables, *placed])
     blocks += [im for im in images if im.top < 0]
 
-    b = PageBuilder(index)
+    b = _Capped(index, limits.max_elements_per_page)
     for edge in furniture:
         if edge.top:
             b.add(Category.HEADER, summaries.header(edge.line.text), {"text": edge.line.text})
     for block in blocks:
-        if len(b) >= limits.max_elements_per_page:
-            meta["truncated"] = True
-            break
         _add_block(b, block)
     _add_annotations(doc, index, body_runs, b, meta)
     for edge in furniture:
@@ -247,7 +268,7 @@ def _page(doc: _Doc, index: int) -> Page:
         meta["no_text_layer"] = True
     if content.truncated:
         meta["truncated"] = True
-    if len(b) > limits.max_elements_per_page:
+    if b.truncated:
         meta["truncated"] = True
     title = _title(outline, blocks, index)
     return b.build(title, meta)

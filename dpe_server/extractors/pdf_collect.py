@@ -127,7 +127,7 @@ class _Widths:
         widths: dict[str, float] = {}
         default = 500.0
         try:
-            from pypdf.generic._font import Font  # noqa: PLC0415
+            from pypdf.generic._font import Font
 
             font = Font.from_font_resource(font_dict)
             widths = {k: float(v) for k, v in font.character_widths.items() if isinstance(k, str)}

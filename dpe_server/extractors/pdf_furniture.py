@@ -1,15 +1,19 @@
 """Running headers and footers: lines repeated at the same place across neighbouring pages.
 
-A page's *edge lines* are its three topmost lines inside the top 15 % of the page and its
-three bottom-most lines inside the bottom 15 %. Their text is normalised (case folded, white
-space collapsed, every digit run → `#`, so "Page 3 of 9" matches "Page 4 of 9"). An edge line
-of page N is a header (top) or footer (bottom) when the same normalised text sits within 4 pt
-of the same height on enough neighbours: pages N±1 and N±2 (two when three or more
-neighbours exist, else one).
+A page's *edge lines* (lines set no larger than 1.25 × the page's body size, so that
+numbered chapter titles at a fixed place are not taken for headers) are its three topmost
+lines inside the top 15 % of the page and its three bottom-most lines inside the bottom
+15 %. Their text is normalised (case folded, white space collapsed, every digit run → `#`,
+so "Page 3 of 9" matches "Page 4 of 9"). An edge line of page N is a header (top) or
+footer (bottom) when the same normalised text sits within 4 pt of the same height on enough
+neighbours: pages N±1 and N±2 (two when three or more neighbours exist, else one). When
+that would take every line of the page (a page holding nothing but one repeated line),
+nothing is taken.
 
-Cost: the neighbours come from the same per-page pass as the page itself (`pdf_collect`,
-without the operator visitor); whole-document extraction reuses the pages it has anyway,
-and a single-page read samples at most four neighbours, each once per reader.
+Cost: the neighbours come from the same per-page pass as the page itself (`pdf_collect`),
+kept per reader: whole-document extraction runs each page's pass once and reuses it for its
+neighbours; a single-page read runs the pass over at most four neighbours besides the page
+(only their edge lines are kept; no layout analysis is done for them).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dpe_server.extractors.pdf_blocks import body_size
 from dpe_server.extractors.pdf_collect import Run
 from dpe_server.extractors.pdf_lines import Line, make_lines
 
@@ -49,6 +54,8 @@ def edge_lines(runs: Sequence[Run], box: tuple[float, float, float, float]) -> l
     if height <= 0:
         return []
     lines = make_lines(list(runs))
+    body = body_size(lines)
+    lines = [ln for ln in lines if ln.size <= 1.25 * body]
     top = [ln for ln in lines if ln.y >= y1 - BAND * height][:PER_EDGE]
     bottom = [ln for ln in lines if ln.y <= y0 + BAND * height][-PER_EDGE:]
     out = [EdgeLine(True, ln.y, _key(ln.text), ln) for ln in top]

@@ -1,0 +1,371 @@
+"""The pdf extractor on the built fixtures: the tree per page, properties, errors, limits."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pypdf import PdfReader, PdfWriter
+
+from dpe_server.errors import CorruptError, EncryptedError
+from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
+from dpe_server.extractors import pdf as pdf_mod
+from dpe_server.model import Category, Document, Element, Page, parse_element_id
+
+
+def load_builder() -> Any:
+    """fixtures/builders/pdf.py as a module (it is not a package of the project)."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "builders" / "pdf.py"
+    spec = importlib.util.spec_from_file_location("pdf_fixture_builder", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def structure(fixture_dir: Path) -> Path:
+    return fixture_dir / "pdf_structure.pdf"
+
+
+@pytest.fixture(scope="module")
+def doc(structure: Path) -> Document:
+    with structure.open("rb") as f:
+        return pdf_mod.extract(f, DEFAULT_LIMITS)
+
+
+def _of(page: Page, category: Category) -> list[Element]:
+    return [el for el in page.elements if el.category is category]
+
+
+def _texts(page: Page, category: Category) -> list[str]:
+    return [str(el.content["text"]) for el in _of(page, category)]
+
+
+def test_registry_pdf_suffix_gives_extractor() -> None:
+    extractor = for_suffix(".PDF")
+    assert extractor is not None
+    assert extractor.extract_pages is not None
+    assert extractor.name == "pdf"
+
+
+def test_probe_properties_from_info(structure: Path) -> None:
+    with structure.open("rb") as f:
+        props = pdf_mod.probe(f, DEFAULT_LIMITS)
+    assert props.page_count == 5
+    assert props.title == "PDFSENT Document Title"
+    assert props.keywords == ("PDFSENT-alpha", "PDFSENT-beta")
+    assert props.summary == "PDFSENT subject line"
+    assert props.extra["author"] == "PDFSENT Author"
+
+
+def test_probe_page_titles_from_outline(structure: Path) -> None:
+    with structure.open("rb") as f:
+        props = pdf_mod.probe(f, DEFAULT_LIMITS)
+    assert props.page_titles is not None
+    assert props.page_titles[:3] == (
+        "PDFSENT Outline Introduction",
+        "PDFSENT Outline Tables",
+        "PDFSENT Outline Columns",
+    )
+
+
+def test_probe_extracts_no_text(structure: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("probe must not extract page text")
+
+    monkeypatch.setattr(pdf_mod, "collect_page", boom)
+    with structure.open("rb") as f:
+        assert pdf_mod.probe(f, DEFAULT_LIMITS).page_count == 5
+
+
+@pytest.mark.parametrize(
+    ("index", "title"),
+    [
+        pytest.param(0, "PDFSENT Outline Introduction", id="outline"),
+        pytest.param(2, "PDFSENT Outline Columns", id="outline-nested"),
+        pytest.param(3, "PDFSENT Form Section", id="first-heading"),
+        pytest.param(4, "Page 5", id="fallback"),
+    ],
+)
+def test_page_title_rule(doc: Document, index: int, title: str) -> None:
+    assert doc.pages[index].title == title
+
+
+def test_element_ids_name_their_page(doc: Document) -> None:
+    for page in doc.pages:
+        for el in page.elements:
+            parts = parse_element_id(el.element_id)
+            assert parts is not None
+            assert parts.page_index == page.page_index
+            assert parts.category is el.category
+            assert len(el.summary) <= 120
+
+
+def test_headings_levels_by_size(doc: Document) -> None:
+    levels = {
+        str(el.content["text"]): el.content["level"] for el in _of(doc.pages[0], Category.HEADING)
+    }
+    assert levels == {
+        "PDFSENT Main Title": 1,
+        "PDFSENT Section Lists": 2,
+        "PDFSENT Section Code": 3,
+    }
+
+
+def test_paragraph_joins_hyphenated_lines(doc: Document) -> None:
+    texts = _texts(doc.pages[0], Category.TEXT)
+    first = next(t for t in texts if t.startswith("PDFSENT paragraph one"))
+    assert "extraordinary word" in first
+    assert first.endswith("It ends on this third line.")
+    assert "PDFSENT paragraph two stands alone." in texts
+
+
+def test_lists_bullets_nested_and_numbered(doc: Document) -> None:
+    lists = _of(doc.pages[0], Category.LIST)
+    assert [el.content["ordered"] for el in lists] == [False, True]
+    assert lists[0].content["items"] == [
+        {"text": "PDFSENT bullet one", "level": 0},
+        {"text": "PDFSENT bullet two", "level": 0},
+        {"text": "PDFSENT nested bullet", "level": 1},
+    ]
+    assert [i["text"] for i in lists[1].content["items"]] == [
+        "PDFSENT first step",
+        "PDFSENT second step",
+    ]
+
+
+def test_code_block_keeps_indentation(doc: Document) -> None:
+    assert _texts(doc.pages[0], Category.CODE) == ["def pdfsent_code():\n    return 42"]
+
+
+def test_links_external_and_internal(doc: Document) -> None:
+    links = {str(el.content["text"]): dict(el.content) for el in _of(doc.pages[0], Category.LINK)}
+    assert links["PDFSENT external link"]["url"] == "https://example.com/pdfsent"
+    internal = links["PDFSENT internal link"]
+    assert internal["url"] == "#page=3"
+    assert internal["target_page"] == 2
+
+
+@pytest.mark.parametrize("index", [0, 1, 2, 3])
+def test_header_footer_removed_from_body(doc: Document, index: int) -> None:
+    page = doc.pages[index]
+    assert _texts(page, Category.HEADER) == ["PDFSENT Running Header"]
+    assert _texts(page, Category.FOOTER) == [f"Page {index + 1}"]
+    body = " ".join(
+        str(el.content.get("text", ""))
+        for el in page.elements
+        if el.category in (Category.TEXT, Category.HEADING)
+    )
+    assert "Running Header" not in body
+    assert not re.search(r"\bPage \d\b", body)
+
+
+def test_ruled_table_cells(doc: Document) -> None:
+    tables = _of(doc.pages[1], Category.TABLE)
+    ruled = next(t for t in tables if t.metadata.get("ruled"))
+    assert ruled.content["headers"] == ["Item", "Qty", "Price"]
+    assert ruled.content["rows"] == [
+        ["PDFSENT apple", "3", "1.50"],
+        ["PDFSENT pear", "7", "2.25"],
+        ["PDFSENT plum", "11", "0.75"],
+    ]
+    assert (ruled.content["total_rows"], ruled.content["total_columns"]) == (3, 3)
+
+
+def test_aligned_table_headers_and_rows(doc: Document) -> None:
+    aligned = next(t for t in _of(doc.pages[1], Category.TABLE) if not t.metadata.get("ruled"))
+    assert aligned.content["headers"] == ["Region", "Sales", "Growth"]
+    assert aligned.content["rows"][0] == ["PDFSENT North", "120", "5%"]
+    assert aligned.content["total_rows"] == 3
+
+
+def test_image_with_alt_text(doc: Document) -> None:
+    (image,) = _of(doc.pages[1], Category.IMAGE)
+    assert image.content == {
+        "description": "PDFSENT chart alt text",
+        "mime_type": "image/png",
+        "width": 24,
+        "height": 16,
+    }
+    assert image.metadata["xobject"] == "/ImPDFSENT"
+
+
+def test_annotations_kinds_authors_no_popup(doc: Document) -> None:
+    anns = {
+        str(el.content["kind"]): dict(el.content) for el in _of(doc.pages[1], Category.ANNOTATION)
+    }
+    assert set(anns) == {"text", "freetext", "highlight", "stamp", "underline", "ink"}
+    assert anns["text"] == {"text": "PDFSENT sticky note", "kind": "text", "author": "PDFSENT Ann"}
+    assert anns["stamp"]["author"] == "PDFSENT Stamper"
+    assert anns["highlight"]["anchor"] == "Region"
+
+
+def test_media_annotations_audio_and_video(doc: Document) -> None:
+    page = doc.pages[1]
+    (video,) = _of(page, Category.VIDEO)
+    (audio,) = _of(page, Category.AUDIO)
+    assert video.content["name"] == "PDFSENT video clip"
+    assert audio.content["name"] == "PDFSENT sound clip"
+    assert audio.content["mime_type"].startswith("audio/")
+
+
+def test_two_columns_read_left_then_right(doc: Document) -> None:
+    page = doc.pages[2]
+    texts = _texts(page, Category.TEXT)
+    assert texts == [
+        "PDFSENT left column starts here and keeps going with more words on the left side of"
+        " the page until it ends.",
+        "PDFSENT right column starts after the left one is finished and it is read second,"
+        " from top to bottom.",
+    ]
+    assert page.elements[1].category is Category.HEADING
+
+
+def test_form_fields(doc: Document) -> None:
+    (form,) = _of(doc.pages[3], Category.FORM)
+    fields = {f["name"]: f for f in form.content["fields"]}
+    assert fields["pdfsent_name"] == {
+        "name": "pdfsent_name",
+        "type": "text",
+        "value": "PDFSENT value",
+    }
+    assert fields["pdfsent_agree"]["type"] == "checkbox"
+    assert fields["pdfsent_agree"]["value"] == "Yes"
+    assert fields["pdfsent_color"]["type"] == "radio"
+    assert fields["pdfsent_color"]["value"] == "blue"
+    assert fields["pdfsent_color"]["options"] == ["red", "blue"]
+    assert fields["pdfsent_choice"]["options"] == ["alpha", "beta"]
+    assert fields["pdfsent_choice"]["value"] == "beta"
+    assert fields["pdfsent_signature"]["type"] == "signature"
+    assert "pdfsent_submit" not in fields
+
+
+def test_widgets_push_button_and_signature(doc: Document) -> None:
+    widgets = [dict(el.content) for el in _of(doc.pages[3], Category.WIDGET)]
+    assert widgets == [
+        {"kind": "push_button", "name": "pdfsent_submit", "text": "PDFSENT Submit"},
+        {"kind": "signature", "name": "pdfsent_signature"},
+    ]
+
+
+def test_cjk_text_extracted(doc: Document) -> None:
+    page = doc.pages[3]
+    assert any("中文测试 PDFSENT 句子" in str(el.content.get("text", "")) for el in page.elements)
+
+
+def test_page_without_text_layer(doc: Document) -> None:
+    page = doc.pages[4]
+    assert page.metadata["no_text_layer"] is True
+    (image,) = page.elements
+    assert image.category is Category.IMAGE
+    assert image.content["description"] == pdf_mod.SCANNED
+    assert "no text layer" in image.summary
+
+
+def test_document_json_round_trip(doc: Document) -> None:
+    assert Document.from_json(doc.to_json()) == doc
+
+
+@pytest.mark.parametrize("index", [0, 1, 2, 3, 4])
+def test_extract_pages_matches_whole_document(structure: Path, doc: Document, index: int) -> None:
+    with structure.open("rb") as f:
+        (page,) = pdf_mod.extract_pages(f, [index], DEFAULT_LIMITS)
+    assert page == doc.pages[index]
+
+
+def test_extract_pages_reads_only_neighbours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = load_builder().build_bench(tmp_path / "bench.pdf", pages=30)
+    seen: list[int] = []
+    real = pdf_mod.collect_page
+
+    def spy(page: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(page.page_number)
+        return real(page, *args, **kwargs)
+
+    monkeypatch.setattr(pdf_mod, "collect_page", spy)
+    with path.open("rb") as f:
+        (page,) = pdf_mod.extract_pages(f, [15], DEFAULT_LIMITS)
+    assert sorted(seen) == [13, 14, 15, 16, 17]
+    assert page.title == "Chapter 16: benchmark page"
+
+
+def test_encrypted_needs_password(fixture_dir: Path) -> None:
+    with (fixture_dir / "pdf_encrypted.pdf").open("rb") as f, pytest.raises(EncryptedError) as err:
+        pdf_mod.extract(f, DEFAULT_LIMITS)
+    assert err.value.message == "This PDF needs a password to open."
+    with (fixture_dir / "pdf_encrypted.pdf").open("rb") as f, pytest.raises(EncryptedError):
+        pdf_mod.probe(f, DEFAULT_LIMITS)
+
+
+def test_owner_password_only_opens(fixture_dir: Path) -> None:
+    with (fixture_dir / "pdf_owner_only.pdf").open("rb") as f:
+        doc = pdf_mod.extract(f, DEFAULT_LIMITS)
+    assert doc.pages[0].title == "PDFSENT Outline Introduction"
+    assert doc.properties.extra["encrypted"] is True
+
+
+def test_aes_with_empty_user_password_opens(structure: Path) -> None:
+    writer = PdfWriter(clone_from=PdfReader(structure))
+    writer.encrypt(user_password="", owner_password="pdfsent-owner", algorithm="AES-256")
+    buf = io.BytesIO()
+    writer.write(buf)
+    buf.seek(0)
+    (page,) = pdf_mod.extract_pages(buf, [1], DEFAULT_LIMITS)
+    assert any(el.category is Category.TABLE for el in page.elements)
+
+
+@pytest.mark.parametrize(
+    ("data", "transient"),
+    [
+        pytest.param(b"", True, id="empty"),
+        pytest.param(b"PK\x03\x04 not a pdf at all", False, id="zip"),
+        pytest.param(b"%PDF-1.7\n1 0 obj <<", True, id="truncated-header"),
+    ],
+)
+def test_broken_input_is_corrupt(data: bytes, transient: bool) -> None:
+    with pytest.raises(CorruptError) as err:
+        pdf_mod.extract(io.BytesIO(data), DEFAULT_LIMITS)
+    assert err.value.transient is transient
+
+
+@pytest.mark.parametrize("fraction", [0.3, 0.5, 0.9])
+def test_truncated_file_is_transient_corrupt(structure: Path, fraction: float) -> None:
+    data = structure.read_bytes()
+    with pytest.raises(CorruptError) as err:
+        pdf_mod.extract(io.BytesIO(data[: int(len(data) * fraction)]), DEFAULT_LIMITS)
+    assert err.value.transient
+
+
+def test_max_pages_truncates_document(structure: Path) -> None:
+    with structure.open("rb") as f:
+        doc = pdf_mod.extract(f, Limits(max_pages=2))
+    assert len(doc.pages) == 2
+    assert doc.metadata["truncated"] is True
+
+
+def test_max_chars_truncates_page(structure: Path) -> None:
+    with structure.open("rb") as f:
+        (page,) = pdf_mod.extract_pages(f, [0], Limits(max_chars_per_page=60))
+    assert page.metadata["truncated"] is True
+    assert sum(len(str(el.content.get("text", ""))) for el in page.elements) < 200
+
+
+def test_max_elements_truncates_page(structure: Path) -> None:
+    with structure.open("rb") as f:
+        (page,) = pdf_mod.extract_pages(f, [0], Limits(max_elements_per_page=3))
+    assert page.metadata["truncated"] is True
+    assert len(page.elements) == 3
+
+
+def test_extract_pages_skips_out_of_range(structure: Path) -> None:
+    with structure.open("rb") as f:
+        pages = pdf_mod.extract_pages(f, [4, 5, -1], DEFAULT_LIMITS)
+    assert [p.page_index for p in pages] == [4]
