@@ -2,8 +2,9 @@
 
 Column detection: among the runs narrower than 55 % of the text width, look for the widest
 vertical band in the middle half of the page that no run crosses (a gutter, ≥ 8 pt). It is a
-column gutter only when both sides hold at least three text-like runs (each at least 60 % of
-its side's width), which keeps column-aligned tables from being read as columns. Runs that
+column gutter only when both sides are at least 100 pt and 30 % of the text width wide and
+hold at least three text-like runs (each at least 60 % of its side's width), which keeps
+column-aligned tables from being read as columns. Runs that
 cross the gutter (titles, figures' captions) split the page into bands read top to bottom;
 inside a band the left column is read before the right one. Each side is searched again, so
 three columns work too.
@@ -125,6 +126,8 @@ def _gutter(runs: list[Run]) -> tuple[float, float] | None:
     right = [r for r in narrow if r.x0 >= best[1] - 0.5]
     left_w = best[0] - lo
     right_w = hi - best[1]
+    if min(left_w, right_w) < max(100.0, 0.3 * width):
+        return None
     full_left = sum(1 for r in left if r.x1 - r.x0 >= 0.6 * left_w)
     full_right = sum(1 for r in right if r.x1 - r.x0 >= 0.6 * right_w)
     if full_left < 3 or full_right < 3:

@@ -1,0 +1,219 @@
+"""The pdf layout heuristics on synthetic runs: lines, columns, blocks, grids, furniture."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dpe_server.extractors.pdf_blocks import Block, body_size, build_blocks
+from dpe_server.extractors.pdf_collect import Run, Segment, font_name, is_bold, is_mono
+from dpe_server.extractors.pdf_furniture import edge_lines, repeated
+from dpe_server.extractors.pdf_lines import make_lines, reading_groups
+from dpe_server.extractors.pdf_props import _keywords
+from dpe_server.extractors.pdf_tables import find_grids, ruled_tables
+
+
+def load_builder() -> Any:
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "builders" / "pdf.py"
+    spec = importlib.util.spec_from_file_location("pdf_fixture_builder_layout", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(text: str, x: float, y: float, size: float = 10.0, *, font: str = "Helvetica") -> Run:
+    return Run(text, x, x + 0.5 * size * len(text), y, size, font, is_bold(font), is_mono(font))
+
+
+def blocks_of(runs: list[Run], outline: dict[str, int] | None = None) -> list[Block]:
+    groups = [make_lines(g) for g in reading_groups(runs)]
+    lines = [ln for g in groups for ln in g]
+    return build_blocks(groups, body_size(lines), outline or {})
+
+
+@pytest.mark.parametrize(
+    ("raw", "name", "bold", "mono"),
+    [
+        pytest.param("/ABCDEF+Helvetica-Bold", "Helvetica-Bold", True, False, id="subset-bold"),
+        pytest.param("/Courier", "Courier", False, True, id="courier"),
+        pytest.param("/XYZABC+DejaVuSansMono", "DejaVuSansMono", False, True, id="mono"),
+        pytest.param("/Consolas-Bold", "Consolas-Bold", True, True, id="consolas-bold"),
+        pytest.param("/Times-Roman", "Times-Roman", False, False, id="plain"),
+    ],
+)
+def test_font_name_style_flags(raw: str, name: str, bold: bool, mono: bool) -> None:
+    assert font_name({"/BaseFont": raw}) == name
+    assert (is_bold(name), is_mono(name)) == (bold, mono)
+
+
+def test_make_lines_orders_runs_on_a_baseline() -> None:
+    lines = make_lines([run("world", 60, 700.3), run("hello", 20, 700), run("next", 20, 686)])
+    assert [ln.text for ln in lines] == ["hello world", "next"]
+
+
+def test_reading_groups_two_columns_left_first() -> None:
+    left = [run(f"left column line number {i} words", 72, 700 - 14 * i) for i in range(4)]
+    right = [run(f"right column line number {i} word", 330, 700 - 14 * i) for i in range(4)]
+    title = run("A title that spans both of the columns of this page ok", 72, 730, 16)
+    groups = reading_groups([*right, title, *left])
+    texts = [[r.text for r in g] for g in groups]
+    assert texts[0] == [title.text]
+    assert texts[1] == [r.text for r in left]
+    assert texts[2] == [r.text for r in right]
+
+
+def test_reading_groups_aligned_table_is_not_columns() -> None:
+    runs = []
+    for i, (a, b) in enumerate([("Region", "Sales"), ("North", "120"), ("South", "98")] * 2):
+        runs += [run(a, 72, 700 - 14 * i), run(b, 330, 700 - 14 * i)]
+    assert len(reading_groups(runs)) == 1
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        pytest.param(["an extra-", "ordinary day"], "an extraordinary day", id="hyphen-joined"),
+        pytest.param(["a well-", "Known name"], "a well- Known name", id="hyphen-before-capital"),
+        pytest.param(["one line", "two line"], "one line two line", id="space"),
+        pytest.param(["中文", "句子"], "中文句子", id="cjk-no-space"),
+    ],
+)
+def test_paragraph_line_joining(lines: list[str], expected: str) -> None:
+    runs = [run(t, 72, 700 - 12 * i) for i, t in enumerate(lines)]
+    (block,) = blocks_of(runs)
+    assert block.kind == "text"
+    assert block.content["text"] == expected
+
+
+def test_paragraph_break_on_wide_gap() -> None:
+    runs = [run("first para", 72, 700), run("second para", 72, 670)]
+    assert [b.content["text"] for b in blocks_of(runs)] == ["first para", "second para"]
+
+
+@pytest.mark.parametrize(
+    ("marker", "ordered"),
+    [
+        pytest.param("\u2022", False, id="bullet"),
+        pytest.param("\x7f", False, id="reportlab-bullet"),
+        pytest.param("-", False, id="dash"),
+        pytest.param("*", False, id="star"),
+        pytest.param("\u25e6", False, id="white-bullet"),
+        pytest.param("1.", True, id="number-dot"),
+        pytest.param("a)", True, id="letter-paren"),
+        pytest.param("(iv)", True, id="roman"),
+    ],
+)
+def test_list_markers(marker: str, ordered: bool) -> None:
+    runs = [run(f"{marker} item one", 72, 700), run(f"{marker} item two", 72, 686)]
+    (block,) = blocks_of(runs)
+    assert block.kind == "list"
+    assert block.content["ordered"] is ordered
+    assert [i["text"] for i in block.content["items"]] == ["item one", "item two"]
+
+
+def test_list_item_continuation_line() -> None:
+    runs = [run("\u2022 item that wraps", 72, 700), run("onto a second line", 82, 686)]
+    (block,) = blocks_of(runs)
+    assert block.content["items"] == [{"text": "item that wraps onto a second line", "level": 0}]
+
+
+def test_heading_from_outline_entry_level() -> None:
+    runs = [run("Plain Looking Title", 72, 720), run("body text " * 5, 72, 700)]
+    blocks = blocks_of(runs, {"plain looking title": 2})
+    assert (blocks[0].kind, blocks[0].content["level"]) == ("heading", 2)
+
+
+def test_heading_bold_at_body_size_is_level_five() -> None:
+    runs = [
+        run("Bold Lead", 72, 720, font="Helvetica-Bold"),
+        run("body text that is long enough", 72, 700),
+    ]
+    assert blocks_of(runs)[0].content == {"level": 5, "text": "Bold Lead"}
+
+
+def test_code_block_from_monospace_lines() -> None:
+    runs = [run("if x:", 72, 700, font="Courier"), run("pass", 82.8, 689, 9, font="Courier")]
+    (block,) = blocks_of(runs)
+    assert block.kind == "code"
+    assert block.content["text"] == "if x:\n  pass"
+
+
+def _grid_segments(xs: list[float], ys: list[float]) -> list[Segment]:
+    segs = [Segment(xs[0], y, xs[-1], y) for y in ys]
+    segs += [Segment(x, min(ys), x, max(ys)) for x in xs]
+    return segs
+
+
+def test_find_grids_lattice() -> None:
+    (grid,) = find_grids(_grid_segments([72, 172, 272], [700, 680, 660]))
+    assert grid.xs == [72, 172, 272]
+    assert grid.ys == [700, 680, 660]
+
+
+def test_find_grids_ignores_a_lone_box() -> None:
+    assert find_grids(_grid_segments([72, 272], [700, 600])) == []
+
+
+def test_ruled_tables_assigns_runs_to_cells() -> None:
+    segs = _grid_segments([72, 172, 272], [700, 680, 660])
+    runs = [run("A", 76, 686), run("B", 176, 686), run("1", 76, 666), run("2", 176, 666)]
+    outside = run("after", 72, 600)
+    (table,), rest = ruled_tables([*runs, outside], segs)
+    assert table.content["headers"] == ["A", "B"]
+    assert table.content["rows"] == [["1", "2"]]
+    assert rest == [outside]
+
+
+def test_repeated_edge_lines_normalise_digits() -> None:
+    box = (0.0, 0.0, 612.0, 792.0)
+
+    def page(n: int) -> list[Run]:
+        return [
+            run("Report header", 72, 760, 9),
+            run("body " * 8, 72, 400),
+            run(f"Page {n}", 290, 30, 9),
+        ]
+
+    edges = [edge_lines(page(n), box) for n in range(1, 6)]
+    found = repeated(edges[2], [edges[1], edges[3], edges[0], edges[4]])
+    assert sorted((e.top, e.line.text) for e in found) == [
+        (False, "Page 3"),
+        (True, "Report header"),
+    ]
+
+
+def test_repeated_needs_two_of_four_neighbours() -> None:
+    box = (0.0, 0.0, 612.0, 792.0)
+    mine = edge_lines([run("Once only", 72, 760, 9), run("x " * 30, 72, 400)], box)
+    other = edge_lines([run("Once only", 72, 760, 9), run("y " * 30, 72, 400)], box)
+    blank = edge_lines([run("z " * 30, 72, 400)], box)
+    assert repeated(mine, [other, blank, blank, blank]) == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param("a, b; c", ("a", "b", "c"), id="mixed"),
+        pytest.param("x,,x", ("x",), id="dedupe"),
+        pytest.param("", (), id="empty"),
+    ],
+)
+def test_keywords_split(raw: str, expected: tuple[str, ...]) -> None:
+    assert _keywords(raw) == expected
+
+
+def test_fixtures_build_deterministically(tmp_path: Path, fixture_dir: Path) -> None:
+    first = [
+        fixture_dir / name
+        for name in ("pdf_structure.pdf", "pdf_encrypted.pdf", "pdf_owner_only.pdf")
+    ]
+    second = load_builder().build(tmp_path)
+    assert [p.name for p in second] == [p.name for p in first]
+    for a, b in zip(first, second, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+        assert a.stat().st_size < 64_000
