@@ -156,7 +156,7 @@ class _PageWriter:
             entry = (text, num[1], env.numbering.ordered(*num))
             self.join("list", entry, para.items)
             return
-        if (info.code or para.mono) and para.has_text:
+        if para.has_text and (info.code or env.reader.is_mono(p)):
             self.join("code", (para.text.rstrip(), 0, False), para.items)
             return
         self.flush()

@@ -32,8 +32,6 @@ class Para:
     items: list[Item]
     has_text: bool
     """False when the text is only math or white space (no text element for it)."""
-    mono: bool
-    """Every run with text is in a monospace font or code character style."""
 
 
 class PartCtx:

@@ -67,7 +67,7 @@ class PagePlan:
 
 
 def plain_text(el: etree._Element) -> str:
-    return "".join(t.text or "" for t in el.iter(_T))
+    return "".join(el.itertext(_T))
 
 
 def paragraph_level(p: etree._Element, styles: Styles) -> int | None:

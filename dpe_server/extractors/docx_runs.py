@@ -27,7 +27,7 @@ from dpe_server.extractors.docx_xml import MC, M, R, W, val
 from dpe_server.extractors.drawingml import omml_to_linear
 from dpe_server.model import JSON, Category
 
-_R, _T, _TAB, _PTAB, _BR, _CR = W + "r", W + "t", W + "tab", W + "ptab", W + "br", W + "cr"
+_P, _R, _T, _TAB, _PTAB, _BR, _CR = W + "p", W + "r", W + "t", W + "tab", W + "ptab", W + "br", W + "cr"
 _DELTEXT, _FLDCHAR, _INSTR = W + "delText", W + "fldChar", W + "instrText"
 _DRAWING, _PICT, _OBJECT = W + "drawing", W + "pict", W + "object"
 _FNREF, _ENREF, _CMREF = W + "footnoteReference", W + "endnoteReference", W + "commentReference"
@@ -35,7 +35,14 @@ _HYPERLINK, _INS, _DEL = W + "hyperlink", W + "ins", W + "del"
 _MOVETO, _MOVEFROM, _SDT = W + "moveTo", W + "moveFrom", W + "sdt"
 _FLDSIMPLE, _CMSTART, _CMEND = W + "fldSimple", W + "commentRangeStart", W + "commentRangeEnd"
 _NBH, _RPR, _RUBY = W + "noBreakHyphen", W + "rPr", W + "ruby"
+_RSTYLE, _VAL = W + "rStyle", W + "val"
 _PASS = frozenset(W + t for t in ("smartTag", "customXml", "dir", "bdo", "sdtContent"))
+_SKIP = frozenset(
+    W + t for t in ("pPr", "bookmarkStart", "bookmarkEnd", "proofErr", "permStart", "permEnd")
+)
+_RUN_PLAIN = frozenset(
+    W + t for t in ("rPr", "lastRenderedPageBreak", "softHyphen", "annotationRef")
+)
 _OMATH, _OMATHPARA = M + "oMath", M + "oMathPara"
 _ALT, _CHOICE = MC + "AlternateContent", MC + "Choice"
 _QUOTED = re.compile(r'"([^"]*)"|(\S+)')
@@ -57,8 +64,6 @@ class _State:
     length: int = 0
     items: list[Item] = field(default_factory=list)
     has_text: bool = False
-    text_runs: int = 0
-    mono_runs: int = 0
     deleting: int = 0
     deleted: list[str] = field(default_factory=list)
 
@@ -72,6 +77,25 @@ class _Field:
     result: list[str] = field(default_factory=list)
     ffdata: etree._Element | None = None
     in_result: bool = False
+
+
+def _plain_text(p: etree._Element) -> str | None:
+    """The text of a paragraph made only of plain runs (most paragraphs, nearly every table
+    cell), read in one tight loop; None when anything else is inside (the full walk then)."""
+    parts: list[str] = []
+    for child in p:
+        tag = child.tag
+        if tag == _R:
+            for rc in child:
+                rtag = rc.tag
+                if rtag == _T:
+                    if rc.text:
+                        parts.append(rc.text)
+                elif rtag not in _RUN_PLAIN:
+                    return None
+        elif tag not in _SKIP:
+            return None
+    return "".join(parts)
 
 
 def _instr_words(instr: str) -> list[str]:
@@ -93,11 +117,24 @@ class InlineReader:
     # --- entry points ------------------------------------------------------------------
 
     def paragraph(self, p: etree._Element) -> Para:
+        if not self._sinks and not self._fields:
+            plain = _plain_text(p)
+            if plain is not None:
+                return Para(plain, [], bool(plain) and not plain.isspace())
         st = _State()
         self._walk(p, st)
-        text = "".join(st.parts)
-        mono = st.text_runs > 0 and st.mono_runs == st.text_runs
-        return Para(text, st.items, st.has_text, mono)
+        return Para("".join(st.parts), st.items, st.has_text)
+
+    def is_mono(self, p: etree._Element) -> bool:
+        """Every run with text is in a monospace font or a code character style."""
+        seen = False
+        for r in p.iter(_R):
+            if r.find(_T) is None:
+                continue
+            if not self._is_mono(r):
+                return False
+            seen = True
+        return seen
 
     def text_box(self, content: etree._Element) -> tuple[str, list[Item]]:
         """The text of a block container (text box, cell) and the items inside it."""
@@ -132,6 +169,8 @@ class InlineReader:
             tag = child.tag
             if tag == _R:
                 self._run(child, st)
+            elif tag in _SKIP:
+                continue
             elif tag == _HYPERLINK:
                 self._hyperlink(child, st)
             elif tag in (_INS, _MOVETO):
@@ -185,9 +224,8 @@ class InlineReader:
                 self._add(st, s)
                 if not st.has_text and not s.isspace():
                     st.has_text = True
-                st.text_runs += 1
-                if self._is_mono(r):
-                    st.mono_runs += 1
+            elif tag == _RPR:
+                continue
             elif tag == _DELTEXT:
                 if child.text:
                     st.deleted.append(child.text)
@@ -234,7 +272,10 @@ class InlineReader:
         rpr = r.find(_RPR)
         if rpr is None:
             return False
-        return is_monospace(run_font(rpr)) or self.styles.char_is_code(val(rpr, "rStyle"))
+        if is_monospace(run_font(rpr)):
+            return True
+        style = rpr.find(_RSTYLE)
+        return style is not None and self.styles.char_is_code(style.get(_VAL))
 
     # --- containers ------------------------------------------------------------------------
 

@@ -115,33 +115,46 @@ class Styles:
 
     def __init__(self, root: etree._Element | None) -> None:
         self._raw: dict[str, _Raw] = {}
-        self._char_code: set[str] = set()
+        self._elements: dict[str, etree._Element] = {}
+        self._char: dict[str, etree._Element] = {}
         self._cache: dict[str | None, StyleInfo] = {}
+        self._char_cache: dict[str, bool] = {}
         self.default_paragraph: str | None = None
-        self.doc_font: str | None = None
         if root is None:
             return
-        defaults = root.find(f"{W}docDefaults/{W}rPrDefault/{W}rPr")
-        self.doc_font = run_font(defaults)
-        for style in root.iterfind(W + "style"):
+        for style in root.iterchildren(W + "style"):
             sid = style.get(W + "styleId")
             if not sid:
                 continue
             kind = style.get(W + "type", "paragraph")
-            raw = _raw(style)
             if kind == "paragraph":
-                self._raw[sid] = raw
+                self._elements[sid] = style
                 if style.get(W + "default") in ("1", "true", "on"):
                     self.default_paragraph = sid
-            elif kind == "character" and (_CODE.search(raw.name) or is_monospace(raw.font)):
-                self._char_code.add(sid)
+            elif kind == "character":
+                self._char[sid] = style
+
+    def _raw_of(self, sid: str) -> _Raw | None:
+        raw = self._raw.get(sid)
+        if raw is None and sid in self._elements:
+            raw = self._raw[sid] = _raw(self._elements[sid])
+        return raw
 
     def char_is_code(self, style_id: str | None) -> bool:
-        return style_id is not None and style_id in self._char_code
+        """A character style with a code-like name or a monospace font."""
+        if style_id is None or style_id not in self._char:
+            return False
+        known = self._char_cache.get(style_id)
+        if known is None:
+            raw = _raw(self._char[style_id])
+            known = self._char_cache[style_id] = bool(
+                _CODE.search(raw.name) or is_monospace(raw.font)
+            )
+        return known
 
     def info(self, style_id: str | None) -> StyleInfo:
         """The resolved facts of a paragraph style (the default style when None)."""
-        key = style_id if style_id in self._raw else self.default_paragraph
+        key = style_id if style_id in self._elements else self.default_paragraph
         cached = self._cache.get(key)
         if cached is None:
             cached = self._resolve(key)
@@ -149,9 +162,10 @@ class Styles:
         return cached
 
     def _resolve(self, style_id: str | None) -> StyleInfo:
-        if style_id is None or style_id not in self._raw:
+        first = None if style_id is None else self._raw_of(style_id)
+        if first is None:
             return _PLAIN
-        name = self._raw[style_id].name
+        name = first.name
         level: int | None = None
         outline: int | None = None
         num: tuple[str, int] | None = None
@@ -161,9 +175,11 @@ class Styles:
         code = False
         seen: set[str] = set()
         sid: str | None = style_id
-        while sid is not None and sid in self._raw and sid not in seen and len(seen) < _MAX_CHAIN:
+        while sid is not None and sid not in seen and len(seen) < _MAX_CHAIN:
             seen.add(sid)
-            raw = self._raw[sid]
+            raw = self._raw_of(sid)
+            if raw is None:
+                break
             if level is None:
                 m = _HEADING.search(raw.name)
                 if m:

@@ -24,6 +24,9 @@ from dpe_server.extractors.docx_xml import W, int_or, val
 from dpe_server.model import JSON, TABLE_BLOCK_ROWS, Category, PageBuilder, parse_element_id
 
 _WRAPPERS = (W + "sdt", W + "customXml", W + "ins", W + "moveTo")
+_TC, _TCPR, _GRIDSPAN, _VMERGE = W + "tc", W + "tcPr", W + "gridSpan", W + "vMerge"
+_P, _TBL, _TR, _TRPR = W + "p", W + "tbl", W + "tr", W + "trPr"
+_VAL = W + "val"
 NESTED_MARK = "\ufffc"
 """Stands in a cell's text for a nested table until its element id is known."""
 
@@ -59,11 +62,8 @@ def _unwrap(el: etree._Element, tag: str) -> list[etree._Element]:
     return out
 
 
-class _Cell:
-    __slots__ = ("col", "span", "text", "vmerge")
-
-    def __init__(self, col: int, span: int, text: str, vmerge: str | None) -> None:
-        self.col, self.span, self.text, self.vmerge = col, span, text, vmerge
+_Cell = tuple[int, int, str, str | None]
+"""(grid column, columns spanned, text, vMerge value or None)."""
 
 
 def read_table(tbl: etree._Element, reader: InlineReader) -> TableData:
@@ -72,17 +72,20 @@ def read_table(tbl: etree._Element, reader: InlineReader) -> TableData:
     items: list[Item] = []
     rows: list[list[_Cell]] = []
     width = len(tbl.findall(f"{W}tblGrid/{W}gridCol"))
-    for tr in _unwrap(tbl, W + "tr"):
-        trpr = tr.find(W + "trPr")
+    for tr in _unwrap(tbl, _TR):
+        trpr = tr.find(_TRPR)
         col = int_or(val(trpr, "gridBefore"), 0) if trpr is not None else 0
         cells: list[_Cell] = []
-        for tc in _unwrap(tr, W + "tc"):
-            tcpr = tc.find(W + "tcPr")
-            span = max(1, int_or(val(tcpr, "gridSpan"), 1)) if tcpr is not None else 1
-            vm = tcpr.find(W + "vMerge") if tcpr is not None else None
-            vmerge = None if vm is None else (vm.get(W + "val") or "continue")
-            text = _cell_text(tc, reader, nested, items)
-            cells.append(_Cell(col, span, text, vmerge))
+        for tc in _unwrap(tr, _TC):
+            span, vmerge = 1, None
+            tcpr = tc[0] if len(tc) and tc[0].tag == _TCPR else None
+            if tcpr is not None:
+                for prop in tcpr:
+                    if prop.tag == _GRIDSPAN:
+                        span = max(1, int_or(prop.get(_VAL), 1))
+                    elif prop.tag == _VMERGE:
+                        vmerge = prop.get(_VAL) or "continue"
+            cells.append((col, span, _cell_text(tc, reader, nested, items), vmerge))
             col += span
         after = int_or(val(trpr, "gridAfter"), 0) if trpr is not None else 0
         width = max(width, col + after)
@@ -95,27 +98,25 @@ def _cell_text(
     tc: etree._Element, reader: InlineReader, nested: list[TableData], items: list[Item]
 ) -> str:
     lines: list[str] = []
-    for block in _unwrap_blocks(tc):
-        if block.tag == W + "p":
+    for block in tc:
+        tag = block.tag
+        if tag == _P:
             para = reader.paragraph(block)
             lines.append(para.text)
-            items.extend(para.items)
-        else:
+            if para.items:
+                items.extend(para.items)
+        elif tag == _TCPR:
+            continue
+        elif tag == _TBL:
             nested.append(read_table(block, reader))
             lines.append(f"{NESTED_MARK}{len(nested) - 1}{NESTED_MARK}")
-    return "\n".join(lines).strip()
-
-
-def _unwrap_blocks(el: etree._Element) -> list[etree._Element]:
-    out: list[etree._Element] = []
-    for child in el:
-        if child.tag in (W + "p", W + "tbl"):
-            out.append(child)
-        elif child.tag in _WRAPPERS:
-            inner = child.find(W + "sdtContent") if child.tag == W + "sdt" else child
+        elif tag in _WRAPPERS:
+            inner = block.find(W + "sdtContent") if tag == W + "sdt" else block
             if inner is not None:
-                out.extend(_unwrap_blocks(inner))
-    return out
+                lines.append(_cell_text(inner, reader, nested, items))
+    if len(lines) == 1:
+        return lines[0].strip()
+    return "\n".join(lines).strip()
 
 
 def _resolve(rows: list[list[_Cell]], width: int) -> tuple[list[list[str]], list[str]]:
@@ -125,22 +126,26 @@ def _resolve(rows: list[list[_Cell]], width: int) -> tuple[list[list[str]], list
     above: dict[int, tuple[int, int]] = {}
     """column → (row, col) of the merge anchor a vMerge continue cell joins."""
     for r, cells in enumerate(rows):
-        for cell in cells:
-            if cell.col >= width:
+        row = grid[r]
+        for col, span, text, vmerge in cells:
+            if col >= width:
                 continue
-            anchor = above.get(cell.col) if cell.vmerge == "continue" else None
-            if anchor is not None and r > 0:
-                ar, ac = anchor
-                spans[anchor][0] = r - ar + 1
-                if cell.text:
-                    grid[ar][ac] = f"{grid[ar][ac]}\n{cell.text}".strip()
-                continue
-            grid[r][cell.col] = cell.text
-            spans[(r, cell.col)] = [1, cell.span]
-            for c in range(cell.col, min(cell.col + cell.span, width)):
-                above.pop(c, None)
-            if cell.vmerge == "restart":
-                above[cell.col] = (r, cell.col)
+            if vmerge == "continue" and r > 0:
+                anchor = above.get(col)
+                if anchor is not None:
+                    ar, ac = anchor
+                    spans[anchor][0] = r - ar + 1
+                    if text:
+                        grid[ar][ac] = f"{grid[ar][ac]}\n{text}".strip()
+                    continue
+            row[col] = text
+            if span > 1 or vmerge == "restart":
+                spans[(r, col)] = [1, span]
+            if above:
+                for c in range(col, min(col + span, width)):
+                    above.pop(c, None)
+            if vmerge == "restart":
+                above[col] = (r, col)
     merged = [
         f"{column_letters(c)}{r + 1}:{column_letters(c + nc - 1)}{r + nr}"
         for (r, c), (nr, nc) in sorted(spans.items())
@@ -192,8 +197,11 @@ def _emit(builder: PageBuilder, table: TableData, meta: dict[str, JSON]) -> list
     width = len(table.grid[0]) if table.grid else 0
     nested_ids = [t.ids[0] for t in table.nested]
     for index, (headers, rows, first_row) in enumerate(blocks):
-        head = [_fill(h, table) for h in headers]
-        body = [[_fill(c, table) for c in row] for row in rows]
+        if table.nested:
+            head = [_fill(h, table) for h in headers]
+            body = [[_fill(c, table) for c in row] for row in rows]
+        else:
+            head, body = headers, rows
         content: dict[str, JSON] = {
             "headers": head,
             "rows": body,

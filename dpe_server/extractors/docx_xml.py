@@ -76,13 +76,20 @@ def load_or_none(pkg: Package, name: str) -> etree._Element | None:
     return load(pkg, name) if pkg.has(name) else None
 
 
+_VAL = W + "val"
+_TAGS: dict[str, str] = {}
+
+
 def val(el: etree._Element | None, child: str | None = None) -> str | None:
     """`w:val` of `el` (or of its child `w:{child}`); None when absent."""
     if el is not None and child is not None:
-        el = el.find(W + child)
+        tag = _TAGS.get(child)
+        if tag is None:
+            tag = _TAGS[child] = W + child
+        el = el.find(tag)
     if el is None:
         return None
-    return el.get(W + "val")
+    return el.get(_VAL)
 
 
 def on(el: etree._Element | None) -> bool:
