@@ -1,0 +1,5 @@
+import sys
+
+from dpe_server.cli import main
+
+sys.exit(main())

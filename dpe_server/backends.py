@@ -1,0 +1,78 @@
+"""Where extraction jobs run. The catalog only knows the `Backend` protocol.
+
+- `ThreadBackend`: jobs in worker threads of this process (tests, `dpe-server read`).
+- `dpe_server.workers.ProcessBackend`: jobs in child processes with a deadline and a memory
+  limit, killed on overrun (the server's default: untrusted files are parsed out of the
+  serving process).
+
+Both run `jobs.run_job`, so they produce the same trees and the same errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import anyio
+import anyio.to_thread
+
+from dpe_server.errors import ExtractionError
+from dpe_server.extractors import DEFAULT_LIMITS, Limits
+from dpe_server.jobs import (
+    Job,
+    decode_document,
+    decode_error,
+    decode_pages,
+    decode_probe,
+    pages_arg,
+    run_job,
+)
+from dpe_server.model import JSON, Document, Page, Properties
+
+
+class Backend(Protocol):
+    """Runs extraction jobs; raises `ExtractionError` for a file that cannot be read."""
+
+    async def probe(self, root: Path, rel: str) -> Properties: ...
+
+    async def extract(self, root: Path, rel: str) -> Document: ...
+
+    async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]: ...
+
+    async def aclose(self) -> None: ...
+
+
+def unwrap(result: dict[str, JSON]) -> JSON:
+    """The `ok` value of a job result, or its error raised."""
+    if "error" in result:
+        raise decode_error(result["error"])
+    return result["ok"]
+
+
+class ThreadBackend:
+    """Jobs in threads of this process, at most `concurrency` at once."""
+
+    def __init__(self, concurrency: int = 2, limits: Limits = DEFAULT_LIMITS) -> None:
+        self._limiter = anyio.CapacityLimiter(concurrency)
+        self._limits = limits
+
+    async def _run(self, job: Job) -> JSON:
+        result = await anyio.to_thread.run_sync(run_job, job, limiter=self._limiter)
+        return unwrap(result)
+
+    async def probe(self, root: Path, rel: str) -> Properties:
+        return decode_probe(await self._run(Job(str(root), rel, "probe", limits=self._limits)))
+
+    async def extract(self, root: Path, rel: str) -> Document:
+        return decode_document(await self._run(Job(str(root), rel, "extract", limits=self._limits)))
+
+    async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]:
+        job = Job(str(root), rel, "pages", pages_arg(pages), self._limits)
+        return decode_pages(await self._run(job))
+
+    async def aclose(self) -> None:
+        return None
+
+
+__all__ = ["Backend", "ExtractionError", "ThreadBackend", "unwrap"]

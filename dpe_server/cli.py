@@ -1,0 +1,182 @@
+"""The `dpe-server` command: serve a folder, read one URI, or check another DPE server.
+
+    dpe-server serve DIR [options]     serve DIR over stdio (default) or streamable HTTP
+    dpe-server read DIR URI            print what resources/read of URI returns
+    dpe-server check TARGET            check a DPE server (a command line or an HTTP URL)
+
+Logs go to stderr; in stdio mode stdout carries nothing but protocol messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+
+from dpe_server import __version__
+from dpe_server.errors import RequestError
+from dpe_server.server import DpeApp, Settings, build_server
+from dpe_server.transports import TOKEN_ENV, HttpOptions, serve_http, serve_stdio
+
+log = logging.getLogger("dpe_server")
+
+
+def _folder(value: str) -> Path:
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value} is not a folder")
+    return path
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dpe-server",
+        description="Serve office files (xlsx, pdf, pptx, docx) as dpe:// MCP resources.",
+    )
+    parser.add_argument("--version", action="version", version=f"dpe-server {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve a folder over stdio or streamable HTTP")
+    serve.add_argument("dir", type=_folder, help="the documents folder (watched recursively)")
+    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    serve.add_argument("--bind", default="127.0.0.1", help="HTTP: address to bind")
+    serve.add_argument("--port", type=int, default=8765, help="HTTP: port")
+    serve.add_argument(
+        "--token",
+        default=os.environ.get(TOKEN_ENV),
+        help=f"HTTP: require this bearer token (default: ${TOKEN_ENV})",
+    )
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="HTTP: also accept this Host header (repeatable; needed when not on loopback)",
+    )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="HTTP: also accept this Origin, e.g. https://app.example (repeatable)",
+    )
+    serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP: stateless mode (no sessions; handshake-era subscriptions not offered)",
+    )
+    serve.add_argument("--max-sessions", type=int, default=100, help="HTTP: sessions at most")
+    serve.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="HTTP: idle sessions expire after this long",
+    )
+    serve.add_argument("--dpe-host", default="", help="the dpe:// host (default local.dpe.<dir>)")
+    serve.add_argument("--no-tools", action="store_true", help="do not offer the read/search tools")
+    serve.add_argument(
+        "--broadcast-updates",
+        action="store_true",
+        help="send `updated` for a changed document to every session, subscribed or not",
+    )
+    serve.add_argument("--page-size", type=int, default=50, help="resources/list entries per page")
+    serve.add_argument(
+        "--debounce-ms", type=int, default=150, help="wait this long for a burst of changes"
+    )
+    serve.add_argument("--no-watch", action="store_true", help="do not watch the folder")
+    serve.add_argument(
+        "--log-level", default="warning", choices=("debug", "info", "warning", "error")
+    )
+
+    read = sub.add_parser("read", help="print what resources/read of a dpe:// URI returns")
+    read.add_argument("dir", type=_folder, help="the documents folder")
+    read.add_argument("uri", help="a dpe:// URI, e.g. dpe://local.dpe.docs/report-1a2b3c/pages/0")
+    read.add_argument("--dpe-host", default="", help="the dpe:// host (default local.dpe.<dir>)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, str(getattr(args, "log_level", "warning")).upper()),
+        stream=sys.stderr,
+        format="dpe-server %(levelname)s %(name)s: %(message)s",
+    )
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "read":
+        return anyio.run(_read, args.dir, args.uri, args.dpe_host)
+    return 2
+
+
+def _serve(args: argparse.Namespace) -> int:
+    settings = Settings(
+        root=args.dir,
+        host=args.dpe_host,
+        tools=not args.no_tools,
+        broadcast_updates=args.broadcast_updates,
+        stateless=args.stateless,
+        page_size=max(1, args.page_size),
+        watch=not args.no_watch,
+        debounce_ms=max(10, args.debounce_ms),
+    )
+    server = build_server(settings)
+    app = server.app
+    where = "stdio"
+    if args.transport == "http":
+        where = f"http://{args.bind}:{args.port}/mcp" + (" (bearer token)" if args.token else "")
+    app.on_ready = lambda: _banner(app, where)
+    try:
+        if args.transport == "http":
+            options = HttpOptions(
+                bind=args.bind,
+                port=args.port,
+                token=args.token,
+                allow_hosts=args.allow_host,
+                allow_origins=args.allow_origin,
+                max_sessions=args.max_sessions,
+                session_idle_timeout=args.session_idle_timeout,
+            )
+            anyio.run(serve_http, server, options)
+        else:
+            anyio.run(serve_stdio, server)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def _banner(app: DpeApp, where: str) -> None:
+    count = len(app.catalog.entries())
+    errors = sum(1 for e in app.catalog.entries() if e.error is not None)
+    unreadable = f", {errors} unreadable" if errors else ""
+    print(
+        f"dpe-server: {count} documents{unreadable} in {app.catalog.root} "
+        f"as dpe://{app.host}, serving on {where}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+async def _read(folder: Path, uri: str, host: str) -> int:
+    app = DpeApp(Settings(root=folder, host=host, watch=False, warm=False))
+    await app.catalog.start()
+    try:
+        result = await app.read(uri)
+    except RequestError as exc:
+        print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
+        return 2
+    finally:
+        await app.backend.aclose()
+    for item in result.contents:
+        if isinstance(item, types.TextResourceContents):
+            sys.stdout.write(item.text if item.text.endswith("\n") else item.text + "\n")
+        else:
+            print(f"({item.mime_type} picture of {len(item.blob) * 3 // 4} bytes)", file=sys.stderr)
+    return 0

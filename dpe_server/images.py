@@ -1,0 +1,78 @@
+"""Picture bytes for a Level 3 read of an image element (SPEC §7).
+
+The bytes are read from the file when asked, never kept in the tree: an OOXML image element
+names its zip member in `metadata.part`; a pdf image element names its page and XObject in
+`metadata.xobject`. Formats a client can show (png, jpeg, gif, webp) under 5 MB are returned
+as a blob; others are left out.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from pathlib import Path
+
+import anyio.to_thread
+import mcp_types as types
+
+from dpe_server.errors import DpeError
+from dpe_server.extractors import DEFAULT_LIMITS
+from dpe_server.extractors.ooxml import Package
+from dpe_server.model import Category, Element
+from dpe_server.paths import open_confined
+
+log = logging.getLogger(__name__)
+
+SHOWABLE = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+MAX_BLOB_BYTES = 5 * 1024 * 1024
+
+
+def _sniff_mime(data: bytes) -> str | None:
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def read_image(root: Path, rel: str, element: Element) -> tuple[bytes, str] | None:
+    """The picture's bytes and mime type when it can be shown, else None."""
+    part = element.metadata.get("part")
+    if not isinstance(part, str):
+        return None
+    try:
+        with (
+            open_confined(root, rel) as f,
+            Package(f, rel.rsplit(".", 1)[-1], DEFAULT_LIMITS) as pkg,
+        ):
+            if not pkg.has(part) or pkg.size(part) > MAX_BLOB_BYTES:
+                return None
+            data = pkg.read(part)
+    except (DpeError, OSError, KeyError):
+        log.debug("no picture bytes for %s in %s", element.element_id, rel, exc_info=True)
+        return None
+    mime = _sniff_mime(data)
+    if mime is None or len(data) > MAX_BLOB_BYTES:
+        return None
+    return data, mime
+
+
+async def image_contents(
+    root: Path, rel: str, element: Element, uri: str
+) -> list[types.BlobResourceContents]:
+    """The blob content item of an image element's Level 3 read, or nothing."""
+    if element.category is not Category.IMAGE:
+        return []
+    found = await anyio.to_thread.run_sync(read_image, root, rel, element)
+    if found is None:
+        return []
+    data, mime = found
+    return [
+        types.BlobResourceContents(
+            uri=uri, mime_type=mime, blob=base64.b64encode(data).decode("ascii")
+        )
+    ]

@@ -1,0 +1,120 @@
+"""One extraction job, as a pure function that any backend runs (a thread, a worker process).
+
+`run_job` opens the file through `paths.open_confined` (so what is parsed is what was checked),
+sniffs its real type, calls the format's extractor and returns the result as JSON-ready data,
+or the project's error: it never raises for a bad file. Library exceptions that an extractor
+let escape are reported as `corrupt` with the exception's type, never with a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from dpe_server.errors import (
+    CorruptError,
+    ExtractionError,
+    TooLargeError,
+    UnsupportedError,
+    extraction_error,
+)
+from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_path
+from dpe_server.model import JSON, Document, Page, Properties
+from dpe_server.paths import NotConfined, open_confined
+
+log = logging.getLogger(__name__)
+
+Op = Literal["probe", "extract", "pages"]
+
+MAX_FILE_BYTES = 512 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    root: str
+    rel: str
+    op: Op
+    pages: tuple[int, ...] = ()
+    limits: Limits = DEFAULT_LIMITS
+
+
+def run_job(job: Job) -> dict[str, JSON]:
+    """`{"ok": ...}` with the probe, document or pages as JSON, or `{"error": {kind, message}}`."""
+    try:
+        return {"ok": _run(job)}
+    except ExtractionError as exc:
+        return {"error": {**exc.to_json(), "transient": exc.transient}}
+    except NotConfined:
+        return {
+            "error": {
+                "kind": "unsupported",
+                "message": "The file is a symbolic link or not a regular file inside the folder; "
+                "it is not served.",
+                "transient": False,
+            }
+        }
+    except FileNotFoundError:
+        return {
+            "error": {
+                "kind": "corrupt",
+                "message": "The file disappeared while it was being read.",
+                "transient": True,
+            }
+        }
+    except MemoryError:
+        return {"error": TooLargeError("The file needs more memory than allowed.").to_json()}
+    except (Exception, RecursionError) as exc:  # the boundary: report, never crash the server
+        log.debug("extractor raised on %s", job.rel, exc_info=True)
+        err = CorruptError(
+            f"The file could not be read: the {PurePosixPath(job.rel).suffix} reader failed "
+            f"({type(exc).__name__})."
+        )
+        return {"error": {**err.to_json(), "transient": False}}
+
+
+def _run(job: Job) -> JSON:
+    extractor = for_path(job.rel)
+    if extractor is None:
+        raise UnsupportedError(f"Files of type {PurePosixPath(job.rel).suffix} are not read.")
+    with open_confined(Path(job.root), job.rel) as f:
+        size = f.seek(0, 2)
+        f.seek(0)
+        if size > MAX_FILE_BYTES:
+            raise TooLargeError(
+                f"The file is {size // (1024 * 1024)} MiB, over the limit of "
+                f"{MAX_FILE_BYTES // (1024 * 1024)} MiB."
+            )
+        if job.op == "probe":
+            return extractor.probe(f, job.limits).to_json()
+        if job.op == "pages" and extractor.extract_pages is not None:
+            return [p.to_json() for p in extractor.extract_pages(f, job.pages, job.limits)]
+        doc = extractor.extract(f, job.limits)
+        if job.op == "pages":
+            wanted = set(job.pages)
+            return [p.to_json() for p in doc.pages if p.page_index in wanted]
+        return doc.to_json()
+
+
+def decode_probe(data: JSON) -> Properties:
+    return Properties.from_json(data)
+
+
+def decode_document(data: JSON) -> Document:
+    return Document.from_json(data)
+
+
+def decode_pages(data: JSON) -> list[Page]:
+    return [Page.from_json(p) for p in data]
+
+
+def decode_error(data: JSON) -> ExtractionError:
+    err = extraction_error(str(data.get("kind")), str(data.get("message")))
+    err.transient = bool(data.get("transient"))
+    return err
+
+
+def pages_arg(indices: Sequence[int]) -> tuple[int, ...]:
+    return tuple(sorted(set(indices)))

@@ -1,0 +1,162 @@
+"""The watched folder's files: which ones count, their doc_refs, and confinement to the root.
+
+- `doc_ref_for(rel)`: short, URL-safe (`[a-z0-9-]`), a slug of the file's stem plus a hash of
+  its relative path, so it is stable across restarts and edits, and two `report.xlsx` in two
+  folders do not collide.
+- `is_ignored(rel)`: editor temp and lock files (`~$*`, `.~lock.*#`, `~WRL*.tmp`, `*.tmp`),
+  dotfiles and anything under a dot folder.
+- `open_confined(root, rel)`: open a file for reading only when it is a regular file inside
+  the root with no symlink on the way, and return the descriptor that was checked, so what is
+  parsed is what was checked (no swap between check and use).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+from dpe_server.extractors import is_supported
+
+_SLUG_RE = re.compile(r"[^a-z0-9]+")
+SLUG_MAX = 24
+
+
+def slug(text: str, fallback: str = "doc") -> str:
+    """Lower-case ASCII letters and digits joined by single hyphens, at most 24 characters."""
+    s = _SLUG_RE.sub("-", text.lower()).strip("-")[:SLUG_MAX].strip("-")
+    return s or fallback
+
+
+def doc_ref_for(rel: str, hash_chars: int = 6) -> str:
+    """The doc_ref of the file at `rel` (a POSIX path relative to the root)."""
+    digest = hashlib.sha256(rel.encode("utf-8")).hexdigest()[:hash_chars]
+    return f"{slug(PurePosixPath(rel).stem)}-{digest}"
+
+
+def default_host(root: Path) -> str:
+    """`local.dpe.<slug of the directory name>`: two servers on two folders do not collide."""
+    return f"local.dpe.{slug(root.name, 'root')}"
+
+
+def is_ignored(rel: str) -> bool:
+    """Editor temp and lock files, dotfiles, and anything inside a dot folder."""
+    parts = PurePosixPath(rel).parts
+    if any(part.startswith(".") for part in parts):
+        return True
+    name = parts[-1] if parts else ""
+    lower = name.lower()
+    return (
+        name.startswith("~$")
+        or name.startswith("~")
+        or lower.endswith((".tmp", ".temp", ".part", ".crdownload", "~"))
+        or lower.startswith("~wrl")
+    )
+
+
+def is_candidate(rel: str) -> bool:
+    """A file the catalog serves: supported suffix, not ignored."""
+    return is_supported(rel) and not is_ignored(rel)
+
+
+@dataclass(frozen=True, slots=True)
+class FileStat:
+    size: int
+    mtime_ns: int
+    inode: int
+
+
+def relative(root: Path, path: Path) -> str | None:
+    """`path` relative to `root` as a POSIX string, or None when it is not inside."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
+def stat_confined(root: Path, rel: str) -> FileStat | None:
+    """The stat of a regular file at `rel` reached without following any symlink, else None."""
+    path = root
+    for part in PurePosixPath(rel).parts:
+        if part in ("", ".", ".."):
+            return None
+        path = path / part
+        try:
+            st = path.lstat()
+        except OSError:
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return FileStat(st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def walk(root: Path) -> Iterator[str]:
+    """Every candidate file below `root` (POSIX relative paths), never entering symlinks."""
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                    continue
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            rel = relative(root, Path(entry.path))
+            if rel is not None and is_candidate(rel):
+                yield rel
+
+
+class NotConfined(OSError):
+    """The file is a symlink, not a regular file, or resolves outside the root."""
+
+
+def open_confined(root: Path, rel: str) -> BinaryIO:
+    """Open `root/rel` read-only, refusing symlinks anywhere on the path and non-regular files.
+
+    Each component is opened relative to its parent's descriptor with O_NOFOLLOW, so a
+    component swapped for a symlink after a check is refused, and the returned file is the
+    one that was checked.
+    """
+    parts = PurePosixPath(rel).parts
+    if not parts or any(p in ("", ".", "..") for p in parts):
+        raise NotConfined(f"not a path inside the folder: {rel}")
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    directory = getattr(os, "O_DIRECTORY", 0)
+    cloexec = getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(root, os.O_RDONLY | directory | cloexec)
+    try:
+        for part in parts[:-1]:
+            try:
+                nxt = os.open(part, os.O_RDONLY | directory | nofollow | cloexec, dir_fd=fd)
+            except OSError as exc:
+                raise NotConfined(f"{rel}: a folder on the way is a symlink or gone") from exc
+            os.close(fd)
+            fd = nxt
+        try:
+            file_fd = os.open(parts[-1], os.O_RDONLY | nofollow | cloexec, dir_fd=fd)
+        except OSError as exc:
+            raise NotConfined(f"{rel}: the file is a symlink or gone") from exc
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(os.fstat(file_fd).st_mode):
+        os.close(file_fd)
+        raise NotConfined(f"{rel}: not a regular file")
+    return os.fdopen(file_fd, "rb")

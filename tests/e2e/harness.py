@@ -1,0 +1,198 @@
+"""Start dpe-server as a real process (stdio or streamable HTTP) and connect SDK clients.
+
+Documents for these tests are written here with the plain writer libraries, so the server
+tests do not depend on the fixture builders.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+
+Transport = Literal["stdio", "http"]
+Mode = Literal["legacy", "auto"]
+
+
+def write_deck(path: Path, titles: list[str]) -> None:
+    from pptx import Presentation
+
+    deck = Presentation()
+    for title in titles:
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = title
+        slide.placeholders[1].text = f"Bullet about {title}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deck.save(str(path))
+
+
+def write_doc(path: Path, headings: list[str]) -> None:
+    from docx import Document
+
+    doc = Document()
+    doc.core_properties.title = "Notes Title"
+    doc.core_properties.keywords = "alpha, beta"
+    for heading in headings:
+        doc.add_heading(heading, level=1)
+        doc.add_paragraph(f"Paragraph under {heading} with several words.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    doc.save(str(path))
+
+
+def write_encrypted(path: Path) -> None:
+    """An OLE2/CFB container with an EncryptionInfo stream name: a password-protected OOXML."""
+    path.write_bytes(
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504 + "EncryptionInfo".encode("utf-16-le")
+    )
+
+
+def make_folder(root: Path) -> Path:
+    write_deck(root / "a" / "report.pptx", ["Alpha", "Beta", "Gamma"])
+    write_deck(root / "b" / "report.pptx", ["Other"])
+    write_doc(root / "notes.docx", ["Intro", "Details"])
+    write_encrypted(root / "locked.docx")
+    return root
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def server_args(folder: Path, *extra: str) -> list[str]:
+    return [
+        "-m",
+        "dpe_server",
+        "serve",
+        str(folder),
+        "--page-size",
+        "2",
+        "--debounce-ms",
+        "50",
+        *extra,
+    ]
+
+
+@dataclass
+class HttpServer:
+    url: str
+    process: subprocess.Popen[bytes]
+    port: int
+
+
+@contextlib.contextmanager
+def http_server(folder: Path, *extra: str, token: str | None = None) -> Iterator[HttpServer]:
+    port = free_port()
+    env = {**os.environ}
+    if token:
+        env["DPE_SERVER_TOKEN"] = token
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in the finally below)
+    proc = subprocess.Popen(
+        [sys.executable, *server_args(folder, "--transport", "http", "--port", str(port), *extra)],
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                log.seek(0)
+                raise RuntimeError(f"server exited: {log.read().decode()}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+                break
+            time.sleep(0.05)
+        yield HttpServer(f"http://127.0.0.1:{port}/mcp", proc, port)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@dataclass
+class Inbox:
+    """Notifications a handshake-era client received."""
+
+    items: list[types.ServerNotification] = field(default_factory=list)
+    event: anyio.Event = field(default_factory=anyio.Event)
+
+    async def handler(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            return
+        self.items.append(message)
+        self.event.set()
+
+    async def wait_for(self, predicate: Any, timeout: float = 15.0) -> Any:
+        with anyio.fail_after(timeout):
+            while True:
+                for item in self.items:
+                    if predicate(item):
+                        self.items.remove(item)
+                        return item
+                self.event = anyio.Event()
+                await self.event.wait()
+
+
+def is_updated(uri: str) -> Any:
+    return lambda n: n.method == "notifications/resources/updated" and n.params.uri == uri
+
+
+def is_list_changed(n: Any) -> bool:
+    return n.method == "notifications/resources/list_changed"
+
+
+@contextlib.asynccontextmanager
+async def connect(
+    transport: Transport,
+    mode: Mode,
+    folder: Path,
+    url: str | None = None,
+    inbox: Inbox | None = None,
+) -> AsyncIterator[Client]:
+    target: Any
+    if transport == "stdio":
+        target = StdioServerParameters(command=sys.executable, args=server_args(folder))
+    else:
+        assert url is not None
+        target = url
+    async with Client(
+        target,
+        mode=mode,
+        message_handler=inbox.handler if inbox else None,
+        read_timeout_seconds=30,
+    ) as client:
+        yield client
+
+
+async def host_of(client: Client) -> str:
+    res = await client.list_resources()
+    return res.resources[0].uri.split("/")[2]
+
+
+def http_get(url: str, headers: dict[str, str]) -> int:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    response = httpx2.post(
+        url,
+        json=body,
+        headers={"accept": "application/json, text/event-stream", **headers},
+        timeout=10,
+    )
+    return int(response.status_code)
