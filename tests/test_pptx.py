@@ -67,6 +67,7 @@ TREE: dict[int, list[tuple[str, str]]] = {
     2: [
         ("p2-h1", "SENT_TITLE_2"),
         ("p2-tbl1", "SENT_MERGED"),
+        ("p2-lnk1", "SENT_CELL_URL"),
         ("p2-chart1", "SENT_SERIES"),
         ("p2-ann1", "SENT_NOTES_2"),
     ],
@@ -401,7 +402,7 @@ def test_pptx_broken_slide_xml_costs_only_that_slide(fixture_dir: Path) -> None:
 def test_pptx_missing_chart_part_is_counted(fixture_dir: Path) -> None:
     f = _rezip(fixture_dir / EVERYTHING, {"ppt/charts/chart1.xml": None})
     page: Page = extract_pages(f, [2], DEFAULT_LIMITS)[0]
-    assert [e.category.value for e in page.elements] == ["heading", "table", "annotation"]
+    assert [e.category.value for e in page.elements] == ["heading", "table", "link", "annotation"]
     assert page.metadata["broken_parts"] == 1
 
 
@@ -465,3 +466,15 @@ def test_pptx_strict_ooxml_is_unsupported_not_silently_empty() -> None:
     out.seek(0)
     with pytest.raises(UnsupportedError, match="Strict"):
         probe(out, DEFAULT_LIMITS)
+
+
+def test_pptx_large_table_split_into_row_blocks(
+    fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("dpe_server.extractors.pptx_objects.TABLE_BLOCK_ROWS", 2)
+    with (fixture_dir / EVERYTHING).open("rb") as f:
+        (page,) = extract_pages(f, [2], DEFAULT_LIMITS)
+    tables = [e for e in page.elements if e.category.value == "table"]
+    assert [t.metadata["row_block"] for t in tables] == [[1, 2], [3, 3]]
+    assert [len(t.content["rows"]) for t in tables] == [2, 1]
+    assert all(t.content["total_rows"] == 3 for t in tables)

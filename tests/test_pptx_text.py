@@ -7,13 +7,21 @@ import pytest
 from lxml import etree
 
 from dpe_server.extractors.pptx_context import Layout, Master, placeholder
-from dpe_server.extractors.pptx_text import Chain, blocks, is_monospace, read_paragraphs
+from dpe_server.extractors.pptx_text import (
+    Chain,
+    blocks,
+    cell_links,
+    is_monospace,
+    is_rtl,
+    read_paragraphs,
+)
 
 NS = (
     'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
     'xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
     'xmlns:a14="http://schemas.microsoft.com/office/drawing/2010/main" '
-    'xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"'
+    'xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math" '
+    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
 )
 
 
@@ -171,3 +179,25 @@ def test_layout_inherit(attrs: str, kind: str, pos: tuple[int, int], bullet: str
     got_kind, got_pos, chain = layout.inherit(_ph(attrs))
     assert (got_kind, got_pos, chain.bullet(0)) == (kind, pos, bullet)
     assert layout.name == "Two Content"
+
+
+def _linked(text: str, rid: str) -> str:
+    return f'<a:r><a:rPr><a:hlinkClick r:id="{rid}"/></a:rPr><a:t>{text}</a:t></a:r>'
+
+
+def test_cell_links_join_adjacent_runs_of_one_link() -> None:
+    body = _body(
+        f"<a:p>{_linked('[', 'rId1')}{_linked('1]', 'rId1')}<a:r><a:t> and </a:t></a:r>"
+        f"{_linked('more', 'rId1')}{_linked('!', 'rId2')}</a:p>"
+    )
+    links = [(x.text, x.rid, x.follows) for x in cell_links(body)]
+    assert links == [("[1]", "rId1", False), ("more", "rId1", False), ("!", "rId2", True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "rtl"),
+    [("שלום", True), ("مرحبا", True), ("123 مرحبا", True), ("Hello שלום", False), ("季度", False)],
+    ids=["hebrew", "arabic", "digits-then-arabic", "latin-first", "cjk"],
+)
+def test_is_rtl_by_first_strong_character(text: str, rtl: bool) -> None:
+    assert is_rtl(text) is rtl

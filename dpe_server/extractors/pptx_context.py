@@ -4,14 +4,15 @@ inherits from, the page being built (under the page limits), and link resolution
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from lxml import etree
 
+from dpe_server import summaries
 from dpe_server.extractors import Limits
 from dpe_server.extractors.ooxml import Package, Relationship
-from dpe_server.extractors.pptx_text import A, Chain, P
+from dpe_server.extractors.pptx_text import A, Chain, P, RunLink
 from dpe_server.model import JSON, Category, PageBuilder
 
 Point = tuple[int, int]
@@ -206,6 +207,33 @@ class SlideContext:
             target = rel.target if rel.external else posixpath.basename(rel.target)
             return (target, None) if target else None
         return (action, None) if action else None
+
+
+def emit_links(links: Iterable[RunLink], sp: etree._Element, ctx: SlideContext) -> None:
+    """Hyperlinks on text runs of a shape, as link elements after the shape's text; adjacent
+    runs linking to the same place are one link."""
+    found: list[dict[str, JSON]] = []
+    for link in links:
+        target = ctx.link(link.rid, link.action)
+        if target is None:
+            continue
+        url, page = target
+        if link.follows and found and found[-1]["url"] == url:
+            found[-1]["text"] = f"{found[-1]['text']}{link.text}"
+            continue
+        content: dict[str, JSON] = {"text": link.text, "url": url}
+        if page is not None:
+            content["target_page"] = page
+        found.append(content)
+    for content in found:
+        text, url = str(content["text"]), str(content["url"])
+        ctx.sink.add(
+            Category.LINK,
+            summaries.link(text, url),
+            content,
+            shape_meta(sp, kind="text_run"),
+            len(text),
+        )
 
 
 def shape_ids(sp: etree._Element) -> tuple[str, str]:

@@ -21,8 +21,8 @@ from dpe_server.extractors.drawingml import (
     smartart_drawing_texts,
     smartart_nodes,
 )
-from dpe_server.extractors.pptx_context import SlideContext, shape_meta
-from dpe_server.extractors.pptx_text import A, P, R, plain_text
+from dpe_server.extractors.pptx_context import SlideContext, emit_links, shape_meta
+from dpe_server.extractors.pptx_text import A, P, R, cell_links, plain_text
 from dpe_server.model import JSON, TABLE_BLOCK_ROWS, Category
 
 URI_TABLE = "http://schemas.openxmlformats.org/drawingml/2006/table"
@@ -133,6 +133,7 @@ def table(frame: etree._Element, tbl: etree._Element, ctx: SlideContext) -> None
         chars = sum(len(cell) for row in chunk for cell in row)
         summary = summaries.table(headers, len(body), columns)
         ctx.sink.add(Category.TABLE, summary, content, meta, chars)
+    emit_links(cell_links(tbl), frame, ctx)
 
 
 def chart(frame: etree._Element, rid: str | None, ctx: SlideContext) -> None:

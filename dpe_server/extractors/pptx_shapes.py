@@ -19,6 +19,7 @@ from dpe_server.extractors.pptx_context import (
     Point,
     SlideContext,
     click_action,
+    emit_links,
     placeholder,
     position,
     shape_ids,
@@ -29,7 +30,6 @@ from dpe_server.extractors.pptx_text import (
     MC,
     Block,
     P,
-    Paragraph,
     R,
     blocks,
     plain_text,
@@ -139,25 +139,6 @@ def _emit_block(block: Block, sp: etree._Element, ctx: SlideContext) -> None:
         ctx.sink.add(Category.TEXT, summaries.text(text), content, meta, len(text))
 
 
-def _run_links(paragraphs: list[Paragraph], sp: etree._Element, ctx: SlideContext) -> None:
-    for p in paragraphs:
-        for link in p.links:
-            target = ctx.link(link.rid, link.action)
-            if target is None:
-                continue
-            url, page = target
-            content: dict[str, JSON] = {"text": link.text, "url": url}
-            if page is not None:
-                content["target_page"] = page
-            ctx.sink.add(
-                Category.LINK,
-                summaries.link(link.text, url),
-                content,
-                shape_meta(sp, kind="text_run"),
-                len(link.text),
-            )
-
-
 def text_shape(sp: etree._Element, ctx: SlideContext) -> None:
     """A `p:sp`: heading (title / subtitle placeholders), footer placeholders, or text blocks."""
     ph = placeholder(sp)
@@ -167,7 +148,7 @@ def text_shape(sp: etree._Element, ctx: SlideContext) -> None:
         if kind in TITLE_TYPES or kind == "subTitle":
             _heading(sp, kind, ctx)
             paragraphs = read_paragraphs(sp.find(f"{P}txBody"), chain)
-            _run_links(paragraphs, sp, ctx)
+            emit_links([x for p in paragraphs for x in p.links], sp, ctx)
             return
         if kind in FOOTER_TYPES:
             _footer(sp, kind, ctx)
@@ -175,7 +156,7 @@ def text_shape(sp: etree._Element, ctx: SlideContext) -> None:
     paragraphs = read_paragraphs(sp.find(f"{P}txBody"), chain)
     for block in blocks(paragraphs):
         _emit_block(block, sp, ctx)
-    _run_links(paragraphs, sp, ctx)
+    emit_links([x for p in paragraphs for x in p.links], sp, ctx)
 
 
 def shape_link(sp: etree._Element, ctx: SlideContext) -> None:

@@ -133,6 +133,9 @@ class RunLink:
     text: str
     rid: str
     action: str
+    follows: bool = False
+    """True when the previous run was linked too (by another relationship, maybe the same
+    target): the reader joins them when they resolve to the same place."""
 
 
 @dataclass(slots=True)
@@ -178,6 +181,18 @@ class _ParaReader:
         self.faces: list[bool] = []
         self.links: list[RunLink] = []
         self.formulas: list[str] = []
+        self.linked = -1
+
+    def link(self, text: str, rid: str, action: str) -> None:
+        """A linked run; one that continues the previous run's link extends it."""
+        last = self.links[-1] if self.links else None
+        here = len(self.texts) - 1
+        follows = last is not None and self.linked == here - 1
+        if last and follows and (last.rid, last.action) == (rid, action):
+            last.text += text
+        else:
+            self.links.append(RunLink(text, rid, action, follows))
+        self.linked = here
 
     def run(self, r: etree._Element) -> None:
         t = r.find(f"{A}t")
@@ -193,7 +208,7 @@ class _ParaReader:
                 face = latin.get("typeface")
             click = rpr.find(f"{A}hlinkClick")
             if click is not None:
-                self.links.append(RunLink(text, click.get(f"{R}id", ""), click.get("action", "")))
+                self.link(text, click.get(f"{R}id", ""), click.get("action", ""))
         if text.strip():
             self.faces.append(is_monospace(face))
 
@@ -289,6 +304,16 @@ def blocks(paragraphs: Sequence[Paragraph]) -> list[Block]:
             out[-1].paragraphs.append(p)
         else:
             out.append(Block(kind, [p]))
+    return out
+
+
+def cell_links(el: etree._Element) -> list[RunLink]:
+    """The linked runs anywhere under `el` (a table), adjacent runs of one link joined."""
+    out: list[RunLink] = []
+    for p in el.iter(f"{A}p"):
+        reader = _ParaReader(None)
+        reader.read(p)
+        out.extend(reader.links)
     return out
 
 
