@@ -38,6 +38,7 @@ from dpe_server.extractors.xlsx_book import (
 from dpe_server.extractors.xlsx_page import build_sheet_items
 from dpe_server.extractors.xlsx_scan import SheetScan, read_cells, scan_sheet
 from dpe_server.extractors.xlsx_cells import (
+    CharBudget,
     Item,
     SheetCells,
     dense_cells,
@@ -218,7 +219,11 @@ class _Book:
             items = chartsheet_items(self.pkg, info.part, lambda f: self.resolve(f, None))
         else:
             cells, scan, styles = self.sheet(info)
-            items = build_sheet_items(self, info, cells, scan, styles)
+            budget = CharBudget(self.limits.max_chars_per_page)
+            items = build_sheet_items(self, info, cells, scan, styles, budget)
+            if budget.truncated:
+                meta["truncated"] = True
+                self.truncated = True
             if scan.bounds is not None:
                 from dpe_server.extractors.xlsx_book import range_ref
 

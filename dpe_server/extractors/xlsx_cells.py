@@ -18,7 +18,7 @@ from typing import Any
 
 from dpe_server import summaries
 from dpe_server.extractors.xlsx_book import range_ref
-from dpe_server.extractors.xlsx_format import Styles, show, show_number
+from dpe_server.extractors.xlsx_format import CELL_MAX_CHARS, Styles, clip, show, show_number
 from dpe_server.extractors.xlsx_scan import SheetScan, SparseCells
 from dpe_server.model import JSON, TABLE_BLOCK_ROWS, Category
 
@@ -36,6 +36,28 @@ class Item:
     metadata: dict[str, JSON] = field(default_factory=dict)
     order: tuple[int, int] = (0, 0)
     """(row, col) of the element's anchor, to lay tables and headings out in reading order."""
+
+
+@dataclass(slots=True)
+class CharBudget:
+    """Characters of cell text a page may still carry (`Limits.max_chars_per_page`): a file
+    whose shared strings repeat one long string in every cell must not become a huge tree."""
+
+    remaining: int
+    truncated: bool = False
+
+    def fit(self, rows: list[list[str]]) -> list[list[str]]:
+        """The leading rows that fit, charged to the budget."""
+        size = 0
+        for k, row in enumerate(rows):
+            cost = sum(map(len, row))
+            if size + cost > self.remaining:
+                self.truncated = True
+                self.remaining -= size
+                return rows[:k]
+            size += cost
+        self.remaining -= size
+        return rows
 
 
 @dataclass(slots=True)
@@ -127,6 +149,8 @@ _GENERAL = "{:.15g}".format
 def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
     """One column of calamine values as display strings; C-level maps for uniform columns."""
     kinds = set(map(type, col))
+    if str in kinds and max(len(v) for v in col if v.__class__ is str) > CELL_MAX_CHARS:
+        col = tuple(clip(v) if v.__class__ is str else v for v in col)
     if kinds == {str}:
         return col
     if kinds == {float}:
@@ -244,6 +268,7 @@ def table_items(
     formula_cells: set[Cell],
     name: str = "",
     headers: list[str] | None = None,
+    budget: CharBudget | None = None,
 ) -> list[Item]:
     """One table element, or row-block elements of at most TABLE_BLOCK_ROWS rows each."""
     rows = block.rows
@@ -262,7 +287,10 @@ def table_items(
         box[0] <= r <= box[2] and box[1] <= c <= box[3] for r, c in formula_cells
     )
     items: list[Item] = []
-    for index, chunk in enumerate(chunks):
+    for index, whole in enumerate(chunks):
+        chunk = budget.fit(whole) if budget is not None else whole
+        if not chunk and whole:
+            break
         first = block.r0 + head_rows + index * TABLE_BLOCK_ROWS
         last = first + max(len(chunk), 1) - 1
         top = block.r0 if index == 0 else first

@@ -290,3 +290,29 @@ def _merge_ctrl_props(root: etree._Element, w: dict[str, JSON]) -> None:
     for key, field in (("fmlaLink", "linked_cell"), ("fmlaRange", "source"), ("fmlaMacro", "macro")):
         if root.get(key):
             w[field] = root.get(key)
+
+
+def ole_items(tail: etree._Element, rels: dict[str, Relationship]) -> list[Item]:
+    """Embedded OLE objects (a PDF, a Word document...) as widgets naming what they hold."""
+    items: list[Item] = []
+    seen: set[str] = set()
+    for ole in walk(tail, "oleObject"):
+        sid = ole.get("shapeId", "")
+        if sid in seen:
+            continue  # the same object in mc:Choice and mc:Fallback
+        seen.add(sid)
+        prog = ole.get("progId", "")
+        rel = rels.get(rel_id(ole) or "")
+        target = rel.target if rel is not None else ""
+        name = target.rsplit("/", 1)[-1] if target else f"object {sid}"
+        content: dict[str, JSON] = {"kind": "embedded_object", "name": name, "text": prog}
+        if ole.get("link"):
+            content["link"] = ole.get("link")
+        meta: dict[str, JSON] = {"shape_id": sid, "part": target}
+        anchor = next(walk(ole, "anchor"), None)
+        if anchor is not None:
+            meta["anchor"] = cell_ref(*_anchor_cell(anchor))
+        items.append(
+            Item(Category.WIDGET, summaries.widget("embedded_object", name, prog or None), content, meta)
+        )
+    return items

@@ -187,6 +187,14 @@ def _font_bold(font: object) -> bool:
 
 # --- values to display strings ----------------------------------------------------------------
 
+CELL_MAX_CHARS = 32_767
+"""Excel's own limit on a cell's text; longer text (only a crafted file has it) is cut."""
+
+
+def clip(text: str) -> str:
+    return text if len(text) <= CELL_MAX_CHARS else text[: CELL_MAX_CHARS - 1] + "…"
+
+
 _EPOCH_1900 = datetime(1899, 12, 30)
 _EPOCH_1904 = datetime(1904, 1, 1)
 

@@ -5,11 +5,13 @@ validations, form controls, print headers and footers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from dpe_server.extractors.ooxml import Package
 from dpe_server.extractors.xlsx_book import SheetInfo, rel_id, walk
 from dpe_server.extractors.xlsx_cells import (
+    CharBudget,
     Grid,
     Item,
     Rect,
@@ -19,7 +21,7 @@ from dpe_server.extractors.xlsx_cells import (
     lone_cell,
     table_items,
 )
-from dpe_server.extractors.xlsx_drawing import drawing_items, widget_items
+from dpe_server.extractors.xlsx_drawing import drawing_items, ole_items, widget_items
 from dpe_server.extractors.xlsx_format import Styles
 from dpe_server.extractors.xlsx_formulas import formula_items
 from dpe_server.extractors.xlsx_parts import (
@@ -51,6 +53,7 @@ def build_sheet_items(
     cells: SheetCells,
     scan: SheetScan,
     styles: dict[Cell, int] | None,
+    budget: CharBudget,
 ) -> list[Item]:
     pkg = book.pkg
     assert info.part is not None
@@ -69,13 +72,13 @@ def build_sheet_items(
     taken: list[Rect] = []
     for t in table_defs(pkg, rels):
         grid, headers = table_grid(t, cells)
-        layout.extend(table_items(grid, merged, fcells, t.name, headers))
+        layout.extend(table_items(grid, merged, fcells, t.name, headers, budget))
         taken.append(t.rect)
     for p in pivot_defs(pkg, rels):
         layout.append(pivot_item(p, cells))
         if p.rect is not None:
             taken.append(p.rect)
-    layout.extend(_cell_blocks(cells, taken, merged, fcells, book.styles, style_at))
+    layout.extend(_cell_blocks(cells, taken, merged, fcells, book.styles, style_at, budget))
     layout.sort(key=lambda it: it.order)
     level_one = True
     for it in layout:
@@ -93,6 +96,7 @@ def build_sheet_items(
     items.extend(hyperlink_items(tail, rels, cells))
     items.extend(validation_items(tail, resolve))
     items.extend(widget_items(pkg, tail, rels))
+    items.extend(ole_items(tail, rels))
     items.extend(header_footer_items(tail))
     return items
 
@@ -119,7 +123,8 @@ def _cell_blocks(
     merged: list[Rect],
     fcells: set[Cell],
     styles: Styles,
-    style_at: object,
+    style_at: Callable[[int, int], int],
+    budget: CharBudget,
 ) -> list[Item]:
     """Blocks of used cells as tables, a lone emphasised or merged title cell as a heading."""
     found: list[Grid] = []
@@ -131,7 +136,7 @@ def _cell_blocks(
     def titled(row: int, col: int) -> tuple[bool, Rect | None]:
         m = _merge_at(merged, row, col)
         spans = m is not None and (m[3] > m[1] or m[2] > m[0])
-        return spans or styles.emphasised(style_at(row, col)), m  # type: ignore[operator]
+        return spans or styles.emphasised(style_at(row, col)), m
 
     for i, b in enumerate(found):
         rows = b.rows
@@ -150,7 +155,7 @@ def _cell_blocks(
             if ok:
                 out.append(heading_item(rows[0][0], b.r0, b.c0, 1, m))
                 b = Grid(b.r0 + 1, b.c0, rows[1:])
-        out.extend(table_items(b, merged, fcells))
+        out.extend(table_items(b, merged, fcells, budget=budget))
     return out
 
 

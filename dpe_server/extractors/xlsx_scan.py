@@ -24,7 +24,7 @@ from lxml import etree
 from dpe_server.errors import CorruptError
 from dpe_server.extractors.ooxml import parse_xml
 from dpe_server.extractors.xlsx_book import col_index, local, parse_ref, string_item
-from dpe_server.extractors.xlsx_format import GENERAL, Styles, general, show_number
+from dpe_server.extractors.xlsx_format import GENERAL, Styles, clip, general, show_number
 
 DENSE_MIN_AREA = 1_000_000
 """A sheet whose used-cell rectangle is under this many cells is read densely by calamine."""
@@ -274,7 +274,7 @@ def _read_cell(
             v_text = string_item(child)
     if v_text is None:
         return
-    value = _typed(t, v_text, strings, styles.format(xf) if xf else GENERAL, date1904)
+    value = clip(_typed(t, v_text, strings, styles.format(xf) if xf else GENERAL, date1904))
     if value != "":
         out.values[pos] = value
 

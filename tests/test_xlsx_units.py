@@ -1,0 +1,146 @@
+"""The xlsx extractor's pure pieces: formula patterns, number formats, header/footer codes,
+block detection, the fast scan of a worksheet part."""
+
+from __future__ import annotations
+
+import pytest
+
+from dpe_server.extractors.xlsx_cells import Grid, blocks, has_header_row
+from dpe_server.extractors.xlsx_format import NumberFormat, format_kind, general, show_number
+from dpe_server.extractors.xlsx_formulas import compact_ranges, pattern, shift, template
+from dpe_server.extractors.xlsx_parts import header_footer_text
+from dpe_server.extractors.xlsx_scan import scan_sheet
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (("B2*C2", 1, 3), ("B500*C500", 499, 3)),
+        (("SUM($A$1:A2)", 1, 1), ("SUM($A$1:A9)", 8, 1)),
+        (("B2+B3", 3, 1), ("C2+C3", 3, 2)),
+    ],
+    ids=["row-copies", "anchored-running-total", "column-copies"],
+)
+def test_pattern_copies_share_a_pattern(a: tuple[str, int, int], b: tuple[str, int, int]) -> None:
+    assert pattern(*a) == pattern(*b)
+
+
+def test_pattern_differs_for_different_formulas() -> None:
+    assert pattern("B2*C2", 1, 3) != pattern("B2+C2", 1, 3)
+
+
+def test_pattern_ignores_strings_and_function_names() -> None:
+    assert pattern('LOG10(A1)&"A1"', 0, 1) == 'LOG10(R[0]C[-1])&"A1"'
+
+
+def test_template_rows_vary() -> None:
+    assert template("B2*C2", 1, 3, rows_vary=True, cols_vary=False) == "B{r}*C{r}"
+    assert template("A1+$B$1", 1, 2, rows_vary=True, cols_vary=False) == "A{r-1}+$B$1"
+
+
+def test_shift_moves_relative_refs_only() -> None:
+    assert shift("B2*$C$2+C$1", 3, 1) == "C5*$C$2+D$1"
+
+
+def test_compact_ranges_merges_columns() -> None:
+    cells = [(r, c) for r in range(1, 5) for c in (3, 4)] + [(9, 0)]
+    assert compact_ranges(cells) == ["D2:E5", "A10"]
+
+
+@pytest.mark.parametrize(
+    ("value", "code", "shown"),
+    [
+        (0.125, "0.0%", "12.5%"),
+        (0.5, "0%", "50%"),
+        (1234567.891, "#,##0.00", "1,234,567.89"),
+        (3.0, "0.00", "3.00"),
+        (45292.0, "yyyy-mm-dd", "2024-01-01"),
+        (45292.5, "yyyy-mm-dd h:mm", "2024-01-01T12:00:00"),
+        (0.5625, "h:mm", "13:30:00"),
+        (12.5, '"$"#,##0.00', "$12.50"),
+    ],
+    ids=["pct-1dp", "pct", "thousands", "fixed", "date", "datetime", "time", "currency"],
+)
+def test_show_number_per_format(value: float, code: str, shown: str) -> None:
+    assert show_number(value, NumberFormat.parse(code)) == shown
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [(3.0, "3"), (2.5, "2.5"), (0.1 + 0.2, "0.3"), (-4.0, "-4")],
+    ids=["int", "half", "float-noise", "negative"],
+)  # fmt: skip
+def test_general_format(value: float, shown: str) -> None:
+    assert general(value) == shown
+
+
+def test_format_kind_text_and_general() -> None:
+    assert format_kind("@") == "text"
+    assert format_kind("General") == "general"
+    assert format_kind('[Red]"x"0.00') == "number"
+
+
+@pytest.mark.parametrize(
+    ("code", "text"),
+    [
+        ("&LLeft&CPage &P of &N&RRight", "Left | Page {page} of {pages} | Right"),
+        ('&C&"Arial,Bold"&14Title &A', "Title {sheet}"),
+        ("&RPrinted &D &T&L&F", "{file} | Printed {date} {time}"),
+        ("Fish && Chips", "Fish & Chips"),
+    ],
+    ids=["sections", "font-and-size", "codes-order", "ampersand"],
+)
+def test_header_footer_text(code: str, text: str) -> None:
+    assert header_footer_text(code) == text
+
+
+def test_blocks_split_on_empty_rows_and_columns() -> None:
+    rows = [
+        ["a", "b", "", "x"],
+        ["1", "2", "", "y"],
+        ["", "", "", ""],
+        ["c", "", "", ""],
+    ]
+    found = [(b.r0, b.c0, len(b.rows), b.width) for b in blocks(Grid(0, 0, rows))]
+    assert found == [(0, 0, 2, 2), (0, 3, 2, 1), (3, 0, 1, 1)]
+
+
+def test_has_header_row_needs_text_over_data() -> None:
+    assert has_header_row([["Name", "Qty"], ["x", "1"]])
+    assert not has_header_row([["1", "2"], ["3", "4"]])
+    assert not has_header_row([["Name", "Qty"]])
+
+
+SHEET = (
+    b'<?xml version="1.0"?><x:worksheet xmlns:x="http://schemas.openxmlformats.org/'
+    b'spreadsheetml/2006/main"><x:dimension ref="A1"/><x:sheetData>'
+    b'<x:row r="2"><x:c r="B2" s="1"><x:v>0.5</x:v></x:c><x:c r="C2"><x:f>B2*2</x:f>'
+    b'<x:v>1</x:v></x:c><x:c r="D2" t="e"><x:v>#DIV/0!</x:v></x:c></x:row>'
+    b'<x:row r="9"><x:c r="AA9"><x:v>1</x:v></x:c></x:row></x:sheetData>'
+    b'<x:mergeCells count="1"><x:mergeCell ref="A1:B1"/></x:mergeCells></x:worksheet>'
+)
+
+
+def test_scan_sheet_real_extent_not_dimension() -> None:
+    scan = scan_sheet(SHEET, {1})
+    assert scan.bounds == (1, 1, 8, 26)
+    assert scan.n_cells == 4
+    assert scan.dense
+
+
+def test_scan_sheet_formulas_styles_errors_and_tail() -> None:
+    scan = scan_sheet(SHEET, {1})
+    assert [(f.row, f.col, f.text) for f in scan.formulas] == [(1, 2, "B2*2")]
+    assert scan.styled == {(1, 1): 1}
+    assert scan.errors == {(1, 3): "#DIV/0!"}
+    assert [m.get("ref") for m in scan.tail.iter("{*}mergeCell")] == ["A1:B1"]
+
+
+def test_scan_sheet_sparse_corners_not_dense() -> None:
+    data = (
+        b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+        b'<row r="1"><c r="A1"><v>1</v></c></row><row r="1048576"><c r="XFD1048576"><v>2</v></c>'
+        b"</row></sheetData></worksheet>"
+    )
+    scan = scan_sheet(data, set())
+    assert scan.bounds == (0, 0, 1048575, 16383)
+    assert not scan.dense
