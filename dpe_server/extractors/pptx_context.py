@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -184,7 +184,6 @@ class SlideContext:
     title: str | None = None
     connectors_done: bool = False
     broken_parts: int = 0
-    shape_text: dict[str, str] = field(default_factory=dict)
 
     def text_chain(self) -> Chain:
         """List styles of a shape that is not a placeholder (a text box, an auto shape)."""

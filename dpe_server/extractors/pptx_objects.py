@@ -293,6 +293,9 @@ def _media_ref(pic: etree._Element) -> tuple[str, str | None, str | None]:
             break
     media = nvpr.find(f"{P}extLst/{P}ext/{{{NS_P14}}}media")
     embed = None if media is None else media.get(f"{R}embed")
+    wav = nvpr.find(f"{A}wavAudioFile")
+    if wav is not None and not kind:
+        kind, embed = "audio", wav.get(f"{R}embed")
     if media is not None and not kind:
         kind = "video"
     return kind, link, embed
