@@ -23,7 +23,7 @@ from dpe_server import summaries
 from dpe_server.extractors import Limits
 from dpe_server.extractors.docx_forms import sdt_field
 from dpe_server.extractors.docx_items import Item, PartCtx
-from dpe_server.extractors.docx_pages import Block, PagePlan, plain_text
+from dpe_server.extractors.docx_pages import Block, PagePlan, block_text
 from dpe_server.extractors.docx_parts import HeaderFooter, alt_chunk_blocks, header_text
 from dpe_server.extractors.docx_runs import InlineReader
 from dpe_server.extractors.docx_styles import Numbering, Styles
@@ -111,7 +111,7 @@ class _PageWriter:
     def block(self, block: Block) -> None:
         for sdt in block.sdts:
             content = sdt.find(W + "sdtContent")
-            value = plain_text(content)[:_FORM_VALUE_MAX] if content is not None else ""
+            value = block_text(content)[:_FORM_VALUE_MAX] if content is not None else ""
             fld = sdt_field(sdt.find(W + "sdtPr"), value.strip())
             if fld is not None:
                 self.flush()

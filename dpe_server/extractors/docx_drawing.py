@@ -182,6 +182,7 @@ def drawing_items(
 
 def _text_box(content: etree._Element, text_box: TextBoxReader, at: int) -> list[Item]:
     text, items = text_box(content)
+    text = "\n".join(line.rstrip() for line in text.splitlines()).strip()
     out: list[Item] = []
     if text.strip():
         out.append(

@@ -13,7 +13,8 @@ Content before the first page start is page 0 (only when there is some). A page 
 "{title} (cont. 2)", "(cont. 3)"... at block boundaries.
 
 A page's title is the text of the heading that starts it, else the first heading on it,
-else "Section {N+1}" (N the page index). The probe and the extractor run this same plan, so
+else "Section {S}" (S the 1-based number of the document section the page belongs to: only
+the first page of a section can lack a heading, so these titles do not repeat). The probe and the extractor run this same plan, so
 the page count the probe reports is exact.
 """
 
@@ -68,6 +69,11 @@ class PagePlan:
 
 def plain_text(el: etree._Element) -> str:
     return "".join(el.itertext(_T))
+
+
+def block_text(el: etree._Element) -> str:
+    """Plain text of a block container, one line per paragraph."""
+    return "\n".join(plain_text(p) for p in el.iter(_P))
 
 
 def paragraph_level(p: etree._Element, styles: Styles) -> int | None:
@@ -161,8 +167,8 @@ def plan_pages(blocks: list[Block]) -> list[PagePlan]:
     for blocks_of_page, ends_at_break in zip(groups, breaks, strict=True):
         chunks = _chunks(blocks_of_page)
         first = len(pages)
-        title = _title(blocks_of_page, first)
         section = blocks_of_page[0].section if blocks_of_page else 0
+        title = _title(blocks_of_page, section)
         for k, chunk in enumerate(chunks, start=1):
             pages.append(
                 PagePlan(
@@ -192,8 +198,8 @@ def _chunks(blocks: list[Block]) -> list[list[Block]]:
     return chunks
 
 
-def _title(blocks: list[Block], index: int) -> str:
+def _title(blocks: list[Block], section: int) -> str:
     for block in blocks:
         if block.level is not None and block.text.strip():
             return one_line(block.text, TITLE_MAX)
-    return f"Section {index + 1}"
+    return f"Section {section + 1}"

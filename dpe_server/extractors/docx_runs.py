@@ -235,6 +235,8 @@ class InlineReader:
                 kind = child.get(W + "type")
                 if kind in ("page", "column"):
                     sep = "page_break" if kind == "page" else "column_break"
+                    if st.length:
+                        self._add(st, "\n")
                     st.items.append(
                         Item(Category.SEPARATOR, summaries.separator(sep), {"kind": sep}, {}, st.length)
                     )

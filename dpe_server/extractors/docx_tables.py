@@ -18,14 +18,16 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from dpe_server import summaries
+from dpe_server.extractors.docx_forms import form_item, sdt_field
 from dpe_server.extractors.docx_items import Item
+from dpe_server.extractors.docx_pages import block_text
 from dpe_server.extractors.docx_runs import InlineReader
 from dpe_server.extractors.docx_xml import W, int_or, val
 from dpe_server.model import JSON, TABLE_BLOCK_ROWS, Category, PageBuilder, parse_element_id
 
 _WRAPPERS = (W + "sdt", W + "customXml", W + "ins", W + "moveTo")
 _TC, _TCPR, _GRIDSPAN, _VMERGE = W + "tc", W + "tcPr", W + "gridSpan", W + "vMerge"
-_P, _TBL, _TR, _TRPR = W + "p", W + "tbl", W + "tr", W + "trPr"
+_P, _TBL, _TR, _TRPR, _SDT = W + "p", W + "tbl", W + "tr", W + "trPr", W + "sdt"
 _VAL = W + "val"
 NESTED_MARK = "\ufffc"
 """Stands in a cell's text for a nested table until its element id is known."""
@@ -91,7 +93,26 @@ def read_table(tbl: etree._Element, reader: InlineReader) -> TableData:
         width = max(width, col + after)
         rows.append(cells)
     grid, merged = _resolve(rows, width)
+    items.extend(_table_sdts(tbl))
     return TableData(grid, merged, nested, items)
+
+
+def _table_sdts(tbl: etree._Element) -> list[Item]:
+    """Content controls around rows and cells of this table (not of nested tables, not
+    inside paragraphs: those are read with their own table or paragraph) as form items."""
+    out: list[Item] = []
+    for sdt in tbl.iter(_SDT):
+        node = sdt.getparent()
+        while node is not None and node is not tbl and node.tag not in (_P, _TBL):
+            node = node.getparent()
+        if node is not tbl:
+            continue
+        content = sdt.find(W + "sdtContent")
+        value = block_text(content)[:2000].strip() if content is not None else ""
+        fld = sdt_field(sdt.find(W + "sdtPr"), value)
+        if fld is not None:
+            out.append(form_item([fld], 1, "content_control"))
+    return out
 
 
 def _cell_text(
