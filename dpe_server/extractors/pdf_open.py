@@ -1,9 +1,11 @@
 """Opening a pdf with pypdf safely: sniffing, the empty password, and error translation.
 
 pypdf runs with `strict=False` and its default `Configuration` limits (stream sizes, page
-tree depth, outline size...). Its log warnings about damaged files go to the `pypdf` logger,
-which is lowered to ERROR here so a damaged file does not spam stderr; its Python warnings
-are silenced inside `translated()`.
+tree depth, outline size...). It logs what it repaired or skipped in a damaged file
+("advanced encoding not implemented", "fontTools is required") at WARNING and ERROR on the
+`pypdf` logger; that logger is raised to CRITICAL here so one damaged file does not spam
+stderr (the outcome is reported through our errors instead). Its Python warnings are
+silenced inside `translated()`.
 
 `translated()` turns every library failure into the project's errors:
 FileNotDecryptedError / WrongPasswordError / DependencyError → EncryptedError;
@@ -34,7 +36,7 @@ from pypdf.errors import (
 
 from dpe_server.errors import CorruptError, EncryptedError, ExtractionError, TooLargeError
 
-logging.getLogger("pypdf").setLevel(logging.ERROR)
+logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 
 _SNIFF = 1024
 

@@ -1,0 +1,132 @@
+"""The pdf extractor over ../shared/corpus/pdf: every file a tree or a clear error kind.
+
+Each file is extracted in its own subprocess with a deadline (a hung parse cannot be stopped
+from inside the process), two at a time, largest first. Run with `-s` to see the table.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.corpus
+
+DEADLINE_S = 150
+KINDS = {"encrypted", "corrupt", "unsupported", "too_large"}
+WORKER = """
+import json, sys, time
+from dpe_server.errors import ExtractionError
+from dpe_server.extractors import DEFAULT_LIMITS, pdf
+start = time.perf_counter()
+try:
+    with open(sys.argv[1], "rb") as f:
+        doc = pdf.extract(f, DEFAULT_LIMITS)
+    cats = sorted({el.category.value for p in doc.pages for el in p.elements})
+    out = {"ok": True, "pages": len(doc.pages), "categories": cats,
+           "page_errors": sum(1 for p in doc.pages if "error" in p.metadata)}
+except ExtractionError as exc:
+    out = {"ok": False, "kind": exc.kind, "message": exc.message}
+out["seconds"] = round(time.perf_counter() - start, 2)
+print(json.dumps(out))
+"""
+
+NEEDS_PASSWORD = {
+    "pdfjs__issue6010_2.pdf",
+    "pypdf__r4-aes-user-password.pdf",
+    "samplefiles__libreoffice-writer-password.pdf",
+}
+OPENS_WITH_EMPTY_PASSWORD = {
+    "pypdf__r6-empty-password.pdf",
+    "pypdf__r6-user-password.pdf",
+    "unstructured__copy-protected.pdf",
+}
+
+
+def _extract(path: Path) -> dict[str, Any]:
+    root = Path(__file__).resolve().parents[1]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", WORKER, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=DEADLINE_S,
+            cwd=root,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "kind": "timeout"}
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != 1:
+        return {"ok": False, "kind": "crash", "stderr": done.stderr[-2000:], "stdout": lines[:3]}
+    result: dict[str, Any] = json.loads(lines[0])
+    result["stderr"] = done.stderr.strip()
+    return result
+
+
+@pytest.fixture(scope="module")
+def sweep(corpus: Path) -> dict[str, dict[str, Any]]:
+    files = sorted((corpus / "pdf").glob("*.pdf"))
+    if not files:
+        pytest.skip("no pdf files in the corpus")
+    slow_first = sorted(files, key=lambda f: -f.stat().st_size)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = dict(
+            zip((f.name for f in slow_first), pool.map(_extract, slow_first), strict=True)
+        )
+    print()
+    for name, r in sorted(results.items()):
+        outcome = f"{r['pages']} pages" if r["ok"] else r["kind"]
+        cats = ",".join(r.get("categories", []))
+        print(f"{name[:58]:58} {outcome:10} {r.get('seconds', '-'):>6}s {cats}")
+    return results
+
+
+def test_corpus_every_pdf_tree_or_error_kind(sweep: dict[str, dict[str, Any]]) -> None:
+    bad = {
+        name: r
+        for name, r in sweep.items()
+        if not (r["ok"] and r["pages"] >= 1) and r.get("kind") not in KINDS
+    }
+    assert bad == {}
+
+
+def test_corpus_no_noise_on_stdio(sweep: dict[str, dict[str, Any]]) -> None:
+    assert {name: r["stderr"] for name, r in sweep.items() if r.get("stderr")} == {}
+
+
+@pytest.mark.parametrize("name", sorted(NEEDS_PASSWORD))
+def test_corpus_password_files_are_encrypted(sweep: dict[str, dict[str, Any]], name: str) -> None:
+    assert sweep[name]["kind"] == "encrypted"
+
+
+@pytest.mark.parametrize("name", sorted(OPENS_WITH_EMPTY_PASSWORD))
+def test_corpus_empty_password_files_open(sweep: dict[str, dict[str, Any]], name: str) -> None:
+    assert sweep[name]["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("name", "category"),
+    [
+        pytest.param("samplefiles__annotated_pdf.pdf", "annotation", id="annotations"),
+        pytest.param("samplefiles__pdflatex-forms.pdf", "form", id="acroform"),
+        pytest.param("samplefiles__pdflatex-outline.pdf", "link", id="links"),
+        pytest.param("pdfjs__js-buttons.pdf", "widget", id="buttons"),
+        pytest.param("tika__testPDF_jpeg2000.pdf", "image", id="jpx-image"),
+        pytest.param("pdfjs__tracemonkey.pdf", "heading", id="paper-headings"),
+        pytest.param("unstructured__pdf2image-memory-error-test-400p.pdf", "footer", id="footers"),
+    ],
+)
+def test_corpus_constructs_found(
+    sweep: dict[str, dict[str, Any]], name: str, category: str
+) -> None:
+    assert category in sweep[name]["categories"]
+
+
+def test_corpus_400_pages(sweep: dict[str, dict[str, Any]]) -> None:
+    assert sweep["unstructured__pdf2image-memory-error-test-400p.pdf"]["pages"] == 400
