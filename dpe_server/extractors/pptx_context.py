@@ -181,7 +181,6 @@ class SlideContext:
     slide_numbers: Mapping[str, int]
     """Slide part name → page index, for slide-jump links."""
     sink: Sink
-    title: str | None = None
     connectors_done: bool = False
     broken_parts: int = 0
 

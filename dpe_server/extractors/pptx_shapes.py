@@ -89,8 +89,6 @@ def _heading(sp: etree._Element, kind: str, ctx: SlideContext) -> None:
     if not text:
         return
     level = 1 if kind in TITLE_TYPES else 2
-    if level == 1 and ctx.title is None:
-        ctx.title = text
     meta = shape_meta(sp, placeholder=kind)
     ctx.sink.add(
         Category.HEADING,
