@@ -89,7 +89,9 @@ def test_table_display_strings(doc: Document) -> None:
     assert table.content["total_rows"] == 5
     assert table.metadata["source_range"] == "A3:H8"
     assert table.metadata["has_formulas"] is True
-    assert table.summary == "Table: Region, Q1, Q2, Total, Share, Updated, Active (5 rows × 8 columns)"
+    assert (
+        table.summary == "Table: Region, Q1, Q2, Total, Share, Updated, Active (5 rows × 8 columns)"
+    )
 
 
 def test_table_excel_table_named(doc: Document) -> None:
@@ -102,9 +104,7 @@ def test_table_excel_table_named(doc: Document) -> None:
 
 def test_table_long_block_split_into_row_blocks(doc: Document) -> None:
     blocks = _of(_page(doc, "Data"), Category.TABLE)[1:]
-    assert [b.metadata["row_block"] for b in blocks] == [
-        {"index": i, "of": 3} for i in range(3)
-    ]
+    assert [b.metadata["row_block"] for b in blocks] == [{"index": i, "of": 3} for i in range(3)]
     assert all(len(b.content["rows"]) <= TABLE_BLOCK_ROWS for b in blocks)
     assert sum(b.content["total_rows"] for b in blocks) == 1_200
     assert blocks[1].metadata["source_range"] == "F502:G1001"
@@ -222,7 +222,10 @@ def test_drawing_image_shape_smartart(doc: Document) -> None:
 def test_cjk_and_rtl_text_kept(doc: Document) -> None:
     (table,) = _of(_page(doc, "Intl"), Category.TABLE)
     assert table.content["headers"] == ["项目", "说明"]
-    assert table.content["rows"] == [["季度收入对比表", "XS-CJK 中文内容"], ["مرحبا بالعالم", "שלום עולם"]]
+    assert table.content["rows"] == [
+        ["季度收入对比表", "XS-CJK 中文内容"],
+        ["مرحبا بالعالم", "שלום עולם"],
+    ]
 
 
 def test_properties_title_keywords_subject(doc: Document) -> None:
@@ -239,7 +242,9 @@ def test_properties_title_keywords_subject(doc: Document) -> None:
     ],
     ids=["titled", "untitled"],
 )
-def test_probe_properties(fixture_dir: Path, name: str, title: str | None, keywords: tuple[str, ...]) -> None:
+def test_probe_properties(
+    fixture_dir: Path, name: str, title: str | None, keywords: tuple[str, ...]
+) -> None:
     with (fixture_dir / name).open("rb") as f:
         props = EXTRACTOR.probe(f, DEFAULT_LIMITS)
     assert props.title == title
@@ -293,3 +298,19 @@ def test_errors_encrypted_cfb() -> None:
     data = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + "EncryptionInfo".encode("utf-16-le") + b"\0" * 600
     with pytest.raises(EncryptedError):
         EXTRACTOR.probe(io.BytesIO(data), DEFAULT_LIMITS)
+
+
+def test_fixtures_build_is_deterministic(tmp_path: Path) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "xlsx_builder", Path(__file__).resolve().parents[1] / "fixtures" / "builders" / "xlsx.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    first = [p.read_bytes() for p in builder.build(tmp_path / "a")]
+    second = [p.read_bytes() for p in builder.build(tmp_path / "b")]
+    assert first == second
+    assert all(len(b) < 64 * 1024 for b in first)

@@ -92,13 +92,23 @@ def outcomes(corpus: Path) -> dict[str, dict[str, object]]:
         results = list(pool.map(_run, files))
     table = {f.name: r for f, r in zip(files, results, strict=True)}
     for name, r in table.items():
-        detail = f"{r.get('pages')} pages, {r.get('elements')} elements" if r["kind"] == "ok" else r.get("message", r.get("stderr", ""))
+        detail = (
+            f"{r.get('pages')} pages, {r.get('elements')} elements"
+            if r["kind"] == "ok"
+            else r.get("message", r.get("stderr", ""))
+        )
         print(f"{r['kind']:<11} {name:<75} {str(detail)[:110]}")
     return table
 
 
-def test_corpus_every_file_ends_in_tree_or_error_kind(outcomes: dict[str, dict[str, object]]) -> None:
-    bad = {n: r for n, r in outcomes.items() if r["kind"] not in ("ok", "encrypted", "corrupt", "unsupported", "too_large")}
+def test_corpus_every_file_ends_in_tree_or_error_kind(
+    outcomes: dict[str, dict[str, object]],
+) -> None:
+    bad = {
+        n: r
+        for n, r in outcomes.items()
+        if r["kind"] not in ("ok", "encrypted", "corrupt", "unsupported", "too_large")
+    }
     assert bad == {}
 
 
@@ -109,13 +119,17 @@ def test_corpus_expected_errors(outcomes: dict[str, dict[str, object]]) -> None:
 
 def test_corpus_readable_files_are_not_empty(outcomes: dict[str, dict[str, object]]) -> None:
     empty = [
-        n for n, r in outcomes.items() if r["kind"] == "ok" and not r["elements"] and n not in KNOWN_EMPTY
+        n
+        for n, r in outcomes.items()
+        if r["kind"] == "ok" and not r["elements"] and n not in KNOWN_EMPTY
     ]
     assert empty == []
 
 
 @pytest.mark.parametrize(("name", "needle"), sorted(MUST_CONTAIN.items()), ids=sorted(MUST_CONTAIN))
-def test_corpus_file_content(outcomes: dict[str, dict[str, object]], name: str, needle: str) -> None:
+def test_corpus_file_content(
+    outcomes: dict[str, dict[str, object]], name: str, needle: str
+) -> None:
     if name not in outcomes:
         pytest.skip(f"{name} is not in this corpus")
     assert outcomes[name]["kind"] == "ok"

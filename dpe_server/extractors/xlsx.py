@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any, BinaryIO
 
 from lxml import etree
+from python_calamine import CalamineError, CalamineWorkbook
 
 from dpe_server.errors import CorruptError, DpeError, ExtractionError, UnsupportedError
 from dpe_server.extractors import Extractor, Limits
@@ -35,8 +36,6 @@ from dpe_server.extractors.xlsx_book import (
     shared_strings,
     walk,
 )
-from dpe_server.extractors.xlsx_page import build_sheet_items
-from dpe_server.extractors.xlsx_scan import SheetScan, read_cells, scan_sheet
 from dpe_server.extractors.xlsx_cells import (
     CharBudget,
     Item,
@@ -46,15 +45,12 @@ from dpe_server.extractors.xlsx_cells import (
 )
 from dpe_server.extractors.xlsx_drawing import chartsheet_items
 from dpe_server.extractors.xlsx_format import Styles
+from dpe_server.extractors.xlsx_page import build_sheet_items
+from dpe_server.extractors.xlsx_scan import SheetScan, read_cells, scan_sheet
 from dpe_server.model import Document, Page, PageBuilder, Properties
 
 VERSION = "1"
 
-try:  # python-calamine is a declared dependency; its errors are translated below
-    from python_calamine import CalamineError, CalamineWorkbook
-except ImportError:  # pragma: no cover - the dependency is declared
-    CalamineWorkbook = None
-    CalamineError = Exception
 
 _LIBRARY_ERRORS = (
     etree.LxmlError,
@@ -134,14 +130,16 @@ class _Book:
         return self._people
 
     def calamine(self) -> Any:
-        if self._calamine is None and not self._calamine_failed and CalamineWorkbook is not None:
+        if self._calamine is None and not self._calamine_failed:
             try:
                 self._calamine = CalamineWorkbook.from_filelike(self.pkg.sanitized())
             except CalamineError:
                 self._calamine_failed = True
         return self._calamine
 
-    def sheet(self, info: SheetInfo) -> tuple[SheetCells, SheetScan, dict[tuple[int, int], int] | None]:
+    def sheet(
+        self, info: SheetInfo
+    ) -> tuple[SheetCells, SheetScan, dict[tuple[int, int], int] | None]:
         """A worksheet's cells and scan (cached: charts of other sheets read them too)."""
         cached = self._cells.get(info.name)
         if cached is not None:
@@ -179,7 +177,12 @@ class _Book:
         except CalamineError:
             return None
         return dense_cells(
-            raw, origin, scan, self.styles, self.wb.date1904, max(self.budget, 1)
+            raw,
+            origin,
+            scan,
+            styles=self.styles,
+            date1904=self.wb.date1904,
+            max_cells=max(self.budget, 1),
         )
 
     def resolve(self, formula: str, default: SheetInfo | None) -> list[str]:
@@ -220,7 +223,7 @@ class _Book:
         else:
             cells, scan, styles = self.sheet(info)
             budget = CharBudget(self.limits.max_chars_per_page)
-            items = build_sheet_items(self, info, cells, scan, styles, budget)
+            items = build_sheet_items(self, info, cells, scan, styles=styles, budget=budget)
             if budget.truncated:
                 meta["truncated"] = True
                 self.truncated = True

@@ -52,7 +52,8 @@ def walk(el: etree._Element, name: str) -> Iterator[etree._Element]:
 
 def rel_id(el: etree._Element, name: str = "id") -> str | None:
     """An attribute in a relationships namespace (`r:id`, `r:embed`...), Transitional or Strict."""
-    for key, value in el.attrib.items():
+    for raw_key, value in el.attrib.items():
+        key = str(raw_key)
         if key.endswith("}" + name) and "relationships" in key:
             return str(value)
     return None
@@ -108,7 +109,7 @@ def parse_ref(ref: str) -> tuple[int, int] | None:
 
 def parse_range(ref: str) -> tuple[int, int, int, int] | None:
     """(row0, col0, row1, col1) inclusive, 0-based, of `A1:C5` or `B3`; None when invalid."""
-    ref = ref.split("!")[-1].strip()
+    ref = ref.rsplit("!", maxsplit=1)[-1].strip()
     first, _, last = ref.partition(":")
     a = parse_ref(first)
     b = parse_ref(last) if last else a

@@ -118,6 +118,7 @@ def dense_cells(
     raw: list[list[Any]],
     origin: Cell,
     scan: SheetScan,
+    *,
     styles: Styles,
     date1904: bool,
     max_cells: int,
@@ -189,8 +190,7 @@ def sparse_cells(cells: SparseCells, max_area: int) -> SheetCells:
                 r1 = r0 + max(max_area // width, 1) - 1
                 truncated = True
             rows = [
-                [cells.values.get((r, c), "") for c in range(c0, c1 + 1)]
-                for r in range(r0, r1 + 1)
+                [cells.values.get((r, c), "") for c in range(c0, c1 + 1)] for r in range(r0, r1 + 1)
             ]
             grids.append(Grid(r0, c0, rows))
     return SheetCells(grids, truncated)
@@ -266,6 +266,7 @@ def table_items(
     block: Grid,
     merges: Sequence[Rect],
     formula_cells: set[Cell],
+    *,
     name: str = "",
     headers: list[str] | None = None,
     budget: CharBudget | None = None,
@@ -283,9 +284,7 @@ def table_items(
     chunks = chunks or [[]]
     box = (block.r0, block.c0, block.r0 + len(rows) - 1, block.c0 + width - 1)
     merged = [range_ref(*m) for m in intersecting(merges, box)]
-    has_formulas = any(
-        box[0] <= r <= box[2] and box[1] <= c <= box[3] for r, c in formula_cells
-    )
+    has_formulas = any(box[0] <= r <= box[2] and box[1] <= c <= box[3] for r, c in formula_cells)
     items: list[Item] = []
     for index, whole in enumerate(chunks):
         chunk = budget.fit(whole) if budget is not None else whole
@@ -321,7 +320,9 @@ def table_items(
 
 
 def heading_item(text: str, row: int, col: int, level: int, merged: Rect | None) -> Item:
-    meta: dict[str, JSON] = {"source_range": range_ref(*merged) if merged else range_ref(row, col, row, col)}
+    meta: dict[str, JSON] = {
+        "source_range": range_ref(*merged) if merged else range_ref(row, col, row, col)
+    }
     return Item(
         Category.HEADING,
         summaries.heading(text, level),

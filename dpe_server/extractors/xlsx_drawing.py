@@ -41,7 +41,11 @@ def _paragraphs(el: etree._Element) -> list[str]:
     """Paragraph texts of a DrawingML text body, any namespace (Transitional or Strict)."""
     out = []
     for p in walk(el, "p"):
-        parts = ["\n" if local(n) == "br" else (n.text or "") for n in p.iter() if local(n) in ("t", "br")]
+        parts = [
+            "\n" if local(n) == "br" else (n.text or "")
+            for n in p.iter()
+            if local(n) in ("t", "br")
+        ]
         text = "".join(parts).strip()
         if text:
             out.append(text)
@@ -172,7 +176,9 @@ def chart_item(pkg: Package, part: str, resolve: Resolver, name: str = "") -> It
     content = drawingml.parse_chart(pkg.xml(part), resolve)
     series = content.get("series") or []
     assert isinstance(series, list)
-    summary = summaries.chart(str(content.get("chart_type", "")), str(content.get("title", "")), series)
+    summary = summaries.chart(
+        str(content.get("chart_type", "")), str(content.get("title", "")), series
+    )
     return Item(Category.CHART, summary, content, {"part": part, "name": name})
 
 
@@ -226,9 +232,7 @@ def _client_text(data: etree._Element, name: str) -> str:
     return (el.text or "").strip() if el is not None else ""
 
 
-def widget_items(
-    pkg: Package, tail: etree._Element, rels: dict[str, Relationship]
-) -> list[Item]:
+def widget_items(pkg: Package, tail: etree._Element, rels: dict[str, Relationship]) -> list[Item]:
     """Form controls: VML ClientData shapes, completed by `ctrlProps` parts where present."""
     vml_shapes: dict[str, dict[str, JSON]] = {}
     order: list[str] = []
@@ -245,12 +249,18 @@ def widget_items(
             kind = _WIDGET_KINDS.get(data.get("ObjectType", "").lower())
             if kind is None:
                 continue
-            text = " ".join(w for t in walk(shape, "textbox") for w in "".join(t.itertext()).split())
+            text = " ".join(
+                w for t in walk(shape, "textbox") for w in "".join(map(str, t.itertext())).split()
+            )
             w: dict[str, JSON] = {"kind": kind, "name": shape.get("id", ""), "text": text}
             checked = _client_text(data, "Checked")
             if kind in ("check_box", "option_button"):
                 w["checked"] = checked not in ("", "0")
-            for key, field in (("FmlaLink", "linked_cell"), ("FmlaRange", "source"), ("FmlaMacro", "macro")):
+            for key, field in (
+                ("FmlaLink", "linked_cell"),
+                ("FmlaRange", "source"),
+                ("FmlaMacro", "macro"),
+            ):
                 if _client_text(data, key):
                     w[field] = _client_text(data, key)
             sid = shape.get("id", "")
@@ -263,17 +273,17 @@ def widget_items(
             vml_shapes[sid] = w
             order.append(sid)
         w["name"] = control.get("name") or w.get("name", "")
-        rel = rels.get(rel_id(control) or "")
-        if rel is not None and pkg.has(rel.target):
-            _merge_ctrl_props(pkg.xml(rel.target), w)
+        ctrl = rels.get(rel_id(control) or "")
+        if ctrl is not None and pkg.has(ctrl.target):
+            _merge_ctrl_props(pkg.xml(ctrl.target), w)
     items = []
     for sid in order:
         w = vml_shapes[sid]
-        text = str(w.get("text") or "") or None
+        shown = str(w.get("text") or "") or None
         items.append(
             Item(
                 Category.WIDGET,
-                summaries.widget(str(w["kind"]), str(w["name"]), text),
+                summaries.widget(str(w["kind"]), str(w["name"]), shown),
                 w,
                 {"shape_id": sid},
             )
@@ -287,7 +297,11 @@ def _merge_ctrl_props(root: etree._Element, w: dict[str, JSON]) -> None:
         w["kind"] = kind
     if root.get("checked") is not None or kind == "check_box":
         w["checked"] = root.get("checked", "").lower() in ("checked", "1", "true")
-    for key, field in (("fmlaLink", "linked_cell"), ("fmlaRange", "source"), ("fmlaMacro", "macro")):
+    for key, field in (
+        ("fmlaLink", "linked_cell"),
+        ("fmlaRange", "source"),
+        ("fmlaMacro", "macro"),
+    ):
         if root.get(key):
             w[field] = root.get(key)
 
@@ -313,6 +327,11 @@ def ole_items(tail: etree._Element, rels: dict[str, Relationship]) -> list[Item]
         if anchor is not None:
             meta["anchor"] = cell_ref(*_anchor_cell(anchor))
         items.append(
-            Item(Category.WIDGET, summaries.widget("embedded_object", name, prog or None), content, meta)
+            Item(
+                Category.WIDGET,
+                summaries.widget("embedded_object", name, prog or None),
+                content,
+                meta,
+            )
         )
     return items

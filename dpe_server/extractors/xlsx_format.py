@@ -54,7 +54,7 @@ _DATE_CHARS = re.compile(r"[dmyhse]", re.IGNORECASE)
 
 def _bare(code: str) -> str:
     """The first section of a format with quoted text, escapes and [brackets] removed."""
-    return _QUOTED.sub("", code.split(";")[0])
+    return _QUOTED.sub("", code.split(";", maxsplit=1)[0])
 
 
 def format_kind(code: str) -> str:
@@ -93,7 +93,7 @@ class NumberFormat:
     @classmethod
     def parse(cls, code: str) -> NumberFormat:
         kind = format_kind(code)
-        first = code.split(";")[0]
+        first = code.split(";", maxsplit=1)[0]
         bare = _bare(first)
         m = re.search(r"\.([0#?]+)", bare)
         decimals = len(m.group(1)) if m else 0
@@ -242,10 +242,10 @@ def show_number(v: float, fmt: NumberFormat, date1904: bool = False) -> str:
 
 def show(value: object) -> str:
     """A calamine value as a display string, for a cell without a special number format."""
-    if value.__class__ is str:
-        return value  # type: ignore[return-value]
-    if value.__class__ is float:
-        return general(value)  # type: ignore[arg-type]
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        return general(value)
     if value is True:
         return "TRUE"
     if value is False:

@@ -19,9 +19,7 @@ from dpe_server.extractors.xlsx_scan import FormulaCell
 from dpe_server.model import JSON, Category
 
 _STRING = re.compile(r'"(?:[^"]|"")*"')
-_REF = re.compile(
-    r"(?<![A-Za-z0-9_.\[\]$])(\$?)([A-Z]{1,3})(\$?)(\d{1,7})(?![A-Za-z0-9_(\[])"
-)
+_REF = re.compile(r"(?<![A-Za-z0-9_.\[\]$])(\$?)([A-Z]{1,3})(\$?)(\d{1,7})(?![A-Za-z0-9_(\[])")
 MAX_CELLS_SHOWN = 12
 """Ranges listed in a formula element's `cells` before `…`."""
 
@@ -143,7 +141,9 @@ def formula_items(formulas: Sequence[FormulaCell], value: Callable[[int, int], s
         cols = {c for _, c in group.cells}
         shown = "=" + template(group.text, group.row, group.col, len(rows) > 1, len(cols) > 1)
         ranges = compact_ranges(group.cells)
-        cells = ", ".join(ranges[:MAX_CELLS_SHOWN]) + (" …" if len(ranges) > MAX_CELLS_SHOWN else "")
+        cells = ", ".join(ranges[:MAX_CELLS_SHOWN]) + (
+            " …" if len(ranges) > MAX_CELLS_SHOWN else ""
+        )
         content: dict[str, JSON] = {
             "expression": shown,
             "result": value(group.row, group.col),
@@ -157,7 +157,13 @@ def formula_items(formulas: Sequence[FormulaCell], value: Callable[[int, int], s
         if group.kind in ("array", "dataTable"):
             meta["formula_type"] = group.kind
         items.append(
-            Item(Category.FORMULA, summaries.formula(shown, cells), content, meta, (group.row, group.col))
+            Item(
+                Category.FORMULA,
+                summaries.formula(shown, cells),
+                content,
+                meta,
+                (group.row, group.col),
+            )
         )
     items.sort(key=lambda it: it.order)
     return items

@@ -52,6 +52,7 @@ def build_sheet_items(
     info: SheetInfo,
     cells: SheetCells,
     scan: SheetScan,
+    *,
     styles: dict[Cell, int] | None,
     budget: CharBudget,
 ) -> list[Item]:
@@ -72,13 +73,19 @@ def build_sheet_items(
     taken: list[Rect] = []
     for t in table_defs(pkg, rels):
         grid, headers = table_grid(t, cells)
-        layout.extend(table_items(grid, merged, fcells, t.name, headers, budget))
+        layout.extend(
+            table_items(grid, merged, fcells, name=t.name, headers=headers, budget=budget)
+        )
         taken.append(t.rect)
     for p in pivot_defs(pkg, rels):
         layout.append(pivot_item(p, cells))
         if p.rect is not None:
             taken.append(p.rect)
-    layout.extend(_cell_blocks(cells, taken, merged, fcells, book.styles, style_at, budget))
+    layout.extend(
+        _cell_blocks(
+            cells, taken, merged, fcells, styles=book.styles, style_at=style_at, budget=budget
+        )
+    )
     layout.sort(key=lambda it: it.order)
     level_one = True
     for it in layout:
@@ -122,6 +129,7 @@ def _cell_blocks(
     taken: list[Rect],
     merged: list[Rect],
     fcells: set[Cell],
+    *,
     styles: Styles,
     style_at: Callable[[int, int], int],
     budget: CharBudget,
@@ -154,7 +162,9 @@ def _cell_blocks(
             ok, m = titled(b.r0, b.c0)
             if ok:
                 out.append(heading_item(rows[0][0], b.r0, b.c0, 1, m))
-                b = Grid(b.r0 + 1, b.c0, rows[1:])
+                body = Grid(b.r0 + 1, b.c0, rows[1:])
+                out.extend(table_items(body, merged, fcells, budget=budget))
+                continue
         out.extend(table_items(b, merged, fcells, budget=budget))
     return out
 

@@ -94,7 +94,8 @@ def _notes(root: etree._Element, skip: set[str]) -> list[Item]:
         ref = c.get("ref", "")
         if ref in skip:
             continue
-        text = string_item(kid(c, "text")) if kid(c, "text") is not None else ""
+        body = kid(c, "text")
+        text = string_item(body) if body is not None else ""
         idx = c.get("authorId", "")
         author = authors[int(idx)] if idx.isdigit() and int(idx) < len(authors) else ""
         if author and text.startswith(author + ":"):
@@ -140,12 +141,12 @@ def _threaded(root: etree._Element, people: dict[str, str]) -> list[Item]:
         content = threads[cid]
         ref = str(content["anchor"])
         rect = parse_range(ref)
-        author = content.get("author")
+        by = content.get("author")
         out.append(
             Item(
                 Category.ANNOTATION,
                 summaries.annotation(
-                    str(content["text"]), "comment", author if isinstance(author, str) else None
+                    str(content["text"]), "comment", by if isinstance(by, str) else None
                 ),
                 content,
                 {"source_range": ref},

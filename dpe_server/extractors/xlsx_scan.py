@@ -237,7 +237,7 @@ def read_cells(
                 if name == "row":
                     el.clear()
                 continue
-            _read_cell(el, (row, col), out, strings, styles, date1904)
+            _read_cell(el, (row, col), out, strings=strings, styles=styles, date1904=date1904)
             el.clear()
             if len(out.values) >= max_cells:
                 out.truncated = True
@@ -251,6 +251,7 @@ def _read_cell(
     el: etree._Element,
     pos: Cell,
     out: SparseCells,
+    *,
     strings: list[str],
     styles: Styles,
     date1904: bool,

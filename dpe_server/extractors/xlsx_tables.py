@@ -119,7 +119,9 @@ def _pivot(root: etree._Element, cache: etree._Element | None) -> PivotDef:
     }
     if source:
         content["source"] = (
-            f"{source['sheet']}!{source.get('ref', '')}" if "sheet" in source else source.get("name", "")
+            f"{source['sheet']}!{source.get('ref', '')}"
+            if "sheet" in source
+            else source.get("name", "")
         )
     first_header = int(loc.get("firstHeaderRow", "0") or 0) if loc is not None else 0
     content["first_header_row"] = first_header
@@ -132,9 +134,9 @@ def pivot_item(p: PivotDef, cells: SheetCells) -> Item:
     first = int(str(content.pop("first_header_row", 0)))
     if rows and 0 <= first < len(rows):
         rows = rows[first:]
-    headers = rows[0] if rows else [
-        *(f for f in content["row_fields"] if isinstance(f, str)),  # type: ignore[union-attr]
-    ]
+    row_fields = content["row_fields"]
+    fallback = [f for f in row_fields if isinstance(f, str)] if isinstance(row_fields, list) else []
+    headers = rows[0] if rows else fallback
     body = rows[1:] if rows else []
     content["headers"] = headers
     content["rows"] = body
