@@ -8,7 +8,9 @@ stderr (the outcome is reported through our errors instead). Its Python warnings
 silenced inside `translated()`.
 
 `translated()` turns every library failure into the project's errors:
-FileNotDecryptedError / WrongPasswordError / DependencyError → EncryptedError;
+FileNotDecryptedError / WrongPasswordError (and a missing crypto dependency or an unknown
+security handler while decrypting) → EncryptedError; DependencyError elsewhere →
+UnsupportedError;
 LimitReachedError / MemoryError → TooLargeError; PdfReadError (PdfStreamError, EmptyFileError,
 ...), ParseError, RecursionError, ValueError, KeyError and the other plain errors raised by a
 parser walking a broken object graph → CorruptError (transient when the file has no `%%EOF`
@@ -34,7 +36,13 @@ from pypdf.errors import (
     PyPdfError,
 )
 
-from dpe_server.errors import CorruptError, EncryptedError, ExtractionError, TooLargeError
+from dpe_server.errors import (
+    CorruptError,
+    EncryptedError,
+    ExtractionError,
+    TooLargeError,
+    UnsupportedError,
+)
 
 logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 
@@ -83,7 +91,7 @@ def translated(f: BinaryIO) -> Iterator[None]:
     except FileNotDecryptedError as exc:
         raise EncryptedError("This PDF needs a password to open.") from exc
     except DependencyError as exc:
-        raise EncryptedError("This PDF uses an encryption this server cannot open.") from exc
+        raise UnsupportedError("This PDF needs a decoder this server does not have.") from exc
     except (LimitReachedError, MemoryError) as exc:
         raise TooLargeError("This PDF is over a size limit for safe reading.") from exc
     except ParseError as exc:
@@ -111,7 +119,7 @@ def open_pdf(f: BinaryIO) -> PdfReader:
         if reader.is_encrypted:
             try:
                 opened = reader.decrypt("")
-            except NotImplementedError as exc:
+            except (NotImplementedError, DependencyError) as exc:
                 raise EncryptedError(
                     "This PDF uses an encryption this server cannot open."
                 ) from exc
