@@ -100,7 +100,11 @@ def test_pages_headers_and_footers_follow_their_section(everything: Document) ->
 
 def test_pages_long_section_has_continuation_pages(fixture_dir: Path) -> None:
     doc = _extract(fixture_dir / "doc-long.docx")
-    assert [p.title for p in doc.pages] == ["SENT-LONG", "SENT-LONG (cont. 2)", "SENT-LONG (cont. 3)"]
+    assert [p.title for p in doc.pages] == [
+        "SENT-LONG",
+        "SENT-LONG (cont. 2)",
+        "SENT-LONG (cont. 3)",
+    ]
     assert doc.pages[2].metadata["continued_from"] == 0
     lines = [
         e.content["text"] for p in doc.pages for e in p.elements if e.category is Category.TEXT
@@ -170,20 +174,58 @@ CONTENTS = [
         Category.CODE,
         {"text": "def sent_code():\n    return 'SENT-CODE'\nprint('SENT-MONO')"},
     ),
-    ("link-external", Category.LINK, {"text": "SENT-LINK-TEXT", "url": "https://example.com/sent-link"}),
+    (
+        "link-external",
+        Category.LINK,
+        {"text": "SENT-LINK-TEXT", "url": "https://example.com/sent-link"},
+    ),
     ("link-bookmark", Category.LINK, {"text": "SENT-BOOKMARK-LINK", "url": "#sent_mark"}),
-    ("link-field", Category.LINK, {"text": "SENT-FIELD-LINK", "url": "https://example.com/sent-field"}),
-    ("image-inline", Category.IMAGE, {"description": "SENT-ALT inline picture", "mime_type": "image/png", "width": 96, "height": 48}),
-    ("image-anchored", Category.IMAGE, {"description": "SENT-ANCHOR-ALT", "mime_type": "image/png"}),
+    (
+        "link-field",
+        Category.LINK,
+        {"text": "SENT-FIELD-LINK", "url": "https://example.com/sent-field"},
+    ),
+    (
+        "image-inline",
+        Category.IMAGE,
+        {
+            "description": "SENT-ALT inline picture",
+            "mime_type": "image/png",
+            "width": 96,
+            "height": 48,
+        },
+    ),
+    (
+        "image-anchored",
+        Category.IMAGE,
+        {"description": "SENT-ANCHOR-ALT", "mime_type": "image/png"},
+    ),
     ("chart", Category.CHART, {"chart_type": "column", "title": "SENT-CHART Sales"}),
     ("diagram", Category.DIAGRAM, {"nodes": ["SENT-NODE-A", "SENT-NODE-B", "SENT-NODE-C"]}),
     ("formula-inline", Category.FORMULA, {"expression": "E=mc^2"}),
     ("formula-display", Category.FORMULA, {"expression": "a/b"}),
-    ("comment", Category.ANNOTATION, {"kind": "comment", "text": "SENT-COMMENT body", "author": "SENT Reviewer", "anchor": "SENT-ANCHORED-TEXT"}),
+    (
+        "comment",
+        Category.ANNOTATION,
+        {
+            "kind": "comment",
+            "text": "SENT-COMMENT body",
+            "author": "SENT Reviewer",
+            "anchor": "SENT-ANCHORED-TEXT",
+        },
+    ),
     ("footnote", Category.ANNOTATION, {"kind": "footnote", "text": "SENT-FOOTNOTE text"}),
     ("endnote", Category.ANNOTATION, {"kind": "endnote", "text": "SENT-ENDNOTE text"}),
-    ("insertion", Category.ANNOTATION, {"kind": "insertion", "text": "SENT-INSERTED", "author": "SENT Editor"}),
-    ("deletion", Category.ANNOTATION, {"kind": "deletion", "text": "SENT-DELETED", "author": "SENT Editor"}),
+    (
+        "insertion",
+        Category.ANNOTATION,
+        {"kind": "insertion", "text": "SENT-INSERTED", "author": "SENT Editor"},
+    ),
+    (
+        "deletion",
+        Category.ANNOTATION,
+        {"kind": "deletion", "text": "SENT-DELETED", "author": "SENT Editor"},
+    ),
     ("page-break", Category.SEPARATOR, {"kind": "page_break"}),
     ("column-break", Category.SEPARATOR, {"kind": "column_break"}),
     ("rule", Category.SEPARATOR, {"kind": "rule"}),
@@ -193,10 +235,18 @@ CONTENTS = [
     ("widget-activex", Category.WIDGET, {"kind": "activex", "name": "SENTCheckBox1"}),
     ("video-ole", Category.VIDEO, {"name": "sentclip.mp4", "mime_type": "video/mp4"}),
     ("audio-ole", Category.AUDIO, {"name": "sentsound.wav", "mime_type": "audio/wav"}),
-    ("video-online", Category.VIDEO, {"url": "https://www.youtube.com/embed/SENTVIDEO", "description": "SENT-VIDEO-DESC"}),
+    (
+        "video-online",
+        Category.VIDEO,
+        {"url": "https://www.youtube.com/embed/SENTVIDEO", "description": "SENT-VIDEO-DESC"},
+    ),
     ("altchunk-heading", Category.HEADING, {"text": "SENT-HTML-HEAD", "level": 2}),
     ("altchunk-text", Category.TEXT, {"text": "SENT-HTML-PARA with bold text"}),
-    ("altchunk-table", Category.TABLE, {"headers": ["Name", "Value"], "rows": [["SENT-HTML-CELL", "1"]]}),
+    (
+        "altchunk-table",
+        Category.TABLE,
+        {"headers": ["Name", "Value"], "rows": [["SENT-HTML-CELL", "1"]]},
+    ),
     ("textbox", Category.TEXT, {"text": "SENT-TEXTBOX inside"}),
     ("vml-textbox", Category.TEXT, {"text": "SENT-VML-TEXTBOX"}),
 ]
@@ -215,11 +265,33 @@ def test_content_of_each_construct(
 FORMS = [
     ("legacy-text", {"name": "SENTText1", "type": "text", "value": "SENT-FORMVALUE"}),
     ("legacy-checkbox", {"name": "SENTCheck1", "type": "checkbox", "value": "checked"}),
-    ("legacy-dropdown", {"name": "SENTDrop1", "type": "dropdown", "value": "SENT-GREEN", "options": ["Red", "SENT-GREEN"]}),
-    ("sdt-plain", {"name": "SENT Plain", "type": "plain_text", "value": "SENT-SDT-PLAIN", "tag": "plaintag"}),
+    (
+        "legacy-dropdown",
+        {
+            "name": "SENTDrop1",
+            "type": "dropdown",
+            "value": "SENT-GREEN",
+            "options": ["Red", "SENT-GREEN"],
+        },
+    ),
+    (
+        "sdt-plain",
+        {"name": "SENT Plain", "type": "plain_text", "value": "SENT-SDT-PLAIN", "tag": "plaintag"},
+    ),
     ("sdt-nested", {"name": "SENT Nested", "type": "rich_text", "value": "SENT-NESTED-SDT"}),
-    ("sdt-dropdown", {"name": "SENT Choice", "type": "dropdown", "value": "SENT-TWO", "options": ["One", "SENT-TWO"]}),
-    ("sdt-date", {"name": "SENT Date", "type": "date", "value": "2/3/2024", "date": "2024-02-03T00:00:00Z"}),
+    (
+        "sdt-dropdown",
+        {
+            "name": "SENT Choice",
+            "type": "dropdown",
+            "value": "SENT-TWO",
+            "options": ["One", "SENT-TWO"],
+        },
+    ),
+    (
+        "sdt-date",
+        {"name": "SENT Date", "type": "date", "value": "2/3/2024", "date": "2024-02-03T00:00:00Z"},
+    ),
     ("sdt-checkbox", {"name": "SENT Box", "type": "checkbox", "value": "checked"}),
 ]
 
@@ -256,7 +328,7 @@ def test_content_html_script_never_read(everything: Document) -> None:
 
 
 def test_content_table_merges_resolved(everything: Document) -> None:
-    (page, table), *_ = _elements(everything, Category.TABLE)
+    (_, table), *_ = _elements(everything, Category.TABLE)
     assert table.content["headers"] == ["SENT-MERGED-HEAD", "", "SENT-CELL-02"]
     assert table.content["rows"][0] == ["SENT-CELL-10", "SENT-CELL-11", "SENT-VMERGED"]
     assert table.content["rows"][1][2] == ""
@@ -328,7 +400,9 @@ def test_tree_json_round_trip(everything: Document) -> None:
 def test_summaries_are_one_short_line(everything: Document) -> None:
     for page in everything.pages:
         for el in page.elements:
-            assert el.summary and "\n" not in el.summary and len(el.summary) <= 120
+            assert el.summary
+            assert "\n" not in el.summary
+            assert len(el.summary) <= 120
 
 
 def test_registry_maps_docx_and_docm() -> None:
@@ -381,36 +455,45 @@ ERRORS = [
     ("odt", _zip({"mimetype": b"application/vnd.oasis.opendocument.text"}), UnsupportedError),
     (
         "xlsx-renamed",
-        _zip({
-            "_rels/.rels": _RELS % b"xl/workbook.xml",
-            "xl/workbook.xml": b'<workbook xmlns="http://schemas.openxmlformats.org/'
-            b'spreadsheetml/2006/main"/>',
-        }),
+        _zip(
+            {
+                "_rels/.rels": _RELS % b"xl/workbook.xml",
+                "xl/workbook.xml": b'<workbook xmlns="http://schemas.openxmlformats.org/'
+                b'spreadsheetml/2006/main"/>',
+            }
+        ),
         UnsupportedError,
     ),
     (
         "doctype",
-        _zip({
-            "_rels/.rels": _RELS % b"word/document.xml",
-            "word/document.xml": b'<!DOCTYPE d [<!ENTITY x "y">]><w:document xmlns:w="'
-            + _W + b'"><w:body/></w:document>',
-        }),
+        _zip(
+            {
+                "_rels/.rels": _RELS % b"word/document.xml",
+                "word/document.xml": b'<!DOCTYPE d [<!ENTITY x "y">]><w:document xmlns:w="'
+                + _W
+                + b'"><w:body/></w:document>',
+            }
+        ),
         CorruptError,
     ),
     (
         "no-body",
-        _zip({
-            "_rels/.rels": _RELS % b"word/document.xml",
-            "word/document.xml": b'<w:document xmlns:w="' + _W + b'"/>',
-        }),
+        _zip(
+            {
+                "_rels/.rels": _RELS % b"word/document.xml",
+                "word/document.xml": b'<w:document xmlns:w="' + _W + b'"/>',
+            }
+        ),
         CorruptError,
     ),
     (
         "broken-xml",
-        _zip({
-            "_rels/.rels": _RELS % b"word/document.xml",
-            "word/document.xml": b'<w:document xmlns:w="' + _W + b'"><w:body><w:p>',
-        }),
+        _zip(
+            {
+                "_rels/.rels": _RELS % b"word/document.xml",
+                "word/document.xml": b'<w:document xmlns:w="' + _W + b'"><w:body><w:p>',
+            }
+        ),
         CorruptError,
     ),
 ]

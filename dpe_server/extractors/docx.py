@@ -41,7 +41,7 @@ from dpe_server.extractors.docx_runs import InlineReader
 from dpe_server.extractors.docx_styles import Numbering, Styles
 from dpe_server.extractors.docx_xml import load, load_or_none
 from dpe_server.extractors.ooxml import Package, split_keywords
-from dpe_server.model import Document, Page, Properties
+from dpe_server.model import JSON, Document, Page, Properties
 
 VERSION = "1"
 
@@ -61,7 +61,9 @@ class _Opened:
 def _properties(pkg: Package, plans: list[PagePlan]) -> Properties:
     core = pkg.core_properties()
     summary = core.get("description") or core.get("subject") or None
-    extra = {k: core[k] for k in ("creator", "lastModifiedBy", "created", "modified") if k in core}
+    extra: dict[str, JSON] = {
+        k: core[k] for k in ("creator", "lastModifiedBy", "created", "modified") if k in core
+    }
     return Properties(
         page_count=len(plans),
         title=core.get("title") or None,
@@ -118,7 +120,14 @@ def _translate(exc: BaseException) -> ExtractionError:
     return CorruptError(f"The Word document is malformed and cannot be read ({name}).")
 
 
-_LIBRARY_ERRORS = (etree.LxmlError, KeyError, ValueError, IndexError, zipfile.BadZipFile, RecursionError)
+_LIBRARY_ERRORS = (
+    etree.LxmlError,
+    KeyError,
+    ValueError,
+    IndexError,
+    zipfile.BadZipFile,
+    RecursionError,
+)
 
 
 def probe(f: BinaryIO, limits: Limits) -> Properties:

@@ -232,7 +232,9 @@ class _PageWriter:
         return self.b.build(plan.title, meta)
 
 
-def _numbering(ppr: etree._Element | None, inherited: tuple[str, int] | None) -> tuple[str, int] | None:
+def _numbering(
+    ppr: etree._Element | None, inherited: tuple[str, int] | None
+) -> tuple[str, int] | None:
     numpr = ppr.find(_NUMPR) if ppr is not None else None
     if numpr is None:
         return inherited

@@ -17,7 +17,7 @@ from lxml import etree
 from dpe_server import summaries
 from dpe_server.errors import CorruptError
 from dpe_server.extractors.docx_items import Item, PartCtx
-from dpe_server.extractors.docx_xml import A, O, PIC, R, V, W, WP, WP15, WPS, load
+from dpe_server.extractors.docx_xml import PIC, VO, WP, WP15, A, R, V, W, load
 from dpe_server.extractors.drawingml import (
     diagram_content,
     emu_to_px,
@@ -67,6 +67,7 @@ def _image(
     description: str,
     size: tuple[int | None, int | None],
     meta: dict[str, JSON],
+    *,
     at: int,
 ) -> Item:
     rel = ctx.target(rid)
@@ -170,7 +171,7 @@ def drawing_items(
                         continue
                 rid = None if blip is None else (blip.get(R + "embed") or blip.get(R + "link"))
                 meta: dict[str, JSON] = {"name": name, "anchored": anchored}
-                out.append(_image(ctx, rid, description, size, meta, at))
+                out.append(_image(ctx, rid, description, size, meta, at=at))
             elif tag in (_C + "chart", _CX + "chart"):
                 out.append(_chart(ctx, target.get(R + "id"), name, at))
             elif tag == _DGM + "relIds":
@@ -213,7 +214,7 @@ def pict_items(pict: etree._Element, ctx: PartCtx, text_box: TextBoxReader, at: 
             continue
         if not tag.startswith(V):
             continue
-        if shape.get(O + "hr") in ("t", "true"):
+        if shape.get(VO + "hr") in ("t", "true"):
             out.append(
                 Item(Category.SEPARATOR, summaries.separator("rule"), {"kind": "rule"}, {}, at)
             )
@@ -222,9 +223,9 @@ def pict_items(pict: etree._Element, ctx: PartCtx, text_box: TextBoxReader, at: 
             if sub.tag == _TXBX:
                 out.extend(_text_box(sub, text_box, at))
             else:
-                alt = sub.get(O + "title") or shape.get("alt") or ""
+                alt = sub.get(VO + "title") or shape.get("alt") or ""
                 meta: dict[str, JSON] = {"name": shape.get("id", ""), "source": "vml"}
-                out.append(_image(ctx, sub.get(R + "id"), alt, _vml_size(shape), meta, at))
+                out.append(_image(ctx, sub.get(R + "id"), alt, _vml_size(shape), meta, at=at))
     return out
 
 
@@ -259,7 +260,7 @@ def object_items(obj: etree._Element, ctx: PartCtx, text_box: TextBoxReader, at:
     controls = [c for c in obj.iter(W + "control")]
     if controls:
         return [_control(ctx, c, at) for c in controls]
-    ole = obj.find(O + "OLEObject")
+    ole = obj.find(VO + "OLEObject")
     if ole is None:
         return pict_items(obj, ctx, text_box, at)
     prog_id = ole.get("ProgID") or ""

@@ -11,13 +11,18 @@ from lxml import etree
 
 from dpe_server import summaries
 from dpe_server.extractors.docx_items import Item
-from dpe_server.extractors.docx_xml import W, W14, int_or, on, val
+from dpe_server.extractors.docx_xml import W14, W, int_or, on, val
 from dpe_server.model import JSON, Category
 
 _W15 = "{http://schemas.microsoft.com/office/word/2012/wordml}"
-_STRUCTURAL = tuple(
-    W + t for t in ("docPartObj", "docPartList", "bibliography", "citation", "equation", "group")
-) + (_W15 + "repeatingSection", _W15 + "repeatingSectionItem")
+_STRUCTURAL = (
+    *(
+        W + t
+        for t in ("docPartObj", "docPartList", "bibliography", "citation", "equation", "group")
+    ),
+    _W15 + "repeatingSection",
+    _W15 + "repeatingSectionItem",
+)
 _TYPES = {
     W + "text": "plain_text",
     W + "richText": "rich_text",

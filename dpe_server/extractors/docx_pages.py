@@ -14,8 +14,8 @@ Content before the first page start is page 0 (only when there is some). A page 
 
 A page's title is the text of the heading that starts it, else the first heading on it,
 else "Section {S}" (S the 1-based number of the document section the page belongs to: only
-the first page of a section can lack a heading, so these titles do not repeat). The probe and the extractor run this same plan, so
-the page count the probe reports is exact.
+the first page of a section can lack a heading, so these titles do not repeat). The probe
+and the extractor run this same plan, so the page count the probe reports is exact.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class PagePlan:
 
 
 def plain_text(el: etree._Element) -> str:
-    return "".join(el.itertext(_T))
+    return "".join([t for t in el.itertext(_T) if isinstance(t, str)])
 
 
 def block_text(el: etree._Element) -> str:
@@ -104,8 +104,15 @@ def flatten(body: etree._Element, styles: Styles) -> list[Block]:
                 level = paragraph_level(child, styles)
                 text = plain_text(child)
                 blocks.append(
-                    Block(child, tuple(pending), section, ends, level if text.strip() else None,
-                          text if level is not None else "", len(text))
+                    Block(
+                        child,
+                        tuple(pending),
+                        section,
+                        ends,
+                        level if text.strip() else None,
+                        text if level is not None else "",
+                        len(text),
+                    )
                 )
                 pending.clear()
                 if ends:

@@ -192,7 +192,7 @@ def html_blocks(data: bytes) -> list[tuple[str, object]]:
     except (etree.ParserError, ValueError) as exc:
         raise CorruptError(f"An HTML chunk of the document cannot be read ({exc}).") from None
     for bad in list(doc.iter("script", "style", "head", "template")):
-        if bad.getparent() is not None:
+        if isinstance(bad, lxml_html.HtmlElement) and bad.getparent() is not None:
             bad.drop_tree()
     out: list[tuple[str, object]] = []
 

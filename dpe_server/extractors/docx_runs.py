@@ -23,11 +23,19 @@ from dpe_server.extractors.docx_drawing import drawing_items, object_items, pict
 from dpe_server.extractors.docx_forms import checkbox_glyph, form_item, legacy_field, sdt_field
 from dpe_server.extractors.docx_items import Item, Para, PartCtx
 from dpe_server.extractors.docx_styles import Styles, is_monospace, run_font
-from dpe_server.extractors.docx_xml import MC, M, R, W, val
+from dpe_server.extractors.docx_xml import MC, M, R, W
 from dpe_server.extractors.drawingml import omml_to_linear
 from dpe_server.model import JSON, Category
 
-_P, _R, _T, _TAB, _PTAB, _BR, _CR = W + "p", W + "r", W + "t", W + "tab", W + "ptab", W + "br", W + "cr"
+_P, _R, _T, _TAB, _PTAB, _BR, _CR = (
+    W + "p",
+    W + "r",
+    W + "t",
+    W + "tab",
+    W + "ptab",
+    W + "br",
+    W + "cr",
+)
 _DELTEXT, _FLDCHAR, _INSTR = W + "delText", W + "fldChar", W + "instrText"
 _DRAWING, _PICT, _OBJECT = W + "drawing", W + "pict", W + "object"
 _FNREF, _ENREF, _CMREF = W + "footnoteReference", W + "endnoteReference", W + "commentReference"
@@ -238,7 +246,13 @@ class InlineReader:
                     if st.length:
                         self._add(st, "\n")
                     st.items.append(
-                        Item(Category.SEPARATOR, summaries.separator(sep), {"kind": sep}, {}, st.length)
+                        Item(
+                            Category.SEPARATOR,
+                            summaries.separator(sep),
+                            {"kind": sep},
+                            {},
+                            st.length,
+                        )
                     )
                 else:
                     self._add(st, "\n")

@@ -26,7 +26,7 @@ WPG = "{http://schemas.microsoft.com/office/word/2010/wordprocessingGroup}"
 W14 = "{http://schemas.microsoft.com/office/word/2010/wordml}"
 WP15 = "{http://schemas.microsoft.com/office/word/2012/wordprocessingDrawing}"
 V = "{urn:schemas-microsoft-com:vml}"
-O = "{urn:schemas-microsoft-com:office:office}"
+VO = "{urn:schemas-microsoft-com:office:office}"
 CT = f"{{{NS['ct']}}}"
 
 STRICT_MARK = b"http://purl.oclc.org/ooxml/"
