@@ -322,13 +322,13 @@ def test_pptx_extract_pages_parses_only_that_slide(
     fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[str] = []
-    original = Package.xml
+    original = Package.read
 
-    def spy(self: Package, name: str) -> Any:
+    def spy(self: Package, name: str) -> bytes:
         seen.append(name)
         return original(self, name)
 
-    monkeypatch.setattr(Package, "xml", spy)
+    monkeypatch.setattr(Package, "read", spy)
     with (fixture_dir / EVERYTHING).open("rb") as f:
         extract_pages(f, [2], DEFAULT_LIMITS)
     slides = sorted(n for n in seen if n.startswith("ppt/slides/slide"))
@@ -450,31 +450,21 @@ def test_pptx_rtl_detected_from_script_without_flag(i18n: Document) -> None:
     assert _content(i18n, "p1-txt1") == {"text": "שלום עולם SENT_HEBREW", "direction": "rtl"}
 
 
-def test_pptx_strict_ooxml_is_unsupported_not_silently_empty() -> None:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as z:
-        z.writestr(
-            "_rels/.rels",
-            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-            '<Relationship Id="rId1" Target="ppt/presentation.xml" Type="http://purl.oclc.org/'
-            'ooxml/officeDocument/relationships/officeDocument"/></Relationships>',
-        )
-        z.writestr(
-            "ppt/presentation.xml",
-            '<p:presentation xmlns:p="http://purl.oclc.org/ooxml/presentationml/main"/>',
-        )
-    out.seek(0)
-    with pytest.raises(UnsupportedError, match="Strict"):
-        probe(out, DEFAULT_LIMITS)
-
-
-def test_pptx_large_table_split_into_row_blocks(
-    fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("dpe_server.extractors.pptx_objects.TABLE_BLOCK_ROWS", 2)
-    with (fixture_dir / EVERYTHING).open("rb") as f:
-        (page,) = extract_pages(f, [2], DEFAULT_LIMITS)
-    tables = [e for e in page.elements if e.category.value == "table"]
-    assert [t.metadata["row_block"] for t in tables] == [[1, 2], [3, 3]]
-    assert [len(t.content["rows"]) for t in tables] == [2, 1]
-    assert all(t.content["total_rows"] == 3 for t in tables)
+def test_pptx_strict_ooxml_reads_like_transitional(fixture_dir: Path, deck: Document) -> None:
+    transitional_to_strict = {
+        b"http://schemas.openxmlformats.org/presentationml/2006/main": b"presentationml/main",
+        b"http://schemas.openxmlformats.org/drawingml/2006/main": b"drawingml/main",
+        b"http://schemas.openxmlformats.org/officeDocument/2006/relationships": (
+            b"officeDocument/relationships"
+        ),
+    }
+    replace: dict[str, bytes | None] = {}
+    with zipfile.ZipFile(fixture_dir / EVERYTHING) as z:
+        for name in z.namelist():
+            if name.endswith((".xml", ".rels")):
+                data = z.read(name)
+                for old, new in transitional_to_strict.items():
+                    data = data.replace(old, b"http://purl.oclc.org/ooxml/" + new)
+                replace[name] = data
+    strict = extract(_rezip(fixture_dir / EVERYTHING, replace), DEFAULT_LIMITS)
+    assert strict.to_json() == deck.to_json()

@@ -23,7 +23,7 @@ from lxml import etree
 
 from dpe_server.errors import CorruptError, ExtractionError, UnsupportedError
 from dpe_server.extractors import Extractor, Limits
-from dpe_server.extractors.ooxml import Package, split_keywords
+from dpe_server.extractors.ooxml import NS, Package, normalize_name, parse_xml, split_keywords
 from dpe_server.extractors.pptx_context import (
     TITLE_TYPES,
     Layout,
@@ -48,7 +48,36 @@ VERSION = "1"
 RT_OFFICE_DOC = "officeDocument"
 RT_MODERN_AUTHORS = "http://schemas.microsoft.com/office/2018/10/relationships/authors"
 
-STRICT_PRESENTATION = "{http://purl.oclc.org/ooxml/presentationml/main}presentation"
+STRICT_MARK = b"http://purl.oclc.org/ooxml/"
+_STRICT_MAP: tuple[tuple[bytes, bytes], ...] = tuple(
+    (STRICT_MARK + strict.encode(), transitional.encode())
+    for strict, transitional in (
+        ("presentationml/main", "http://schemas.openxmlformats.org/presentationml/2006/main"),
+        ("officeDocument/relationships", NS["r"]),
+        ("officeDocument/math", NS["m"]),
+        ("drawingml/main", NS["a"]),
+        ("drawingml/chart", NS["c"]),
+        ("drawingml/diagram", NS["dgm"]),
+    )
+)
+
+
+def from_strict(data: bytes) -> bytes:
+    """Strict OOXML namespace URIs rewritten to their Transitional twins (else unchanged):
+    the vocabulary is the same, so one walker reads both."""
+    if STRICT_MARK not in data:
+        return data
+    for strict, transitional in _STRICT_MAP:
+        data = data.replace(strict, transitional)
+    return data
+
+
+class DeckPackage(Package):
+    """`Package` whose XML parts are read with Strict namespaces mapped to Transitional."""
+
+    def xml(self, name: str) -> etree._Element:
+        return parse_xml(from_strict(self.read(name)), normalize_name(name))
+
 
 T = TypeVar("T")
 
@@ -84,11 +113,6 @@ class Deck:
             )
         self.part = main
         self.root = pkg.xml(main)
-        if self.root.tag == STRICT_PRESENTATION:
-            raise UnsupportedError(
-                "This presentation is saved as Strict Open XML; save it as a standard .pptx "
-                "to read it."
-            )
         self.rels = pkg.rels(main)
         self.slides: list[str] = []
         for sld in self.root.iterfind(f"{P}sldIdLst/{P}sldId"):
@@ -206,7 +230,7 @@ _LIBRARY_ERRORS = (
 def _guarded(f: BinaryIO, limits: Limits, work: Callable[[Deck], T]) -> T:
     """Open `f` as a deck, run `work`, and translate whatever a library raises."""
     try:
-        with Package(f, "pptx", limits) as pkg:
+        with DeckPackage(f, "pptx", limits) as pkg:
             return work(Deck(pkg, limits))
     except ExtractionError:
         raise
