@@ -207,7 +207,7 @@ def ole_object(frame: etree._Element, data: etree._Element, ctx: SlideContext) -
     rel = ctx.rels.get(obj.get(f"{R}id", ""))
     embedded = None if rel is None else rel.target
     preview = next(data.iter(f"{P}pic"), None)
-    if preview is None:
+    if preview is None:  # no preview picture of its own (older files draw it in VML)
         preview = etree.Element(f"{P}pic")
     image(preview, ctx, frame, description, ole_prog_id=prog_id or None, ole_part=embedded)
 
@@ -216,7 +216,10 @@ def ole_object(frame: etree._Element, data: etree._Element, ctx: SlideContext) -
 
 
 def _extent(pic: etree._Element) -> tuple[int | None, int | None]:
+    """The displayed size in px: a picture's `p:spPr` extent, or a frame's `p:xfrm`."""
     ext = pic.find(f"{P}spPr/{A}xfrm/{A}ext")
+    if ext is None:
+        ext = pic.find(f"{P}xfrm/{A}ext")
     if ext is None:
         return None, None
     return emu_to_px(ext.get("cx")), emu_to_px(ext.get("cy"))
@@ -257,6 +260,8 @@ def image(
     if description is None:
         description = _alt(pic)[0]
     width, height = _extent(pic)
+    if width is None and shape is not None:
+        width, height = _extent(shape)
     meta = shape_meta(pic if shape is None else shape, **extra)
     mime = "application/octet-stream"
     if rel is not None and rel.external:
@@ -270,7 +275,7 @@ def image(
             mime, (pw, ph) = size
             meta["display_size"] = [width, height]
             width, height = pw, ph
-    else:
+    elif shape is None or rid:
         meta["broken"] = True
         ctx.broken_parts += 1
     content: dict[str, JSON] = {"description": description, "mime_type": mime}
