@@ -24,12 +24,14 @@ from dpe_server.errors import (
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_path
 from dpe_server.model import JSON, Document, Page, Properties
 from dpe_server.paths import NotConfined, open_confined
+from dpe_server.precheck import precheck
 
 log = logging.getLogger(__name__)
 
 Op = Literal["probe", "extract", "pages"]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
+OUT_OF_MEMORY = "The file needs more memory than allowed."
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +67,7 @@ def run_job(job: Job) -> dict[str, JSON]:
             }
         }
     except MemoryError:
-        return {"error": TooLargeError("The file needs more memory than allowed.").to_json()}
+        return {"error": {**TooLargeError(OUT_OF_MEMORY).to_json(), "transient": False}}
     except (Exception, RecursionError) as exc:  # the boundary: report, never crash the server
         log.debug("extractor raised on %s", job.rel, exc_info=True)
         err = CorruptError(
@@ -87,6 +89,7 @@ def _run(job: Job) -> JSON:
                 f"The file is {size // (1024 * 1024)} MiB, over the limit of "
                 f"{MAX_FILE_BYTES // (1024 * 1024)} MiB."
             )
+        precheck(f, PurePosixPath(job.rel).suffix, job.limits)
         if job.op == "probe":
             return extractor.probe(f, job.limits).to_json()
         if job.op == "pages" and extractor.extract_pages is not None:

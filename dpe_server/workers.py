@@ -1,0 +1,335 @@
+"""`ProcessBackend`: extraction jobs in child processes, killed on overrun.
+
+Process isolation is the primary defense against hostile files (Apache Tika's rule): a parse
+that hangs, eats memory or crashes takes down its worker, never the server.
+
+- A small pool of long-lived workers (default: one per core), started lazily as fresh
+  interpreters (`python -c ...`: spawned, never forked, since the parent runs an event loop
+  and threads; and unlike multiprocessing's "spawn" the parent's `__main__` is not
+  re-imported). Each talks over a socketpair with multiprocessing's `Connection`.
+- A worker's fd 1 is the parent's stderr from its first instruction, so nothing it prints
+  can reach the stdio transport; it sets RLIMIT_AS (default 2 GiB) on itself.
+- Each job has a wall-clock deadline (probe 15 s, extract 60 s by default). On overrun the
+  worker is SIGKILLed, reaped, and replaced on next use; the job fails with `timeout`.
+- A worker that dies on a job (out of memory, a native crash) fails that job with
+  `too_large` or `corrupt`; the next job gets a fresh worker.
+- Results come back pickled over a pipe as the JSON-ready data `jobs.run_job` returns; the
+  event loop never blocks: a thread per in-flight job waits on the pipe.
+- Workers are recycled after `max_jobs` jobs (fragmented heaps are returned to the system).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from dpe_server.backends import unwrap
+from dpe_server.errors import CorruptError, ExtractionError, ExtractionTimeout, TooLargeError
+from dpe_server.extractors import DEFAULT_LIMITS, Limits
+from dpe_server.jobs import (
+    OUT_OF_MEMORY,
+    Job,
+    decode_document,
+    decode_pages,
+    decode_probe,
+    pages_arg,
+)
+from dpe_server.model import JSON, Document, Page, Properties
+
+log = logging.getLogger(__name__)
+
+GIB = 1024 * 1024 * 1024
+MEMORY_EXIT = 86
+"""Exit status of a worker that ran out of memory outside `run_job` (while sending)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSettings:
+    """How many workers, how long a job may run, how much memory a worker may map."""
+
+    workers: int = 0
+    """Worker processes at most (0: one per core)."""
+    timeout: float = 60.0
+    """Seconds an extraction (whole document or pages) may run."""
+    probe_timeout: float = 15.0
+    """Seconds a probe may run."""
+    memory_bytes: int = 2 * GIB
+    """Address space of one worker (RLIMIT_AS); 0 for no limit."""
+    max_jobs: int = 200
+    """Jobs a worker runs before it is replaced."""
+    runner: str = "dpe_server.jobs:run_job"
+    """`module:function` a worker runs each job with (tests substitute misbehaving ones)."""
+
+    @property
+    def pool_size(self) -> int:
+        return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)
+
+
+def child_main(fd: int, memory_bytes: int, runner: str = "dpe_server.jobs:run_job") -> None:
+    """A worker's loop: run jobs from the pipe on `fd` until told to stop (None) or it closes."""
+    os.dup2(2, 1)  # belt and braces: the parent already started us with fd 1 on its stderr
+    if memory_bytes > 0:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    module, _, name = runner.partition(":")
+    run_job = getattr(importlib.import_module(module), name)
+    conn = Connection(fd)
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        try:
+            conn.send(run_job(job))
+        except MemoryError:
+            os._exit(MEMORY_EXIT)
+        except (EOFError, OSError):
+            return
+
+
+_BOOT = (
+    "import sys; from dpe_server.workers import child_main; "
+    "child_main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])"
+)
+_PACKAGE_PARENT = str(Path(__file__).resolve().parents[1])
+
+
+def _stderr_fd() -> int:
+    """Our stderr's descriptor for the child's stdout (fd 2 when stderr is replaced)."""
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return 2
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    paths = [_PACKAGE_PARENT, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
+def _memory_message(limit: int) -> str:
+    if limit <= 0:
+        return "The reader ran out of memory on this file; it is too large to read."
+    size = f"{limit / GIB:g} GiB" if limit >= GIB else f"{limit // (1024 * 1024)} MiB"
+    return f"The reader ran out of memory (limit {size}) on this file; it is too large to read."
+
+
+class _Worker:
+    """One child process and the parent's end of its pipe."""
+
+    def __init__(self, memory_bytes: int, runner: str) -> None:
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            # The child's fd 1 is our stderr from its first instruction: nothing it prints
+            # can reach a stdio transport on our stdout.
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", _BOOT, str(theirs.fileno()), str(memory_bytes), runner],
+                stdin=subprocess.DEVNULL,
+                stdout=_stderr_fd(),
+                pass_fds=(theirs.fileno(),),
+                env=_child_env(),
+            )
+            self.conn = Connection(ours.detach())
+        self.jobs = 0
+        self.dead = False
+        self._lock = threading.Lock()
+
+    def alive(self) -> bool:
+        return not self.dead and self.process.poll() is None
+
+    def call(self, job: Job, deadline: float) -> tuple[str, Any]:
+        """Run `job`: ("ok", result) | ("timeout", None) | ("died", exit status). Blocking."""
+        self.jobs += 1
+        try:
+            self.conn.send(job)
+            if self.conn.poll(deadline):
+                return "ok", self.conn.recv()
+        except (EOFError, OSError):
+            self.kill()
+            return "died", self.process.returncode
+        if self.process.poll() is not None:
+            self.kill()
+            return "died", self.process.returncode
+        self.kill()
+        return "timeout", None
+
+    def kill(self) -> None:
+        """SIGKILL, reap and close; safe to call twice and from two threads."""
+        with self._lock:
+            if self.dead:
+                return
+            self.dead = True
+            if self.process.poll() is None:
+                with contextlib.suppress(OSError):
+                    self.process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(5)
+            self.conn.close()
+
+    def stop(self, grace: float) -> None:
+        """Ask the worker to exit; kill it when it has not within `grace` seconds."""
+        with self._lock:
+            if not self.dead:
+                with contextlib.suppress(OSError):
+                    self.conn.send(None)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(grace)
+        self.kill()
+
+
+class ProcessBackend:
+    """The `Backend` that runs `jobs.run_job` in a pool of worker processes."""
+
+    def __init__(
+        self, settings: WorkerSettings | None = None, limits: Limits = DEFAULT_LIMITS
+    ) -> None:
+        self.settings = settings or WorkerSettings()
+        self._limits = limits
+        size = self.settings.pool_size
+        self._slots = anyio.Semaphore(size)
+        self._threads = anyio.CapacityLimiter(size)
+        self._idle: list[_Worker] = []
+        self._all: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.started = 0
+        """Worker processes started so far (for tests and logs)."""
+
+    # ---- Backend ------------------------------------------------------------------------
+
+    async def probe(self, root: Path, rel: str) -> Properties:
+        job = Job(str(root), rel, "probe", limits=self._limits)
+        return decode_probe(await self.run(job, self.settings.probe_timeout))
+
+    async def extract(self, root: Path, rel: str) -> Document:
+        job = Job(str(root), rel, "extract", limits=self._limits)
+        return decode_document(await self.run(job, self.settings.timeout))
+
+    async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]:
+        job = Job(str(root), rel, "pages", pages_arg(pages), self._limits)
+        return decode_pages(await self.run(job, self.settings.timeout))
+
+    async def aclose(self) -> None:
+        self._closed = True
+        with self._lock:
+            workers = list(self._all)
+            self._all.clear()
+            self._idle.clear()
+        if workers:
+            await anyio.to_thread.run_sync(_stop_all, workers)
+
+    # ---- the pool -----------------------------------------------------------------------
+
+    async def run(self, job: Job, deadline: float) -> JSON:
+        """Run any job in a worker; its `ok` value, or its error raised."""
+        if self._closed:
+            raise CorruptError("The server is shutting down; the file was not read.")
+        async with self._slots:
+            worker = self._take()
+            if worker is None:
+                worker = await anyio.to_thread.run_sync(self._spawn)
+            try:
+                status, value = await anyio.to_thread.run_sync(
+                    worker.call, job, deadline, limiter=self._threads, abandon_on_cancel=True
+                )
+            except BaseException:
+                # Cancelled: the job is not wanted any more; the worker must not keep it.
+                self._drop(worker)
+                raise
+            if status == "ok":
+                self._give_back(worker)
+                return unwrap(self._rewrite(value))
+            self._drop(worker)
+            raise self._failure(job, status, value, deadline)
+
+    def _spawn(self) -> _Worker:
+        worker = _Worker(self.settings.memory_bytes, self.settings.runner)
+        with self._lock:
+            self._all.add(worker)
+            self.started += 1
+        return worker
+
+    def _take(self) -> _Worker | None:
+        with self._lock:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.alive():
+                    return worker
+                self._all.discard(worker)
+        return None
+
+    def _give_back(self, worker: _Worker) -> None:
+        if self._closed or worker.jobs >= self.settings.max_jobs:
+            self._drop(worker, graceful=True)
+            return
+        with self._lock:
+            self._idle.append(worker)
+
+    def _drop(self, worker: _Worker, graceful: bool = False) -> None:
+        with self._lock:
+            self._all.discard(worker)
+        if graceful:
+            worker.stop(2.0)
+        else:
+            worker.kill()
+
+    def _rewrite(self, result: dict[str, JSON]) -> dict[str, JSON]:
+        """A MemoryError inside the job names this backend's limit."""
+        error = result.get("error")
+        if isinstance(error, dict) and error.get("message") == OUT_OF_MEMORY:
+            return {"error": {**error, "message": _memory_message(self.settings.memory_bytes)}}
+        return result
+
+    def _failure(self, job: Job, status: str, exitcode: Any, deadline: float) -> ExtractionError:
+        if status == "timeout":
+            log.warning("%s of %s ran past %g s; its worker was killed", job.op, job.rel, deadline)
+            return ExtractionTimeout(
+                f"Reading this file took longer than {deadline:g} seconds and was stopped; "
+                "it may be too large or malformed."
+            )
+        log.warning("worker died on %s of %s (exit status %s)", job.op, job.rel, exitcode)
+        if exitcode in (MEMORY_EXIT, -signal.SIGKILL, -signal.SIGABRT, 1):
+            # SIGABRT: native allocators (Rust, glibc) abort when RLIMIT_AS refuses memory;
+            # SIGKILL: the kernel's OOM killer; 1: MemoryError escaping the interpreter.
+            return TooLargeError(_memory_message(self.settings.memory_bytes))
+        status_note = f" (exit status {exitcode})" if exitcode is not None else ""
+        return CorruptError(
+            f"The reader crashed on this file{status_note}; it is probably malformed."
+        )
+
+
+def _stop_all(workers: list[_Worker]) -> None:
+    """Stop every worker: a polite request to all first, then one shared grace period."""
+    for worker in workers:
+        with contextlib.suppress(OSError):
+            worker.conn.send(None)
+    end = time.monotonic() + 2.0
+    for worker in workers:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            worker.process.wait(max(0.01, end - time.monotonic()))
+        worker.kill()
+
+
+__all__ = ["ProcessBackend", "WorkerSettings"]

@@ -1,0 +1,43 @@
+"""Job runners for worker tests, chosen by the job's file name (run inside a worker).
+
+`ok*`: echoes the job; `sleep*`: hangs; `hog*`: allocates until RLIMIT_AS stops it (Python's
+MemoryError, caught by the job); `abort*`: a native abort (as Rust/glibc allocators do on
+refused memory); `segv*`: a segfault; `print*`: writes to stdout, then answers; `big*`: a
+large JSON-ready result; `exit*`: the worker exits mid-job.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from dpe_server.jobs import OUT_OF_MEMORY
+
+
+def misbehave(job: Any) -> dict[str, Any]:
+    name = job.rel
+    if name.startswith("sleep"):
+        time.sleep(3600)
+    if name.startswith("hog"):
+        try:
+            hoard = [bytearray(64 * 1024 * 1024) for _ in range(1000)]
+        except MemoryError:
+            return {"error": {"kind": "too_large", "message": OUT_OF_MEMORY, "transient": False}}
+        return {"ok": len(hoard)}
+    if name.startswith("abort"):
+        os.abort()
+    if name.startswith("segv"):
+        ctypes.string_at(0)
+    if name.startswith("exit"):
+        os._exit(3)
+    if name.startswith("print"):
+        print("stray output from a worker")
+        sys.stdout.flush()
+        os.write(1, b"stray bytes on fd 1\n")
+    if name.startswith("kill"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"ok": {"rel": name, "pid": os.getpid()}}

@@ -1,0 +1,151 @@
+"""ProcessBackend: jobs in worker processes, killed on overrun, replaced, never on stdout."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from dpe_server.backends import ThreadBackend
+from dpe_server.errors import CorruptError, ExtractionTimeout, TooLargeError
+from dpe_server.jobs import Job
+from dpe_server.workers import ProcessBackend, WorkerSettings
+from tests.e2e.harness import write_doc
+
+pytestmark = pytest.mark.anyio
+MIB = 1024 * 1024
+RUNNER = "tests.hostile.runners:misbehave"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def backend() -> AsyncIterator[ProcessBackend]:
+    pb = ProcessBackend(WorkerSettings(workers=2, memory_bytes=512 * MIB, runner=RUNNER))
+    try:
+        yield pb
+    finally:
+        await pb.aclose()
+
+
+def _job(name: str) -> Job:
+    return Job("/nonexistent", name, "extract")
+
+
+async def test_workers_extract_same_tree_as_threads(tmp_path: Path) -> None:
+    write_doc(tmp_path / "notes.docx", ["Intro", "Details"])
+    pb = ProcessBackend(WorkerSettings(workers=1))
+    try:
+        in_process = await ThreadBackend().extract(tmp_path, "notes.docx")
+        in_worker = await pb.extract(tmp_path, "notes.docx")
+    finally:
+        await pb.aclose()
+    assert in_worker == in_process
+
+
+async def test_workers_reuse_one_process(backend: ProcessBackend) -> None:
+    first = await backend.run(_job("ok-1"), 30)
+    second = await backend.run(_job("ok-2"), 30)
+    assert first["pid"] == second["pid"]
+    assert backend.started == 1
+
+
+async def test_workers_deadline_kills_a_hung_parse(backend: ProcessBackend) -> None:
+    hung = (await backend.run(_job("ok-0"), 30))["pid"]
+    start = time.monotonic()
+    with pytest.raises(ExtractionTimeout, match="longer than 1 seconds"):
+        await backend.run(_job("sleep"), 1.0)
+    assert time.monotonic() - start < 5
+    with pytest.raises(ProcessLookupError):
+        os.kill(hung, 0)
+    after = await backend.run(_job("ok-next"), 30)
+    assert after["pid"] != hung
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "message"),
+    [
+        ("hog", TooLargeError, "ran out of memory \\(limit 512 MiB\\)"),
+        ("abort", TooLargeError, "ran out of memory"),
+        ("kill", TooLargeError, "ran out of memory"),
+        ("segv", CorruptError, "reader crashed"),
+        ("exit", CorruptError, "reader crashed"),
+    ],
+    ids=["memory-error", "native-abort", "sigkill", "segfault", "exit"],
+)
+async def test_workers_job_that_breaks_its_worker(
+    backend: ProcessBackend, name: str, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        await backend.run(_job(name), 30)
+    assert (await backend.run(_job("ok-next"), 30))["rel"] == "ok-next"
+
+
+async def test_workers_never_write_to_stdout(
+    backend: ProcessBackend, capfd: pytest.CaptureFixture[str]
+) -> None:
+    await backend.run(_job("print"), 30)
+    out, err = capfd.readouterr()
+    assert "stray" not in out
+    assert "stray output from a worker" in err
+
+
+async def test_workers_cancelled_job_kills_its_worker(backend: ProcessBackend) -> None:
+    pid = (await backend.run(_job("ok-0"), 30))["pid"]
+    with anyio.move_on_after(0.5):
+        await backend.run(_job("sleep"), 60)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert (await backend.run(_job("ok-1"), 30))["pid"] != pid
+
+
+async def test_workers_run_in_parallel(backend: ProcessBackend) -> None:
+    pids: list[int] = []
+
+    async def one(i: int) -> None:
+        pids.append((await backend.run(_job(f"ok-{i}"), 30))["pid"])
+
+    async with anyio.create_task_group() as tg:
+        for i in range(6):
+            tg.start_soon(one, i)
+    assert len(pids) == 6
+    assert 1 <= len(set(pids)) <= 2
+
+
+async def test_workers_aclose_leaves_no_process() -> None:
+    pb = ProcessBackend(WorkerSettings(workers=2, runner=RUNNER))
+    pids = set()
+    async with anyio.create_task_group() as tg:
+        for i in range(4):
+
+            async def one(i: int = i) -> None:
+                pids.add((await pb.run(_job(f"ok-{i}"), 30))["pid"])
+
+            tg.start_soon(one)
+    await pb.aclose()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+async def test_workers_recycled_after_max_jobs() -> None:
+    pb = ProcessBackend(WorkerSettings(workers=1, max_jobs=2, runner=RUNNER))
+    try:
+        pids = [(await pb.run(_job(f"ok-{i}"), 30))["pid"] for i in range(4)]
+    finally:
+        await pb.aclose()
+    assert pids[0] == pids[1] != pids[2] == pids[3]
+
+
+async def test_workers_refuse_jobs_after_aclose() -> None:
+    pb = ProcessBackend(WorkerSettings(workers=1, runner=RUNNER))
+    await pb.aclose()
+    with pytest.raises(CorruptError, match="shutting down"):
+        await pb.run(_job("ok"), 30)
