@@ -7,6 +7,7 @@ import pytest
 from lxml import etree
 
 from dpe_server.extractors.pptx_context import Layout, Master, placeholder
+from dpe_server.extractors.pptx_shapes import ROW_TOLERANCE, reading_order
 from dpe_server.extractors.pptx_text import (
     Chain,
     blocks,
@@ -201,3 +202,21 @@ def test_cell_links_join_adjacent_runs_of_one_link() -> None:
 )
 def test_is_rtl_by_first_strong_character(text: str, rtl: bool) -> None:
     assert is_rtl(text) is rtl
+
+
+INCH = 914_400
+
+
+@pytest.mark.parametrize(
+    ("positions", "expected"),
+    [
+        ([((2 * INCH, 0), 0), ((INCH, 0), 1)], [1, 0]),
+        ([((INCH, 5 * INCH), 0), ((INCH, 0), 1)], [1, 0]),
+        ([((int(1.5 * INCH), 5 * INCH), 0), ((int(1.6 * INCH), INCH), 1)], [1, 0]),
+        ([((INCH, 0), 0), ((INCH + ROW_TOLERANCE + 1, 0), 1), ((INCH, 9), 2)], [0, 2, 1]),
+        ([((0, 0), 0), ((0, 0), 1)], [0, 1]),
+    ],
+    ids=["top-first", "left-first", "near-level-columns", "next-row", "ties-stable"],
+)
+def test_reading_order(positions: list[tuple[tuple[int, int], int]], expected: list[int]) -> None:
+    assert reading_order(positions) == expected

@@ -1,5 +1,7 @@
 """The shape tree of one slide, walked in reading order (top-to-bottom, left-to-right, group
-shapes entered), each shape turned into its elements.
+shapes entered), each shape turned into its elements. Shapes whose tops are within a quarter
+inch form one row, read left to right, so that side-by-side columns that start almost level
+are read left column first.
 
 `mc:AlternateContent` resolves to its first `mc:Choice` (what current PowerPoint shows: an
 equation, a modern chart) and never to the fallback picture of the same thing. Shapes joined
@@ -48,23 +50,41 @@ def _choice(alt: etree._Element) -> list[etree._Element]:
 
 
 def ordered_shapes(tree: etree._Element, ctx: SlideContext) -> list[etree._Element]:
-    """The shapes directly in `tree`, sorted top-to-bottom then left-to-right (stable)."""
+    """The shapes directly in `tree`, in reading order (`reading_order`)."""
     found: list[etree._Element] = []
     for child in tree:
         if child.tag == MC + "AlternateContent":
             found.extend(c for c in _choice(child) if c.tag in _SHAPES)
         elif child.tag in _SHAPES:
             found.append(child)
-    keyed: list[tuple[Point, int, etree._Element]] = []
+    keyed: list[tuple[Point, int]] = []
     for i, sp in enumerate(found):
         pos = position(sp)
         if pos is None:
             ph = placeholder(sp)
             if ph is not None:
                 pos = ctx.layout.inherit(ph)[1]
-        keyed.append((pos or (0, 0), i, sp))
-    keyed.sort(key=lambda k: (k[0], k[1]))
-    return [sp for _, _, sp in keyed]
+        keyed.append((pos or (0, 0), i))
+    return [found[i] for i in reading_order(keyed)]
+
+
+ROW_TOLERANCE = 228_600
+"""Tops closer than this (a quarter inch, in EMU) count as one row, read left to right."""
+
+
+def reading_order(positions: list[tuple[Point, int]]) -> list[int]:
+    """Indices of ((top, left), index) pairs in reading order: by top, in rows of shapes whose
+    tops lie within `ROW_TOLERANCE` of the row's first, each row from left to right."""
+    by_top = sorted(positions)
+    out: list[int] = []
+    row: list[tuple[Point, int]] = []
+    for item in by_top:
+        if row and item[0][0] - row[0][0][0] > ROW_TOLERANCE:
+            out.extend(i for _, i in sorted(row, key=lambda r: (r[0][1], r[0][0], r[1])))
+            row = []
+        row.append(item)
+    out.extend(i for _, i in sorted(row, key=lambda r: (r[0][1], r[0][0], r[1])))
+    return out
 
 
 def walk(tree: etree._Element, ctx: SlideContext) -> None:
