@@ -23,7 +23,7 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from dpe_server.errors import CorruptError, ExtractionError
+from dpe_server.errors import CorruptError, ExtractionError, UnsupportedError
 from dpe_server.extractors import Extractor, Limits
 from dpe_server.extractors.docx_body import Env, build_page
 from dpe_server.extractors.docx_items import PartCtx
@@ -40,7 +40,7 @@ from dpe_server.extractors.docx_parts import (
 from dpe_server.extractors.docx_runs import InlineReader
 from dpe_server.extractors.docx_styles import Numbering, Styles
 from dpe_server.extractors.docx_xml import load, load_or_none
-from dpe_server.extractors.ooxml import Package, split_keywords
+from dpe_server.extractors.ooxml import Package, sniff, split_keywords
 from dpe_server.model import JSON, Document, Page, Properties
 
 VERSION = "1"
@@ -104,7 +104,21 @@ def _env(o: _Opened, limits: Limits) -> Env:
     return Env(o.ctx, o.styles, numbering, reader, hf, limits)
 
 
+def _flat_xml(f: BinaryIO) -> None:
+    """A Flat OPC or Word 2003 XML document saved with a .docx name: say so."""
+    if sniff(f) != "other":
+        return
+    head = f.read(4096)
+    f.seek(0)
+    if b"<pkg:package" in head or b"<w:wordDocument" in head or b"mso-application" in head:
+        raise UnsupportedError(
+            "This file is a Word XML document (Flat OPC or Word 2003 XML) renamed to .docx; "
+            "save it as .docx to read it."
+        )
+
+
 def _guarded(f: BinaryIO, limits: Limits) -> tuple[Package, _Opened]:
+    _flat_xml(f)
     pkg = Package(f, "docx", limits)
     try:
         return pkg, _open(pkg, limits)

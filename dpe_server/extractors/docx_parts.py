@@ -4,7 +4,6 @@ and altChunk content stored as HTML or plain text.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from lxml import etree
@@ -175,11 +174,11 @@ def header_text(pkg: Package, part: str, styles: Styles) -> str:
 
 _HTML_BLOCKS = {"p", "li", "pre", "blockquote", "dt", "dd", "caption", "address"}
 _HTML_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_SPACES = re.compile(r"[ \t\r\f\v]+")
 
 
 def _squash(text: str) -> str:
-    return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines()).strip()
+    """HTML text as a browser lays it out: runs of white space (new lines too) are one space."""
+    return " ".join(text.split())
 
 
 def html_blocks(data: bytes) -> list[tuple[str, object]]:
@@ -240,6 +239,6 @@ def alt_chunk_blocks(ctx: PartCtx, chunk: etree._Element) -> tuple[str, list[tup
     ):
         return name, html_blocks(data)
     if lower.endswith(".txt"):
-        text = _squash(data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace").strip()
         return name, [("text", text)] if text else []
     return name, []

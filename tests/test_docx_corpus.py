@@ -1,0 +1,167 @@
+"""The docx extractor over ../shared/corpus (skipped when absent).
+
+One worker process reads every .docx/.docm of corpus/docx and corpus/bad (under a timeout,
+so a hang fails the test rather than the session) and reports per file: a tree (pages,
+categories, all text) or an error kind. Every file must end in one of the two, and the files
+that hide their text (a body inside a content control, an HTML altChunk, Strict OOXML) must
+give it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+EXPECTED_ERRORS = {
+    "poi__ExternalEntityInText.docx": "corrupt",
+    "poi__bug53475-password-is-pass.docx": "encrypted",
+    "poi__clusterfuzz-testcase-minimized-POIXWPFFuzzer-4959857092198400.docx": "corrupt",
+    "poi__crash-517626e815e0afa9decd0ebb6d1dee63fb9907dd.docx": "corrupt",
+    "poi__protected_agile.docx": "encrypted",
+    "poi__truncated62886.docx": "corrupt",
+    "tika__testWORD_protected_passtika.docx": "encrypted",
+    "tika__testWORD_truncated.docx": "corrupt",
+    "poi__SampleDoc.doc-renamed.docx": "unsupported",
+    "samplefiles__minimal-document.pdf-renamed.docx": "unsupported",
+    "samplefiles__source.odt-renamed.docx": "unsupported",
+    "tika__testWORD_2006ml.flatopc-renamed.docx": "unsupported",
+}
+EMPTY_OK = {"poi__zero-length.docx"}
+"""Readable files with no element (only a watermark picture in the header)."""
+
+_WORKER = """
+import json, sys
+from pathlib import Path
+from dpe_server.errors import ExtractionError
+from dpe_server.extractors import DEFAULT_LIMITS
+from dpe_server.extractors.docx import extract, probe
+for name in sys.argv[1:]:
+    path = Path(name)
+    try:
+        with path.open("rb") as f:
+            doc = extract(f, DEFAULT_LIMITS)
+        with path.open("rb") as f:
+            props = probe(f, DEFAULT_LIMITS)
+        texts = [str(e.content.get("text", "")) for p in doc.pages for e in p.elements]
+        texts += [c for p in doc.pages for e in p.elements if e.category.value == "table"
+                  for row in e.content["rows"] for c in row]
+        out = {
+            "pages": len(doc.pages),
+            "elements": sum(len(p.elements) for p in doc.pages),
+            "probe_pages": props.page_count,
+            "categories": sorted({e.category.value for p in doc.pages for e in p.elements}),
+            "text": "\\n".join(texts),
+        }
+    except ExtractionError as exc:
+        out = {"error": exc.to_json()}
+    print(json.dumps({"name": path.name, **out}), flush=True)
+"""
+
+
+def _files() -> list[Path]:
+    found = [p for p in (CORPUS / "docx").glob("*.docx")]
+    found += [p for p in (CORPUS / "bad").iterdir() if p.suffix in (".docx", ".docm")]
+    return sorted(found)
+
+
+@functools.cache
+def _sweep() -> dict[str, dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-c", _WORKER, *map(str, _files())],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return {row["name"]: row for row in rows}
+
+
+@pytest.fixture(scope="module")
+def sweep(corpus: Path) -> dict[str, dict[str, Any]]:
+    return _sweep()
+
+
+@pytest.mark.corpus
+def test_corpus_every_file_is_a_tree_or_a_clear_error(sweep: dict[str, dict[str, Any]]) -> None:
+    assert len(sweep) == len(_files())
+    outcomes = {
+        name: row["error"]["kind"] if "error" in row else "ok" for name, row in sweep.items()
+    }
+    expected = {name: EXPECTED_ERRORS.get(name, "ok") for name in sweep}
+    assert outcomes == expected
+
+
+@pytest.mark.corpus
+def test_corpus_errors_are_one_plain_sentence(sweep: dict[str, dict[str, Any]]) -> None:
+    for row in sweep.values():
+        if "error" in row:
+            message = row["error"]["message"]
+            assert "\n" not in message
+            assert "/work/" not in message
+            assert "Traceback" not in message
+
+
+@pytest.mark.corpus
+def test_corpus_readable_files_have_elements(sweep: dict[str, dict[str, Any]]) -> None:
+    empty = {name for name, row in sweep.items() if "error" not in row and not row["elements"]}
+    assert empty == EMPTY_OK
+
+
+@pytest.mark.corpus
+def test_corpus_probe_page_count_is_exact(sweep: dict[str, dict[str, Any]]) -> None:
+    for name, row in sweep.items():
+        if "error" not in row:
+            assert row["probe_pages"] == row["pages"], name
+
+
+TEXTS = [
+    ("poi__Bug54771a.docx", ["Test Subtitle", "Test User"]),
+    ("tika__testAltChunkHTML.docx", ["Simple paragraph with a emphasized word.", "ROW 2"]),
+    ("docling__Strict.docx", ["Some text"]),
+    ("docling__textbox.docx", ["Student falls ill"]),
+    ("tika__testWORD_2006ml.docx", ["This is a text box", "Rich text content control"]),
+    ("poi__bug65649.docx", ["ГОСУДАРСТВЕННЫЙ КОНТРАКТ", "Стройвижн"]),
+]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(("name", "needles"), TEXTS, ids=[t[0] for t in TEXTS])
+def test_corpus_hidden_text_comes_out(
+    sweep: dict[str, dict[str, Any]], name: str, needles: list[str]
+) -> None:
+    text = sweep[name]["text"]
+    for needle in needles:
+        assert needle in text
+
+
+CATEGORIES = [
+    ("docling__equations.docx", "formula"),
+    ("docling__drawingml.docx", "chart"),
+    ("docx__shp-inline-shape-access.docx", "diagram"),
+    ("docx__tbl-having-tables.docx", "table"),
+    ("poi__delins.docx", "annotation"),
+    ("poi__form_footnotes.docx", "form"),
+    ("docling__docx_checkboxes.docx", "form"),
+    ("poi__PageSpecificHeadFoot.docx", "header"),
+    ("docx__par-hyperlinks.docx", "link"),
+    ("poi__ComplexNumberedLists.docx", "list"),
+    ("docling__docx_vml_images.docx", "image"),
+]
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(("name", "category"), CATEGORIES, ids=[c[0] for c in CATEGORIES])
+def test_corpus_structure_is_found(
+    sweep: dict[str, dict[str, Any]], name: str, category: str
+) -> None:
+    assert category in sweep[name]["categories"]
