@@ -23,6 +23,7 @@ from dpe_server import __version__
 from dpe_server.errors import RequestError
 from dpe_server.server import DpeApp, Settings, build_server
 from dpe_server.transports import TOKEN_ENV, HttpOptions, serve_http, serve_stdio
+from dpe_server.workers import WorkerSettings
 
 log = logging.getLogger("dpe_server")
 
@@ -91,6 +92,14 @@ def _parser() -> argparse.ArgumentParser:
         "--debounce-ms", type=int, default=150, help="wait this long for a burst of changes"
     )
     serve.add_argument("--no-watch", action="store_true", help="do not watch the folder")
+    _worker_options(serve)
+    serve.add_argument(
+        "--max-request-bytes",
+        type=int,
+        default=1024 * 1024,
+        metavar="BYTES",
+        help="HTTP: larger request bodies are refused (413)",
+    )
     serve.add_argument(
         "--log-level", default="warning", choices=("debug", "info", "warning", "error")
     )
@@ -100,6 +109,36 @@ def _parser() -> argparse.ArgumentParser:
     read.add_argument("uri", help="a dpe:// URI, e.g. dpe://local.dpe.docs/report-1a2b3c/pages/0")
     read.add_argument("--dpe-host", default="", help="the dpe:// host (default local.dpe.<dir>)")
     return parser
+
+
+def _worker_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers", type=int, default=0, metavar="N", help="parsing processes (default: cores)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="stop a file's parse after this long (probes: a quarter of it, at most 15 s)",
+    )
+    parser.add_argument(
+        "--memory-mb",
+        type=int,
+        default=2048,
+        metavar="MB",
+        help="memory (address space) of one parsing process; 0 for no limit",
+    )
+
+
+def _worker_settings(args: argparse.Namespace) -> WorkerSettings:
+    timeout = max(1.0, args.timeout)
+    return WorkerSettings(
+        workers=max(0, args.workers),
+        timeout=timeout,
+        probe_timeout=min(15.0, max(1.0, timeout / 4)),
+        memory_bytes=max(0, args.memory_mb) * 1024 * 1024,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -126,6 +165,7 @@ def _serve(args: argparse.Namespace) -> int:
         page_size=max(1, args.page_size),
         watch=not args.no_watch,
         debounce_ms=max(10, args.debounce_ms),
+        workers=_worker_settings(args),
     )
     server = build_server(settings)
     app = server.app
@@ -143,6 +183,7 @@ def _serve(args: argparse.Namespace) -> int:
                 allow_origins=args.allow_origin,
                 max_sessions=args.max_sessions,
                 session_idle_timeout=args.session_idle_timeout,
+                max_request_bytes=max(1024, args.max_request_bytes),
             )
             anyio.run(serve_http, server, options)
         else:

@@ -23,7 +23,7 @@ from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 
 from dpe_server import __version__
-from dpe_server.backends import Backend, ThreadBackend
+from dpe_server.backends import Backend
 from dpe_server.catalog import Catalog, Change
 from dpe_server.completion import RateLimiter, cap, rank
 from dpe_server.errors import DocumentNotFound, RequestError
@@ -37,6 +37,7 @@ from dpe_server.tools import ToolBox
 from dpe_server.uri import DpeUri, format_uri, parse
 from dpe_server.views import catalog_view, document_view, element_view, page_view
 from dpe_server.watcher import watch
+from dpe_server.workers import ProcessBackend, WorkerSettings
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,8 @@ class Settings:
     watch: bool = True
     debounce_ms: int = 150
     warm: bool = True
+    workers: WorkerSettings = field(default_factory=WorkerSettings)
+    """The worker pool parsing files when no `backend` is given (process isolation)."""
     backend: Backend | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -91,7 +94,7 @@ class DpeApp:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.host = settings.host
-        self.backend: Backend = settings.backend or ThreadBackend()
+        self.backend: Backend = settings.backend or ProcessBackend(settings.workers)
         self.hub = Hub(self.host, broadcast_updates=settings.broadcast_updates)
         self.catalog = Catalog(settings.root, self.host, self.backend, on_change=self._changed)
         self.limiter = RateLimiter(settings.completion_rate, settings.completion_burst)
