@@ -16,6 +16,7 @@ How a workbook is read (all through `ooxml.Package`, so the zip and XML safety c
 
 from __future__ import annotations
 
+import io
 import zipfile
 from collections.abc import Sequence
 from typing import Any, BinaryIO
@@ -62,6 +63,35 @@ _LIBRARY_ERRORS = (
     OverflowError,
     EOFError,
 )
+
+
+_NOT_FOR_CELLS = (
+    "xl/media/",
+    "xl/embeddings/",
+    "xl/printersettings/",
+    "xl/activex/",
+    "xl/drawings/",
+    "xl/charts/",
+    "xl/diagrams/",
+    "customxml/",
+    "docprops/thumbnail",
+)
+
+
+def _cell_package(pkg: Package, known: dict[str, bytes]) -> io.BytesIO:
+    """What calamine needs, as a clean stored zip: like `Package.sanitized()` (normalised
+    names, every part inflated under the caps) but without pictures, embeddings and
+    drawings, and reusing the parts already inflated (`known`, by lower-case name)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
+        for name in pkg.names():
+            key = name.lower()
+            if key.startswith(_NOT_FOR_CELLS):
+                continue
+            data = known.get(key)
+            clean.writestr(name, data if data is not None else pkg.read(name))
+    out.seek(0)
+    return out
 
 
 def _properties(wb: Workbook, core: dict[str, str], limits: Limits) -> Properties:
@@ -129,10 +159,12 @@ class _Book:
             self._people = people(self.pkg, self.wb)
         return self._people
 
-    def calamine(self) -> Any:
+    def calamine(self, part: str, data: bytes) -> Any:
+        """calamine over a clean copy of the package (see `_cell_package`), opened once."""
         if self._calamine is None and not self._calamine_failed:
             try:
-                self._calamine = CalamineWorkbook.from_filelike(self.pkg.sanitized())
+                source = _cell_package(self.pkg, {part.lower(): data})
+                self._calamine = CalamineWorkbook.from_filelike(source)
             except CalamineError:
                 self._calamine_failed = True
         return self._calamine
@@ -150,7 +182,7 @@ class _Book:
         cells: SheetCells | None = None
         styles: dict[tuple[int, int], int] | None = None
         if scan.n_cells and scan.dense:
-            cells = self._dense(info, scan)
+            cells = self._dense(info, scan, data)
         if cells is None and scan.n_cells:
             sparse = read_cells(
                 data, self.strings, self.styles, self.wb.date1904, max(self.budget, 0)
@@ -166,8 +198,9 @@ class _Book:
         self._cells[info.name] = (cells, scan, styles)
         return cells, scan, styles
 
-    def _dense(self, info: SheetInfo, scan: SheetScan) -> SheetCells | None:
-        cal = self.calamine()
+    def _dense(self, info: SheetInfo, scan: SheetScan, data: bytes) -> SheetCells | None:
+        assert info.part is not None
+        cal = self.calamine(info.part, data)
         if cal is None:
             return None
         try:
@@ -227,10 +260,9 @@ class _Book:
             if budget.truncated:
                 meta["truncated"] = True
                 self.truncated = True
-            if scan.bounds is not None:
-                from dpe_server.extractors.xlsx_book import range_ref
-
-                meta["used_range"] = range_ref(*scan.bounds)
+            used = cells.used_range()
+            if used:
+                meta["used_range"] = used
             if cells.truncated:
                 meta["truncated"] = True
         cap = self.limits.max_elements_per_page

@@ -109,6 +109,19 @@ class SheetCells:
         r1 = min(r1, r0 + max(max_cells // max(width, 1), 1) - 1)
         return [[self.get(r, c) for c in range(c0, c1 + 1)] for r in range(r0, r1 + 1)]
 
+    def used_range(self) -> str:
+        """`A1:J50001`: the rectangle around every grid ("" when there are none)."""
+        boxes = [(g.r0, g.c0, g.r0 + len(g.rows) - 1, g.c0 + g.width - 1) for g in self.grids]
+        boxes = [b for b in boxes if b[2] >= b[0] and b[3] >= b[1]]
+        if not boxes:
+            return ""
+        return range_ref(
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        )
+
     def blank(self, rect: Rect) -> None:
         for g in self.grids:
             g.blank(rect)
@@ -150,15 +163,13 @@ _GENERAL = "{:.15g}".format
 def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
     """One column of calamine values as display strings; C-level maps for uniform columns."""
     kinds = set(map(type, col))
-    if str in kinds and max(len(v) for v in col if v.__class__ is str) > CELL_MAX_CHARS:
-        col = tuple(clip(v) if v.__class__ is str else v for v in col)
     if kinds == {str}:
-        return col
+        return col if max(map(len, col)) <= CELL_MAX_CHARS else list(map(clip, col))
     if kinds == {float}:
         return list(map(_GENERAL, col))
-    if col and col[0].__class__ is str and set(map(type, col[1:])) == {float}:
-        return [col[0], *map(_GENERAL, col[1:])]  # a header over numbers
-    return [v if v.__class__ is str else show(v) for v in col]
+    if col[0].__class__ is str and set(map(type, col[1:])) == {float}:
+        return [clip(col[0]), *map(_GENERAL, col[1:])]  # a header over numbers
+    return [v if v.__class__ is str and len(v) <= CELL_MAX_CHARS else show(v) for v in col]
 
 
 def _display_rows(raw: list[list[Any]]) -> list[list[str]]:
@@ -167,7 +178,7 @@ def _display_rows(raw: list[list[Any]]) -> list[list[str]]:
     if not raw:
         return []
     width = max(map(len, raw))
-    if any(len(r) != width for r in raw):
+    if min(map(len, raw)) != width:
         raw = [r + [""] * (width - len(r)) for r in raw]
     columns = [_display_column(c) for c in zip(*raw, strict=True)]
     return list(map(list, zip(*columns, strict=True)))

@@ -243,7 +243,7 @@ def show_number(v: float, fmt: NumberFormat, date1904: bool = False) -> str:
 def show(value: object) -> str:
     """A calamine value as a display string, for a cell without a special number format."""
     if isinstance(value, str):
-        return value
+        return clip(value)
     if isinstance(value, float):
         return general(value)
     if value is True:

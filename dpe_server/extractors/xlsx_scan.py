@@ -56,22 +56,52 @@ class SheetScan:
     cells: bytes
     prefix: bytes
     n_cells: int = 0
-    bounds: tuple[int, int, int, int] | None = None
-    """(row0, col0, row1, col1) of the cells, from their own references."""
+    rows: tuple[int, int] | None = None
+    """(row0, row1) of the rows that hold cells, from their own references."""
+    col_upper: int = 16_383
+    """A cheap upper bound of the last column (from the longest column name present)."""
     refs_ok: bool = True
+    _cols: tuple[int, int] | None = None
     formulas: list[FormulaCell] = field(default_factory=list)
     styled: dict[Cell, int] = field(default_factory=dict)
     """Cells whose style has a number format calamine does not apply → style index."""
     errors: dict[Cell, str] = field(default_factory=dict)
 
+    def columns(self) -> tuple[int, int] | None:
+        """(col0, col1) of the cells, exactly (one pass over every cell reference; cached)."""
+        if self._cols is None and self.refs_ok and self.n_cells:
+            p = re.escape(self.prefix)
+            letters = set(re.findall(rb"<" + p + rb'c\b[^>]*?\br="([A-Z]{1,3})\d', self.cells))
+            cols = [col_index(x.decode()) for x in letters]
+            self._cols = (min(cols), max(cols)) if cols else None
+        return self._cols
+
+    @property
+    def bounds(self) -> tuple[int, int, int, int] | None:
+        """(row0, col0, row1, col1) of the cells, from their own references (never
+        `<dimension>`)."""
+        cols = self.columns()
+        if self.rows is None or cols is None:
+            return None
+        return (self.rows[0], cols[0], self.rows[1], cols[1])
+
+    def _fits(self, width: int) -> bool:
+        assert self.rows is not None
+        area = (self.rows[1] - self.rows[0] + 1) * width
+        return area <= DENSE_MAX_AREA and area <= max(DENSE_MIN_AREA, DENSE_FACTOR * self.n_cells)
+
     @property
     def dense(self) -> bool:
-        """Whether calamine may read this sheet (its grid is allocated densely)."""
-        if not self.refs_ok or self.bounds is None:
+        """Whether calamine may read this sheet (it allocates the used rectangle densely).
+
+        The cheap column bound decides most sheets; the exact extent is computed only when
+        that bound is not enough."""
+        if not self.refs_ok or self.rows is None or not self.n_cells:
             return False
-        r0, c0, r1, c1 = self.bounds
-        area = (r1 - r0 + 1) * (c1 - c0 + 1)
-        return area <= DENSE_MAX_AREA and area <= max(DENSE_MIN_AREA, DENSE_FACTOR * self.n_cells)
+        if self._fits(self.col_upper + 1):
+            return True
+        cols = self.columns()
+        return cols is not None and self._fits(cols[1] - cols[0] + 1)
 
     def style_of(self, row: int, col: int) -> int:
         """The style index of one cell (a targeted search; for a few cells only)."""
@@ -125,19 +155,24 @@ def _scan_cells(scan: SheetScan, special: set[int]) -> None:
     scan.n_cells = cells.count(c_tag + b" ") + cells.count(c_tag + b">")
     r_tag = b"<" + scan.prefix + b"row"
     n_rows = cells.count(r_tag + b" ") + cells.count(r_tag + b">")
-    letters = re.findall(rb"<" + p + rb'c r="([A-Z]{1,3})\d', cells)
-    if len(letters) != scan.n_cells:
-        letters = re.findall(rb"<" + p + rb'c\b[^>]*?\br="([A-Z]{1,3})\d', cells)
+    c_ref = c_tag + b' r="'
+    refs_first = cells.count(c_ref) == scan.n_cells
+    n_refs = scan.n_cells
+    if not refs_first:
+        n_refs = len(re.findall(rb"<" + p + rb'c\b[^>]*?\br="[A-Z]', cells))
     rows = re.findall(rb"<" + p + rb'row r="(\d+)"', cells)
     if len(rows) != n_rows:
         rows = re.findall(rb"<" + p + rb'row\b[^>]*?\br="(\d+)"', cells)
-    scan.refs_ok = len(letters) == scan.n_cells and len(rows) == n_rows
-    if scan.refs_ok and scan.n_cells:
-        cols = [col_index(x.decode()) for x in set(letters)]
-        row_numbers = [int(x) for x in rows]
-        scan.bounds = (min(row_numbers) - 1, min(cols), max(row_numbers) - 1, max(cols))
+    scan.refs_ok = n_refs == scan.n_cells and len(rows) == n_rows
     if not scan.refs_ok:
         return
+    if rows:
+        row_numbers = list(map(int, rows))
+        scan.rows = (min(row_numbers) - 1, max(row_numbers) - 1)
+    if refs_first:
+        pe = re.escape(c_ref)
+        if not re.search(pe + rb"[A-Z]{3}", cells):
+            scan.col_upper = 701 if re.search(pe + rb"[A-Z]{2}", cells) else 25
     if b"<" + scan.prefix + b"f" in cells:
         scan.formulas = _formulas(cells, scan.prefix)
     if special:
