@@ -174,6 +174,12 @@ def header_text(pkg: Package, part: str, styles: Styles) -> str:
 
 _HTML_BLOCKS = {"p", "li", "pre", "blockquote", "dt", "dd", "caption", "address"}
 _HTML_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_HTML_STRUCTURE = (
+    *_HTML_BLOCKS,
+    *_HTML_HEADINGS,
+    *("table", "div", "ul", "ol", "dl", "section", "article", "main", "header", "footer"),
+    *("nav", "aside", "figure", "form", "fieldset", "hr"),
+)
 
 
 def _squash(text: str) -> str:
@@ -195,7 +201,13 @@ def html_blocks(data: bytes) -> list[tuple[str, object]]:
             bad.drop_tree()
     out: list[tuple[str, object]] = []
 
-    def visit(el: lxml_html.HtmlElement) -> None:
+    def structural(el: lxml_html.HtmlElement) -> bool:
+        tag = el.tag if isinstance(el.tag, str) else ""
+        if tag in _HTML_STRUCTURE:
+            return True
+        return next(el.iterdescendants(*_HTML_STRUCTURE), None) is not None
+
+    def block(el: lxml_html.HtmlElement) -> None:
         tag = el.tag if isinstance(el.tag, str) else ""
         if tag == "table":
             rows = [
@@ -203,26 +215,36 @@ def html_blocks(data: bytes) -> list[tuple[str, object]]:
                 for tr in el.iter("tr")
             ]
             out.append(("table", rows))
-            return
-        if tag in _HTML_HEADINGS:
+        elif tag in _HTML_HEADINGS:
             out.append(("heading", (_HTML_HEADINGS[tag], _squash(el.text_content()))))
-            return
-        if tag in _HTML_BLOCKS:
+        elif tag in _HTML_BLOCKS and next(el.iterdescendants(*_HTML_STRUCTURE), None) is None:
             text = _squash(el.text_content())
             if text:
                 out.append(("text", text))
-            return
-        lead = _squash(el.text or "")
-        if lead:
-            out.append(("text", lead))
+        else:
+            container(el)
+
+    def container(el: lxml_html.HtmlElement) -> None:
+        """Inline content between block children becomes one text block."""
+        pending = [el.text or ""]
+
+        def flush() -> None:
+            text = _squash("".join(pending))
+            pending.clear()
+            if text:
+                out.append(("text", text))
+
         for child in el:
-            visit(child)
-            tail = _squash(child.tail or "")
-            if tail:
-                out.append(("text", tail))
+            if structural(child):
+                flush()
+                block(child)
+            else:
+                pending.append(child.text_content())
+            pending.append(child.tail or "")
+        flush()
 
     body = doc.find("body")
-    visit(body if body is not None else doc)
+    container(body if body is not None else doc)
     return out
 
 

@@ -55,6 +55,8 @@ _OMATH, _OMATHPARA = M + "oMath", M + "oMathPara"
 _ALT, _CHOICE = MC + "AlternateContent", MC + "Choice"
 _QUOTED = re.compile(r'"([^"]*)"|(\S+)')
 _ANCHOR_TAIL = 120
+_SINK_MAX = 400
+"""Pieces of text kept at most for one comment anchor or field result."""
 
 
 @dataclass(slots=True)
@@ -131,6 +133,10 @@ class InlineReader:
                 return Para(plain, [], bool(plain) and not plain.isspace())
         st = _State()
         self._walk(p, st)
+        # A field still reading its instruction when the paragraph ends is malformed (results
+        # may span paragraphs, instructions do not): drop it rather than hide all that follows.
+        while self._fields and not self._fields[-1].in_result:
+            self._fields.pop()
         return Para("".join(st.parts), st.items, st.has_text)
 
     def is_mono(self, p: etree._Element) -> bool:
@@ -170,7 +176,8 @@ class InlineReader:
         st.length += len(s)
         if self._sinks:
             for sink in self._sinks:
-                sink.append(s)
+                if len(sink) < _SINK_MAX:
+                    sink.append(s)
 
     def _walk(self, el: etree._Element, st: _State) -> None:
         for child in el:
@@ -211,11 +218,18 @@ class InlineReader:
                 if choice is not None:
                     self._walk(choice, st)
 
+    def _drop_sink(self, buf: list[str]) -> None:
+        """Stop feeding `buf` (found by identity: two empty buffers are equal lists)."""
+        for i, sink in enumerate(self._sinks):
+            if sink is buf:
+                del self._sinks[i]
+                return
+
     def _close_comment(self, cid: str) -> None:
         buf = self._open_comments.pop(cid, None)
         if buf is not None:
             self._anchors[cid] = "".join(buf)
-            self._sinks.remove(buf)
+            self._drop_sink(buf)
 
     def _run(self, r: etree._Element, st: _State) -> None:
         for child in r:
@@ -355,7 +369,7 @@ class InlineReader:
         elif kind == "end" and self._fields:
             top = self._fields.pop()
             if top.in_result:
-                self._sinks.remove(top.result)
+                self._drop_sink(top.result)
             self._field_done("".join(top.instr), top.ffdata, "".join(top.result), st)
 
     def _field_done(
