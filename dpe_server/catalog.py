@@ -1,23 +1,30 @@
-"""The catalog: the only owner of state. Which files exist, their doc_refs, their last good
-tree or their error. Handlers ask it; the watcher tells it (`rescan`); it tells whoever
-listens (`on_change`) which documents changed, and never knows about sessions.
+"""The catalog: the only owner of state. Which files exist, their doc_refs, their outlines
+(derived title, keywords, summary, page index) or their errors. Handlers ask it; the watcher
+tells it (`rescan`); it tells whoever listens (`on_change`) which documents changed, and never
+knows about sessions.
 
-Freshness: a changed file (size, mtime, inode) is probed and re-extracted in the background
-while the last good tree keeps being served; when the new tree is ready the change is
-announced. A failure on a file that was just written is retried with backoff (it may be
-half-written); after the retries its error is listed.
+Lazy and cached: start-up lists every file from the store (a restart) or a cheap probe (page
+count, properties); full extraction runs in the background (`warm`, most recently modified
+first) and on demand for whatever a client reads, one page at a time where the format allows
+it. Page bodies live in the `Store`, not here, so memory grows by headers only.
+
+Freshness: a changed file is probed and re-extracted in the background while the last good
+outline and pages keep being served; when the new ones are ready the change is announced. A
+failure on a file that was just written is retried with backoff (it may be half-written);
+after the retries its error is listed.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 import anyio
+import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from dpe_server.backends import Backend
@@ -26,11 +33,13 @@ from dpe_server.errors import (
     ElementNotFound,
     ExtractionError,
     PageNotFound,
+    extraction_error,
 )
-from dpe_server.extractors import file_type
+from dpe_server.extractors import PAGED_TYPES, extractor_fingerprint, file_type
 from dpe_server.metadata import derive_keywords, derive_summary, derive_title
 from dpe_server.model import Document, Element, Page, Properties, page_of_element_id
 from dpe_server.paths import FileStat, doc_ref_for, stat_confined, walk
+from dpe_server.store import MemoryStore, Outline, PageCache, Store, cache_key
 from dpe_server.uri import format_uri
 from dpe_server.views import DocumentInfo, PageInfo
 
@@ -40,6 +49,7 @@ RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds between attempts at a file that failed while it may still be being written."""
 FRESH_SECONDS = 5.0
 """A file modified this recently may be half-written: its failures are retried."""
+WARM_CONCURRENCY = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +68,14 @@ class Entry:
     rel: str
     doc_ref: str
     stat: FileStat
+    key: str
+    """The store key of the file as it is now."""
     props: Properties | None = None
-    doc: Document | None = None
     error: ExtractionError | None = None
-    generation: int = 0
-    doc_generation: int = -1
-    """The generation `doc` was extracted at; `doc` is current when equal to `generation`."""
+    error_key: str = ""
+    outline: Outline | None = None
+    outline_key: str = ""
+    """The key `outline` (and the pages it serves) belong to: the last good version."""
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
     @property
@@ -73,6 +85,26 @@ class Entry:
     @property
     def stem(self) -> str:
         return PurePosixPath(self.rel).stem
+
+    @property
+    def current(self) -> bool:
+        """True when the outline is of the file as it is now."""
+        return self.outline is not None and self.outline_key == self.key
+
+    @property
+    def failed(self) -> bool:
+        """True when the file as it is now cannot be read (and no retry is pending)."""
+        return self.error is not None and self.error_key == self.key
+
+
+def outline_of(doc: Document, entry: Entry) -> Outline:
+    return Outline(
+        title=derive_title(doc, entry.stem),
+        keywords=derive_keywords(doc),
+        summary=derive_summary(doc, entry.file_type),
+        pages=tuple(PageInfo.of(p) for p in doc.pages),
+        metadata=dict(doc.metadata),
+    )
 
 
 def _listing(info: DocumentInfo) -> tuple[object, ...]:
@@ -87,58 +119,95 @@ class Catalog:
         host: str,
         backend: Backend,
         on_change: ChangeListener | None = None,
+        store: Store | None = None,
     ) -> None:
         self.root = root.resolve()
         self.host = host
         self.backend = backend
         self.on_change = on_change
+        self.store: Store = store if store is not None else MemoryStore()
+        self.pages_lru = PageCache()
         self._entries: dict[str, Entry] = {}
         self._by_ref: dict[str, Entry] = {}
         self._tg: TaskGroup | None = None
+        self._fingerprint = extractor_fingerprint()
         self.scanned = 0
         self.probed = 0
         self.ready = anyio.Event()
-        """Set once every file found at start has been probed: Level 0 is complete then."""
+        """Set once every file found at start is listed (from the store or a probe)."""
 
     # ---- life cycle ----------------------------------------------------------------------
 
     async def start(self, tg: TaskGroup | None = None) -> None:
-        """Scan the folder and probe every file (cheap); `tg` runs later background work."""
+        """Scan the folder; list each file from the store or a cheap probe."""
         self._tg = tg
         found = {rel: st for rel in walk(self.root) if (st := stat_confined(self.root, rel))}
-        for rel, st in found.items():
-            self._add(rel, st)
-        self.scanned = len(found)
+        entries = [self._add(rel, st) for rel, st in found.items()]
+        self.scanned = len(entries)
+        cached = await anyio.to_thread.run_sync(self._lookup_all, entries)
+        limiter = anyio.Semaphore(16)
 
         async def probe(entry: Entry) -> None:
-            await self._probe(entry)
+            async with limiter:
+                await self._probe(entry)
             self.probed += 1
 
         async with anyio.create_task_group() as probes:
-            for entry in list(self._entries.values()):
-                probes.start_soon(probe, entry)
+            for entry in entries:
+                if entry.rel in cached:
+                    self.probed += 1
+                else:
+                    probes.start_soon(probe, entry)
         self.ready.set()
+
+    def _lookup_all(self, entries: list[Entry]) -> set[str]:
+        """Restore what the store knows; returns the rels it knew."""
+        known: set[str] = set()
+        for entry in entries:
+            if self._restore(entry):
+                known.add(entry.rel)
+        return known
+
+    def _restore(self, entry: Entry) -> bool:
+        cached = self.store.lookup(entry.key)
+        if cached is None:
+            return False
+        if cached.error is not None:
+            entry.error = extraction_error(str(cached.error["kind"]), str(cached.error["message"]))
+            entry.error_key = entry.key
+            return True
+        if cached.props is None and cached.outline is None:
+            return False
+        entry.props = cached.props or entry.props
+        if cached.outline is not None:
+            entry.outline, entry.outline_key = cached.outline, entry.key
+        return True
 
     async def warm(self) -> None:
         """Extract every document fully, most recently modified first (background warm-up)."""
         order = sorted(self._entries.values(), key=lambda e: -e.stat.mtime_ns)
         refined: set[str] = set()
+        limiter = anyio.Semaphore(WARM_CONCURRENCY)
+
+        async def one(entry: Entry) -> None:
+            async with limiter:
+                if self._entries.get(entry.rel) is not entry or entry.current or entry.failed:
+                    return
+                before = self.info_of(entry)
+                await self._ensure_outline(entry)
+                if _listing(self.info_of(entry)) != _listing(before):
+                    refined.add(entry.doc_ref)
+
         async with anyio.create_task_group() as tg:
-            limiter = anyio.Semaphore(4)
             for entry in order:
-
-                async def one(entry: Entry = entry) -> None:
-                    async with limiter:
-                        if entry.rel in self._entries and entry.error is None:
-                            before = self.info_of(entry)
-                            await self._ensure_document(entry)
-                            if _listing(self.info_of(entry)) != _listing(before):
-                                refined.add(entry.doc_ref)
-
-                tg.start_soon(one)
+                tg.start_soon(one, entry)
         if refined:
-            # Titles and summaries derived from the content differ from the probe's: say so once.
-            await self._announce(Change(list_changed=True, updated=frozenset(refined)))
+            # Titles and summaries derived from the content differ from the probe's: the list
+            # changed (a Level 1 read never showed the probe's, so no document-level update).
+            await self._announce(Change(list_changed=True))
+
+    def _key(self, rel: str, st: FileStat) -> str:
+        return cache_key(str(self.root / rel), st.size, st.mtime_ns, st.inode, self._fingerprint)
 
     def _add(self, rel: str, st: FileStat) -> Entry:
         ref = doc_ref_for(rel)
@@ -146,7 +215,7 @@ class Catalog:
         while ref in self._by_ref and self._by_ref[ref].rel != rel:
             chars += 2
             ref = doc_ref_for(rel, chars)
-        entry = Entry(rel, ref, st)
+        entry = Entry(rel, ref, st, self._key(rel, st))
         self._entries[rel] = entry
         self._by_ref[ref] = entry
         return entry
@@ -170,60 +239,66 @@ class Catalog:
         return entry
 
     def info_of(self, entry: Entry) -> DocumentInfo:
-        path = self.root / entry.rel
         modified = datetime.fromtimestamp(entry.stat.mtime_ns / 1e9, UTC)
-        base = dict(
-            doc_ref=entry.doc_ref,
-            file_uri=path.as_uri(),
-            file_type=entry.file_type,
-            last_modified=modified.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        )
-        if entry.error is not None and entry.doc is None:
+        common = {
+            "doc_ref": entry.doc_ref,
+            "file_uri": (self.root / entry.rel).as_uri(),
+            "file_type": entry.file_type,
+            "last_modified": modified.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+        if entry.outline is not None:
+            o = entry.outline
+            extra = {"truncated": True} if o.metadata.get("truncated") else {}
+            return DocumentInfo(
+                title=o.title,
+                page_count=len(o.pages),
+                keywords=o.keywords,
+                summary=o.summary,
+                extra=extra,
+                **common,  # type: ignore[arg-type]
+            )
+        if entry.error is not None:
             return DocumentInfo(
                 title=entry.stem,
                 page_count=0,
                 keywords=(),
                 summary="",
                 error=entry.error.to_json(),
-                **base,  # type: ignore[arg-type]
+                **common,  # type: ignore[arg-type]
             )
-        doc = entry.doc or (Document(entry.props, ()) if entry.props else None)
-        if doc is None:
-            return DocumentInfo(title=entry.stem, page_count=0, keywords=(), summary="", **base)  # type: ignore[arg-type]
-        page_count = len(doc.pages) if entry.doc else doc.properties.page_count
+        props = entry.props
         return DocumentInfo(
-            title=derive_title(doc, entry.stem),
-            page_count=page_count,
-            keywords=derive_keywords(doc) if entry.doc else doc.properties.keywords,
-            summary=derive_summary(doc, entry.file_type)
-            if entry.doc
-            else (doc.properties.summary or ""),
-            extra={} if entry.doc else {"indexing": True},
-            **base,  # type: ignore[arg-type]
+            title=(props.title if props and props.title else entry.stem),
+            page_count=props.page_count if props else 0,
+            keywords=props.keywords if props else (),
+            summary=(props.summary or "") if props else "",
+            extra={"indexing": True},
+            **common,  # type: ignore[arg-type]
         )
 
     def page_count(self, entry: Entry) -> int:
-        if entry.doc is not None:
-            return len(entry.doc.pages)
+        if entry.outline is not None:
+            return len(entry.outline.pages)
         if entry.error is not None:
             return 0
         return entry.props.page_count if entry.props else 0
 
-    async def document(self, doc_ref: str, uri: str) -> tuple[Entry, Document | None]:
-        """The document's tree (extracting it if needed); None when it cannot be read."""
+    async def outline(self, doc_ref: str, uri: str) -> tuple[Entry, Outline | None]:
+        """The document's outline (extracting it if needed); None when it cannot be read."""
         entry = self.entry(doc_ref, uri)
-        await self._ensure_document(entry)
-        return entry, entry.doc
+        await self._ensure_outline(entry)
+        return entry, entry.outline
 
     async def page_infos(self, doc_ref: str, uri: str) -> list[PageInfo]:
-        _, doc = await self.document(doc_ref, uri)
-        return [PageInfo.of(p) for p in doc.pages] if doc else []
+        _, outline = await self.outline(doc_ref, uri)
+        return list(outline.pages) if outline else []
 
     async def page(self, doc_ref: str, index: int, uri: str) -> Page:
-        _, doc = await self.document(doc_ref, uri)
-        pages = doc.pages if doc else ()
-        if index >= len(pages):
-            count = len(pages)
+        entry = self.entry(doc_ref, uri)
+        if not entry.current and entry.file_type not in PAGED_TYPES:
+            await self._ensure_outline(entry)
+        count = self.page_count(entry)
+        if index >= count:
             last = f"pages 0 to {count - 1}" if count else "no pages"
             raise PageNotFound(
                 f"Page {index} is out of range: '{doc_ref}' has {count} "
@@ -231,19 +306,52 @@ class Catalog:
                 uri,
                 count,
             )
-        return pages[index]
+        page = await self._load_page(entry, index)
+        if page is None:
+            raise PageNotFound(
+                f"Page {index} of '{doc_ref}' could not be read; the file may have changed.",
+                uri,
+                self.page_count(entry),
+            )
+        return page
+
+    async def _load_page(self, entry: Entry, index: int) -> Page | None:
+        key = entry.outline_key if entry.outline is not None else entry.key
+        page = self.pages_lru.get(key, index)
+        if page is None:
+            page = await anyio.to_thread.run_sync(self.store.page, key, index)
+        if page is None and entry.outline is None and entry.file_type in PAGED_TYPES:
+            try:
+                pages = await self.backend.extract_pages(self.root, entry.rel, [index])
+            except ExtractionError:
+                await self._ensure_outline(entry)
+                return await self._load_page(entry, index) if entry.outline else None
+            await anyio.to_thread.run_sync(self.store.put_pages, entry.key, pages)
+            page = next((p for p in pages if p.page_index == index), None)
+        if page is None and entry.outline is not None:
+            # The store lost it (evicted or unreadable): extract the document again.
+            self.store.forget(entry.outline_key)
+            entry.outline_key = ""
+            await self._ensure_outline(entry)
+            key = entry.outline_key
+            page = await anyio.to_thread.run_sync(self.store.page, key, index)
+        if page is not None:
+            self.pages_lru.put(key, page)
+        return page
 
     async def element(self, doc_ref: str, element_id: str, uri: str) -> tuple[int, Element]:
-        _, doc = await self.document(doc_ref, uri)
-        pages = doc.pages if doc else ()
+        entry = self.entry(doc_ref, uri)
         hint = page_of_element_id(element_id)
-        candidates = [pages[hint]] if hint is not None and hint < len(pages) else []
-        if hint is None:
-            candidates = list(pages)
-        for page in candidates:
-            el = page.element(element_id)
+        if hint is not None:
+            indices = [hint] if hint < self.page_count(entry) else []
+        else:
+            await self._ensure_outline(entry)
+            indices = list(range(self.page_count(entry)))
+        for index in indices:
+            page = await self._load_page(entry, index)
+            el = page.element(element_id) if page else None
             if el is not None:
-                return page.page_index, el
+                return index, el
         raise ElementNotFound(
             f"No element '{element_id}' in '{doc_ref}'; read "
             f"{format_uri(self.host, doc_ref, page_index=hint or 0)} "
@@ -254,60 +362,69 @@ class Catalog:
     # ---- extraction ----------------------------------------------------------------------
 
     async def _probe(self, entry: Entry) -> None:
+        key = entry.key
         try:
-            entry.props = await self.backend.probe(self.root, entry.rel)
-            entry.error = None
+            props = await self.backend.probe(self.root, entry.rel)
         except ExtractionError as exc:
-            entry.error = exc
-            self._maybe_retry(entry, exc)
-
-    async def _ensure_document(self, entry: Entry) -> None:
-        if entry.doc_generation == entry.generation:
+            self._failed(entry, key, exc)
             return
-        if entry.doc is not None and entry.lock.locked():
-            return  # a refresh is under way: the last good tree is served meanwhile
-        async with entry.lock:
-            if entry.doc_generation != entry.generation:
-                await self._extract_locked(entry, entry.generation)
+        if key == entry.key:
+            entry.props, entry.error, entry.error_key = props, None, ""
+            await anyio.to_thread.run_sync(self.store.put_probe, key, props)
 
-    async def _extract_locked(self, entry: Entry, generation: int) -> None:
+    def _failed(self, entry: Entry, key: str, exc: ExtractionError, attempt: int = 0) -> None:
+        if key != entry.key:
+            return
+        entry.error = exc
+        if self._maybe_retry(entry, exc, attempt):
+            return
+        entry.error_key = key
+        if not exc.transient:
+            self.store.put_error(key, exc.to_json())
+
+    async def _ensure_outline(self, entry: Entry) -> None:
+        if entry.current or entry.failed:
+            return
+        if entry.outline is not None and entry.lock.locked():
+            return  # a refresh is under way: the last good version is served meanwhile
+        async with entry.lock:
+            if not (entry.current or entry.failed):
+                await self._extract_locked(entry)
+
+    async def _extract_locked(self, entry: Entry, attempt: int = 0) -> bool:
+        key = entry.key
         try:
             doc = await self.backend.extract(self.root, entry.rel)
         except ExtractionError as exc:
-            if generation != entry.generation:
-                return
-            entry.doc_generation = generation
-            if not self._maybe_retry(entry, exc):
-                entry.doc = None
-            entry.error = exc
-            return
-        if generation == entry.generation:
-            entry.doc, entry.error, entry.doc_generation = doc, None, generation
+            self._failed(entry, key, exc, attempt)
+            if entry.failed and entry.outline is not None and entry.outline_key != key:
+                entry.outline, entry.outline_key = None, ""
+            return False
+        if key != entry.key:
+            return False
+        outline = outline_of(doc, entry)
+        await anyio.to_thread.run_sync(self.store.put_document, key, outline, doc.pages)
+        entry.props = doc.properties
+        entry.outline, entry.outline_key = outline, key
+        entry.error, entry.error_key = None, ""
+        return True
 
-    def _maybe_retry(self, entry: Entry, exc: ExtractionError, attempt: int = 0) -> bool:
+    def _maybe_retry(self, entry: Entry, exc: ExtractionError, attempt: int) -> bool:
         """Schedule another attempt when the failure may be a file caught mid-write."""
         fresh = time.time() - entry.stat.mtime_ns / 1e9 < FRESH_SECONDS
         if not (exc.transient or fresh) or attempt >= len(RETRY_DELAYS) or self._tg is None:
             return False
-        generation = entry.generation
+        key = entry.key
 
         async def again() -> None:
             await anyio.sleep(RETRY_DELAYS[attempt])
-            if entry.generation != generation or self._entries.get(entry.rel) is not entry:
+            if entry.key != key or self._entries.get(entry.rel) is not entry:
                 return
-            try:
-                entry.props = await self.backend.probe(self.root, entry.rel)
-                doc = await self.backend.extract(self.root, entry.rel)
-            except ExtractionError as err:
-                if entry.generation == generation and not self._maybe_retry(
-                    entry, err, attempt + 1
-                ):
-                    entry.error, entry.doc, entry.doc_generation = err, None, generation
+            async with entry.lock:
+                if entry.key != key or entry.current:
+                    return
+                if await self._extract_locked(entry, attempt + 1) or entry.failed:
                     await self._announce(Change(updated=frozenset({entry.doc_ref})))
-                return
-            if entry.generation == generation:
-                entry.doc, entry.error, entry.doc_generation = doc, None, generation
-                await self._announce(Change(updated=frozenset({entry.doc_ref})))
 
         self._tg.start_soon(again)
         return True
@@ -327,15 +444,16 @@ class Catalog:
         for rel in removed:
             entry = self._entries.pop(rel)
             self._by_ref.pop(entry.doc_ref, None)
-            entry.generation += 1
+            entry.key = ""
         new_entries = [self._add(rel, found[rel]) for rel in added]
         async with anyio.create_task_group() as tg:
             for entry in new_entries:
-                tg.start_soon(self._probe, entry)
+                if not self._restore(entry):
+                    tg.start_soon(self._probe, entry)
         for rel in changed:
             entry = self._entries[rel]
             entry.stat = found[rel]
-            entry.generation += 1
+            entry.key = self._key(rel, entry.stat)
             if self._tg is not None:
                 self._tg.start_soon(self._refresh_changed, entry)
             else:
@@ -346,17 +464,18 @@ class Catalog:
         return Change(change.list_changed, frozenset(self._entries[r].doc_ref for r in changed))
 
     async def _refresh_changed(self, entry: Entry) -> None:
-        """Re-probe and re-extract a changed file, then announce it (the last good tree is
-        served meanwhile)."""
-        generation = entry.generation
+        """Re-read a changed file, then announce it (the last good version is served meanwhile)."""
+        key = entry.key
         async with entry.lock:
-            await self._probe(entry)
-        if entry.error is None and entry.doc is not None:
-            async with entry.lock:
-                await self._extract_locked(entry, generation)
-        elif entry.error is not None:
-            entry.doc_generation = generation
-        if entry.generation == generation:
+            if key != entry.key:
+                return
+            if not self._restore(entry):
+                await self._probe(entry)
+                if entry.error is None and entry.outline is not None:
+                    await self._extract_locked(entry)
+                elif entry.failed:
+                    entry.outline, entry.outline_key = None, ""
+        if key == entry.key:
             await self._announce(Change(updated=frozenset({entry.doc_ref})))
 
     async def _announce(self, change: Change) -> None:
@@ -365,6 +484,3 @@ class Catalog:
                 await self.on_change(change)
             except Exception:  # a listener's failure must not stop the catalog
                 log.exception("change listener failed")
-
-    def refs(self) -> Sequence[str]:
-        return [e.doc_ref for e in self.entries()]

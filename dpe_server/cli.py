@@ -20,6 +20,8 @@ import anyio
 import mcp_types as types
 
 from dpe_server import __version__
+from dpe_server.check.command import add_parser as add_check_parser
+from dpe_server.check.command import run as run_check_command
 from dpe_server.errors import RequestError
 from dpe_server.server import DpeApp, Settings, build_server
 from dpe_server.transports import TOKEN_ENV, HttpOptions, serve_http, serve_stdio
@@ -100,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="BYTES",
         help="HTTP: larger request bodies are refused (413)",
     )
+    _cache_options(serve)
     serve.add_argument(
         "--log-level", default="warning", choices=("debug", "info", "warning", "error")
     )
@@ -108,7 +111,21 @@ def _parser() -> argparse.ArgumentParser:
     read.add_argument("dir", type=_folder, help="the documents folder")
     read.add_argument("uri", help="a dpe:// URI, e.g. dpe://local.dpe.docs/report-1a2b3c/pages/0")
     read.add_argument("--dpe-host", default="", help="the dpe:// host (default local.dpe.<dir>)")
+    _cache_options(read)
+    add_check_parser(sub)
     return parser
+
+
+def _cache_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="where the persistent cache lives (default: the user's cache folder)",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="keep extracted trees in memory only"
+    )
 
 
 def _worker_options(parser: argparse.ArgumentParser) -> None:
@@ -148,10 +165,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         format="dpe-server %(levelname)s %(name)s: %(message)s",
     )
+    if args.command == "check":
+        return run_check_command(args)
     if args.command == "serve":
         return _serve(args)
     if args.command == "read":
-        return anyio.run(_read, args.dir, args.uri, args.dpe_host)
+        settings = Settings(
+            root=args.dir,
+            host=args.dpe_host,
+            watch=False,
+            warm=False,
+            cache=not args.no_cache,
+            cache_dir=args.cache_dir,
+        )
+        return anyio.run(_read, settings, args.uri)
     return 2
 
 
@@ -164,6 +191,8 @@ def _serve(args: argparse.Namespace) -> int:
         stateless=args.stateless,
         page_size=max(1, args.page_size),
         watch=not args.no_watch,
+        cache=not args.no_cache,
+        cache_dir=args.cache_dir,
         debounce_ms=max(10, args.debounce_ms),
         workers=_worker_settings(args),
     )
@@ -205,8 +234,8 @@ def _banner(app: DpeApp, where: str) -> None:
     )
 
 
-async def _read(folder: Path, uri: str, host: str) -> int:
-    app = DpeApp(Settings(root=folder, host=host, watch=False, warm=False))
+async def _read(settings: Settings, uri: str) -> int:
+    app = DpeApp(settings)
     await app.catalog.start()
     try:
         result = await app.read(uri)
@@ -214,7 +243,7 @@ async def _read(folder: Path, uri: str, host: str) -> int:
         print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
         return 2
     finally:
-        await app.backend.aclose()
+        await app.aclose()
     for item in result.contents:
         if isinstance(item, types.TextResourceContents):
             sys.stdout.write(item.text if item.text.endswith("\n") else item.text + "\n")

@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from dpe_server import __version__
 from dpe_server.backends import Backend
+from dpe_server.cache import open_store
 from dpe_server.catalog import Catalog, Change
 from dpe_server.completion import RateLimiter, cap, rank
 from dpe_server.errors import DocumentNotFound, RequestError
@@ -42,6 +43,8 @@ from dpe_server.workers import ProcessBackend, WorkerSettings
 log = logging.getLogger(__name__)
 
 Ctx = ServerRequestContext[Any, Any]
+MAX_COMPLETION_PAGES = 50
+"""element_id completion without a page_index looks at this many pages at most."""
 
 
 @dataclass
@@ -59,6 +62,8 @@ class Settings:
     watch: bool = True
     debounce_ms: int = 150
     warm: bool = True
+    cache: bool = True
+    cache_dir: Path | None = None
     workers: WorkerSettings = field(default_factory=WorkerSettings)
     """The worker pool parsing files when no `backend` is given (process isolation)."""
     backend: Backend | None = field(default=None, repr=False)
@@ -96,7 +101,10 @@ class DpeApp:
         self.host = settings.host
         self.backend: Backend = settings.backend or ProcessBackend(settings.workers)
         self.hub = Hub(self.host, broadcast_updates=settings.broadcast_updates)
-        self.catalog = Catalog(settings.root, self.host, self.backend, on_change=self._changed)
+        self.store = open_store(settings.cache_dir, settings.root, settings.cache)
+        self.catalog = Catalog(
+            settings.root, self.host, self.backend, on_change=self._changed, store=self.store
+        )
         self.limiter = RateLimiter(settings.completion_rate, settings.completion_burst)
         self.toolbox = ToolBox(self)
         self.on_ready: Callable[[], None] | None = None
@@ -115,7 +123,11 @@ class DpeApp:
                 yield {}
             finally:
                 tg.cancel_scope.cancel()
-                await self.backend.aclose()
+                await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+        self.store.close()
 
     async def run_background(self, tg: anyio.abc.TaskGroup) -> None:
         """Index the folder, then watch it and warm every document up."""
@@ -243,7 +255,7 @@ class DpeApp:
             return payload, 3, blobs
         pages = await catalog.page_infos(entry.doc_ref, uri) if parsed.depth == "pages" else None
         if parsed.depth == "metadata":
-            await catalog.document(entry.doc_ref, uri)  # settle derived title and summary
+            await catalog.outline(entry.doc_ref, uri)  # settle derived title and summary
         info = catalog.info_of(entry)
         return document_view(host, info, pages, parsed), 1, []
 
@@ -307,14 +319,16 @@ class DpeApp:
             count = self.catalog.page_count(entry)
             return [str(i) for i in range(count) if str(i).startswith(typed)]
         if name == "element_id":
-            _, doc = await self.catalog.document(doc_ref, "")
-            if doc is None:
-                return []
             page = context.get("page_index")
-            pages = doc.pages
             if page is not None and page.isdigit():
-                pages = tuple(p for p in doc.pages if p.page_index == int(page))
-            ids = [el.element_id for p in pages for el in p.elements]
+                indices = [int(page)] if int(page) < self.catalog.page_count(entry) else []
+            else:
+                _, outline = await self.catalog.outline(doc_ref, "")
+                indices = [p.page_index for p in outline.pages] if outline else []
+            ids: list[str] = []
+            for index in indices[:MAX_COMPLETION_PAGES]:
+                loaded = await self.catalog.page(doc_ref, index, "")
+                ids += [el.element_id for el in loaded.elements]
             return rank(typed, ids)
         return []
 

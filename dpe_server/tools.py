@@ -112,11 +112,15 @@ class ToolBox:
         for entry in app.catalog.entries():
             if wanted_type and entry.file_type != wanted_type:
                 continue
-            _, doc = await app.catalog.document(entry.doc_ref, "")
-            if doc is None:
+            _, outline = await app.catalog.outline(entry.doc_ref, "")
+            if outline is None:
                 continue
-            title = app.catalog.info_of(entry).title
-            for page in doc.pages:
+            title = outline.title
+            for info in outline.pages:
+                try:
+                    page = await app.catalog.page(entry.doc_ref, info.page_index, "")
+                except RequestError:
+                    continue  # the file changed under the search
                 for el in page.elements:
                     text = _text_of(el)
                     if all(w in text for w in words):

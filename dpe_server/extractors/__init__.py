@@ -15,10 +15,11 @@ They take an open, seekable binary file (the descriptor the server checked: see
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import BinaryIO
 
 from dpe_server.model import Document, Page, Properties
@@ -72,6 +73,26 @@ _MODULES: dict[str, str] = {
 }
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(_MODULES)
+
+PAGED_TYPES: frozenset[str] = frozenset({"pdf", "pptx", "pptm"})
+"""File types whose extractor reads one page without the others (`extract_pages`)."""
+
+
+def extractor_fingerprint() -> str:
+    """A hash of the extraction code (this package, the model, summaries, metadata).
+
+    Part of every cache key: any change to how trees are made invalidates cached trees,
+    without anyone having to remember to bump a version.
+    """
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    files = sorted(here.glob("*.py")) + [
+        here.parent / name for name in ("model.py", "summaries.py", "metadata.py")
+    ]
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def file_type(path: PurePath | str) -> str:

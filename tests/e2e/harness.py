@@ -7,6 +7,7 @@ tests do not depend on the fixture builders.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -74,6 +75,7 @@ def free_port() -> int:
 
 
 def server_args(folder: Path, *extra: str) -> list[str]:
+    cache = folder.parent / f".cache-{folder.name}"
     return [
         "-m",
         "dpe_server",
@@ -83,6 +85,8 @@ def server_args(folder: Path, *extra: str) -> list[str]:
         "2",
         "--debounce-ms",
         "50",
+        "--cache-dir",
+        str(cache),
         *extra,
     ]
 
@@ -180,6 +184,19 @@ async def connect(
         read_timeout_seconds=30,
     ) as client:
         yield client
+
+
+async def settled(client: Client, host: str, timeout: float = 30.0) -> None:
+    """Wait until the server has extracted every document (no `indexing` flag at Level 0), so
+    the list-changed announcement of the warm-up cannot be mistaken for a test's event."""
+    with anyio.fail_after(timeout):
+        while True:
+            res = await client.read_resource(f"dpe://{host}")
+            item = res.contents[0]
+            assert isinstance(item, types.TextResourceContents)
+            if not any(d.get("indexing") for d in json.loads(item.text)["documents"]):
+                return
+            await anyio.sleep(0.1)
 
 
 async def host_of(client: Client) -> str:

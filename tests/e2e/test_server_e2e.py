@@ -25,6 +25,7 @@ from tests.e2e.harness import (
     is_list_changed,
     is_updated,
     make_folder,
+    settled,
     write_deck,
     write_doc,
 )
@@ -207,6 +208,7 @@ async def test_e2e_notifications(transport: Transport, mode: Mode, folder: Path)
     async with served(transport, mode, folder, inbox) as client:
         resources = await _all_resources(client)
         deck = next(r for r in resources if r.meta and r.meta.get("page_count") == 3)
+        await settled(client, deck.uri.split("/")[2])
         page_uri = deck.uri + "/pages/0?format=markdown"
         if not _modern(client):
             await client.subscribe_resource(deck.uri)
@@ -256,6 +258,7 @@ async def test_e2e_three_http_clients_all_notified(folder: Path) -> None:
                 for r in await _all_resources(c1)
                 if r.meta and r.meta.get("file_type") == "docx" and "error" not in r.meta
             )
+            await settled(c1, deck.uri.split("/")[2])
             await c1.subscribe_resource(deck.uri)
             await c2.subscribe_resource(deck.uri)
             async with c3.listen(resource_subscriptions=[deck.uri]) as sub:
