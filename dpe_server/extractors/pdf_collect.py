@@ -9,13 +9,16 @@ font size; `visitor_operand_before` sees every operator. `collect_page` records:
 - axis-aligned ruling `Segment`s from `re` and `m`/`l` path operators (for ruled tables);
 - the names of image XObjects drawn with `Do` and their boxes (from the CTM).
 
-Everything is in page space (points, origin bottom left).
+Everything is in page space (points, origin bottom left). pypdf walks a form XObject's
+content with a fresh CTM, so the collector keeps a stack of where each form sits (the CTM
+at its `Do`, times the form's /Matrix for forms of the page's own resources) and maps the
+form's text and rules through it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,7 +79,6 @@ class PageContent:
     draws: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
     chars: int = 0
     truncated: bool = False
-    with_ops: bool = True
 
 
 def font_name(font_dict: Any) -> str:
@@ -144,19 +146,67 @@ def _apply(m: list[float], x: float, y: float) -> tuple[float, float]:
     return m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]
 
 
+_IDENTITY = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+
+
+def _matrix(value: Any) -> list[float] | None:
+    try:
+        m = [float(v) for v in value[:6]]
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+    return m if len(m) == 6 and all(math.isfinite(v) for v in m) else None
+
+
 class _Collector:
-    def __init__(self, max_chars: int) -> None:
+    """The visitors; `forms` tracks the form XObjects being walked (see `_enter_form`)."""
+
+    def __init__(self, max_chars: int, xobjects: Any) -> None:
         self.content = PageContent()
         self.max_chars = max_chars
         self.widths = _Widths()
         self.fonts: dict[int, tuple[str, bool, bool]] = {}
         self.point: tuple[float, float] | None = None
+        self.xobjects = xobjects
+        self.forms: list[tuple[list[float], bool]] = []
+
+    def _outer(self) -> list[float] | None:
+        """User-space matrix of the innermost form being walked (None on the page itself)."""
+        for matrix, entered in reversed(self.forms):
+            if entered:
+                return matrix
+        return None
+
+    def _ctm(self, cm: Any) -> Any:
+        outer = self._outer()
+        return cm if outer is None else mult(cm, outer)
+
+    def _enter_form(self, name: Any, cm: Any) -> None:
+        """A `Do`: pypdf walks a form's content with a fresh CTM, so remember where it sits.
+
+        pypdf calls the text visitor once more for the page's pending text before walking
+        the form, so the entry only takes effect ("entered") at the form's first operator.
+        """
+        parent = self._outer() or _IDENTITY
+        matrix = None
+        if not self.forms and self.xobjects is not None:
+            try:
+                form = self.xobjects.get_object().get(name)
+                form = form.get_object() if form is not None else None
+                matrix = _matrix(form.get("/Matrix")) if form is not None else None
+            except (AttributeError, TypeError, KeyError, ValueError):
+                matrix = None
+        placed = mult(cm, parent)
+        self.forms.append((mult(matrix, placed) if matrix else placed, False))
+
+    def on_after(self, op: Any, args: Any, cm: Any, tm: Any) -> None:
+        if op == b"Do" and self.forms:
+            self.forms.pop()
 
     def on_text(self, text: Any, cm: Any, tm: Any, font_dict: Any, size: Any) -> None:
         if not isinstance(text, str) or not text.strip() or self.content.truncated:
             return
         try:
-            m = mult(tm, cm)
+            m = mult(tm, self._ctm(cm))
             scale = math.hypot(m[2], m[3]) or 1.0
             rendered = abs(float(size)) * scale
         except (TypeError, ValueError, IndexError):
@@ -187,6 +237,13 @@ class _Collector:
         return hit
 
     def on_op(self, op: Any, args: Any, cm: Any, tm: Any) -> None:
+        if self.forms and not self.forms[-1][1]:
+            self.forms[-1] = (self.forms[-1][0], True)
+        if op in (b"re", b"m", b"l", b"Do"):
+            try:
+                cm = self._ctm(cm)
+            except (TypeError, ValueError, IndexError):
+                return
         if op == b"re":
             self._rect(args, cm)
         elif op == b"m":
@@ -197,10 +254,9 @@ class _Collector:
                 self._segment(*self.point, *end)
             self.point = end
         elif op == b"Do" and args:
-            try:
+            with contextlib.suppress(TypeError, IndexError):
                 self.content.draws.setdefault(str(args[0]), (cm[4], cm[5], cm[0], cm[3]))
-            except (TypeError, IndexError):
-                return
+            self._enter_form(args[0], cm)
 
     def _xy(self, args: Any, cm: Any) -> tuple[float, float] | None:
         try:
@@ -234,10 +290,15 @@ class _Collector:
             self.content.segments.append(Segment(x0, min(y0, y1), x0, max(y0, y1)))
 
 
-def collect_page(page: PageObject, max_chars: int, *, want_ops: bool = True) -> PageContent:
+def collect_page(page: PageObject, max_chars: int) -> PageContent:
     """Run pypdf's text extraction over `page` with our visitors; returns what they saw."""
-    collector = _Collector(max_chars)
-    collector.content.with_ops = want_ops
-    before: Callable[[Any, Any, Any, Any], None] | None = collector.on_op if want_ops else None
-    page.extract_text(visitor_text=collector.on_text, visitor_operand_before=before)
+    resources = page.get("/Resources")
+    resources = resources.get_object() if resources is not None else None
+    xobjects = resources.get("/XObject") if isinstance(resources, dict) else None
+    collector = _Collector(max_chars, xobjects)
+    page.extract_text(
+        visitor_text=collector.on_text,
+        visitor_operand_before=collector.on_op,
+        visitor_operand_after=collector.on_after,
+    )
     return collector.content

@@ -1,11 +1,13 @@
 """Runs → reading-order groups (column detection) → lines.
 
 Column detection: among the runs narrower than 55 % of the text width, look for the widest
-vertical band in the middle half of the page that no run crosses (a gutter, ≥ 8 pt). It is a
+vertical band in the middle half of the page that at most 8 % of them cross (a gutter,
+≥ 8 pt; the few crossing runs are author lines, centred page numbers, captions). It is a
 column gutter only when both sides are at least 100 pt and 30 % of the text width wide and
 hold at least three text-like runs (each at least 60 % of its side's width), which keeps
-column-aligned tables from being read as columns. Runs that
-cross the gutter (titles, figures' captions) split the page into bands read top to bottom;
+column-aligned tables from being read as columns. Lines that
+cross the gutter (a run over it, or runs either side less than 1.5 em apart: titles, author
+lists, captions) split the page into bands read top to bottom;
 inside a band the left column is read before the right one. Each side is searched again, so
 three columns work too.
 """
@@ -100,6 +102,31 @@ def _line(runs: list[Run]) -> Line:
     )
 
 
+def _widest_gap(
+    runs: list[Run], lo: float, hi: float, allowed: int
+) -> tuple[float, float] | None:
+    """The widest x band in the middle half of [lo, hi] crossed by at most `allowed` runs."""
+    events = sorted([(r.x0, 1) for r in runs] + [(r.x1, -1) for r in runs])
+    width = hi - lo
+    best: tuple[float, float] | None = None
+    depth = 0
+    start: float | None = None
+    for x, step in events:
+        if depth <= allowed and start is None:
+            start = x
+        depth += step
+        if depth > allowed and start is not None:
+            mid = (start + x) / 2
+            if (
+                x - start >= _MIN_GUTTER
+                and lo + 0.25 * width <= mid <= hi - 0.25 * width
+                and (best is None or x - start > best[1] - best[0])
+            ):
+                best = (start, x)
+            start = None
+    return best
+
+
 def _gutter(runs: list[Run]) -> tuple[float, float] | None:
     if len(runs) < 6:
         return None
@@ -109,21 +136,12 @@ def _gutter(runs: list[Run]) -> tuple[float, float] | None:
     if width < 200:
         return None
     narrow = [r for r in runs if r.x1 - r.x0 < 0.55 * width]
-    spans = sorted((r.x0, r.x1) for r in narrow)
-    best: tuple[float, float] | None = None
-    reach = lo
-    for x0, x1 in spans:
-        if x0 > reach and x0 - reach >= _MIN_GUTTER:
-            mid = (reach + x0) / 2
-            if lo + 0.25 * width <= mid <= hi - 0.25 * width and (
-                best is None or x0 - reach > best[1] - best[0]
-            ):
-                best = (reach, x0)
-        reach = max(reach, x1)
+    best = _widest_gap(narrow, lo, hi, max(2, int(0.08 * len(narrow))))
     if best is None:
         return None
-    left = [r for r in narrow if r.x1 <= best[0] + 0.5]
-    right = [r for r in narrow if r.x0 >= best[1] - 0.5]
+    mid = (best[0] + best[1]) / 2
+    left = [r for r in narrow if r.x1 <= mid]
+    right = [r for r in narrow if r.x0 >= mid]
     left_w = best[0] - lo
     right_w = hi - best[1]
     if min(left_w, right_w) < max(100.0, 0.3 * width):
@@ -133,6 +151,18 @@ def _gutter(runs: list[Run]) -> tuple[float, float] | None:
     if full_left < 3 or full_right < 3:
         return None
     return best
+
+
+def _crosses(line: Line, g0: float, g1: float) -> bool:
+    """A line that runs across the gutter: one run over it, or text flowing over it."""
+    prev: Run | None = None
+    for run in line.runs:
+        if run.x0 < g0 - 0.5 and run.x1 > g1 + 0.5:
+            return True
+        if prev is not None and prev.x1 <= g0 + 0.5 and run.x0 >= g1 - 0.5:
+            return run.x0 - prev.x1 < 1.5 * line.size
+        prev = run
+    return False
 
 
 def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
@@ -152,17 +182,17 @@ def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
                 groups.extend(reading_groups(list(side), depth + 1))
             side.clear()
 
-    for run in sorted(runs, key=lambda r: (-r.y, r.x0)):
-        crosses = run.x0 < g0 - 0.5 and run.x1 > g1 + 0.5
-        if crosses:
+    for line in make_lines(runs):
+        if _crosses(line, g0, g1):
             if band_left or band_right:
                 flush_columns()
-            spanning.append(run)
+            spanning.extend(line.runs)
             continue
         if spanning:
             groups.append(list(spanning))
             spanning.clear()
-        (band_left if run.x1 <= g0 + 0.5 or run.x0 < g0 else band_right).append(run)
+        for run in line.runs:
+            (band_left if run.x1 <= g0 + 0.5 or run.x0 < g0 else band_right).append(run)
     if spanning:
         groups.append(list(spanning))
     flush_columns()
