@@ -1,0 +1,256 @@
+"""The catalog over a real folder: lazy listing, the persistent cache, freshness, errors."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+import pytest
+
+from dpe_server.backends import ThreadBackend
+from dpe_server.cache import FILE_NAME, SqliteStore, open_store
+from dpe_server.catalog import Catalog, Change
+from dpe_server.errors import ElementNotFound, PageNotFound
+from dpe_server.model import Document, Page, Properties
+from dpe_server.store import MemoryStore
+from tests.e2e.harness import write_deck, write_encrypted
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Counting(ThreadBackend):
+    """A ThreadBackend that counts its calls and can be slowed down or forbidden."""
+
+    def __init__(self, delay: float = 0.0, forbid: bool = False) -> None:
+        super().__init__()
+        self.calls: Counter[str] = Counter()
+        self.delay = delay
+        self.forbid = forbid
+
+    async def _gate(self, op: str) -> None:
+        assert not self.forbid, f"{op} was called but everything should come from the cache"
+        self.calls[op] += 1
+        await anyio.sleep(self.delay)
+
+    async def probe(self, root: Path, rel: str) -> Properties:
+        await self._gate("probe")
+        return await super().probe(root, rel)
+
+    async def extract(self, root: Path, rel: str) -> Document:
+        await self._gate("extract")
+        return await super().extract(root, rel)
+
+    async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]:
+        await self._gate("pages")
+        return await super().extract_pages(root, rel, pages)
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    write_deck(root / "deck.pptx", ["One", "Two", "Three"])
+    write_deck(root / "sub" / "deck.pptx", ["Other"])
+    write_encrypted(root / "locked.docx")
+    return root
+
+
+def _catalog(folder: Path, backend: ThreadBackend, store: object | None = None) -> Catalog:
+    return Catalog(folder, "h", backend, store=store)  # type: ignore[arg-type]
+
+
+async def test_same_stem_in_two_folders_gets_two_doc_refs(folder: Path) -> None:
+    catalog = _catalog(folder, Counting())
+    await catalog.start()
+    refs = [d.doc_ref for d in catalog.documents()]
+    assert len(set(refs)) == 3
+    assert sum(r.startswith("deck-") for r in refs) == 2
+
+
+async def test_doc_refs_are_stable_across_restarts(folder: Path) -> None:
+    first, second = _catalog(folder, Counting()), _catalog(folder, Counting())
+    await first.start()
+    await second.start()
+    assert [d.doc_ref for d in first.documents()] == [d.doc_ref for d in second.documents()]
+
+
+async def test_start_probes_only_and_lists_page_counts(folder: Path) -> None:
+    backend = Counting()
+    catalog = _catalog(folder, backend)
+    await catalog.start()
+    assert backend.calls["extract"] == 0
+    counts = {d.file_type + str(d.page_count) for d in catalog.documents()}
+    assert counts == {"pptx3", "pptx1", "docx0"}
+
+
+async def test_page_read_of_paged_format_extracts_that_page_only(folder: Path) -> None:
+    backend = Counting()
+    catalog = _catalog(folder, backend)
+    await catalog.start()
+    ref = next(d.doc_ref for d in catalog.documents() if d.page_count == 3)
+    page = await catalog.page(ref, 2, "u")
+    assert page.title == "Three"
+    assert (backend.calls["pages"], backend.calls["extract"]) == (1, 0)
+
+
+async def test_encrypted_file_is_listed_with_its_error(folder: Path) -> None:
+    catalog = _catalog(folder, Counting())
+    await catalog.start()
+    locked = next(d for d in catalog.documents() if d.file_type == "docx")
+    assert locked.error is not None
+    assert locked.error["kind"] == "encrypted"
+    with pytest.raises(PageNotFound) as info:
+        await catalog.page(locked.doc_ref, 0, "u")
+    assert info.value.page_count == 0
+
+
+async def test_unknown_element_and_foreign_ids(folder: Path) -> None:
+    catalog = _catalog(folder, Counting())
+    await catalog.start()
+    ref = next(d.doc_ref for d in catalog.documents() if d.page_count == 3)
+    with pytest.raises(ElementNotFound):
+        await catalog.element(ref, "p1-tbl9", "u")
+    with pytest.raises(ElementNotFound):
+        await catalog.element(ref, "not-an-id", "u")
+    with pytest.raises(ElementNotFound):
+        await catalog.element(ref, "p99-h1", "u")
+    index, element = await catalog.element(ref, "p1-h1", "u")
+    assert (index, element.content["text"]) == (1, "Two")
+
+
+async def test_restart_serves_everything_from_the_cache(folder: Path, tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "cache")
+    first = _catalog(folder, Counting(), store)
+    await first.start()
+    await first.warm()
+    store.close()
+
+    again = SqliteStore(tmp_path / "cache")
+    second = _catalog(folder, Counting(forbid=True), again)
+    await second.start()
+    assert [d.title for d in second.documents()] == [d.title for d in first.documents()]
+    ref = next(d.doc_ref for d in second.documents() if d.page_count == 3)
+    assert (await second.page(ref, 1, "u")).title == "Two"
+    assert [p.title for p in await second.page_infos(ref, "u")] == ["One", "Two", "Three"]
+    again.close()
+
+
+async def test_corrupt_cache_is_rebuilt_not_fatal(folder: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / FILE_NAME).write_bytes(b"this is not a database" * 100)
+    store = SqliteStore(cache)
+    catalog = _catalog(folder, Counting(), store)
+    await catalog.start()
+    await catalog.warm()
+    assert len(catalog.documents()) == 3
+    assert any(p.name.startswith(FILE_NAME + ".broken-") for p in cache.iterdir())
+    store.close()
+
+
+async def test_two_servers_share_one_cache(folder: Path, tmp_path: Path) -> None:
+    a, b = SqliteStore(tmp_path / "c"), SqliteStore(tmp_path / "c")
+    first, second = _catalog(folder, Counting(), a), _catalog(folder, Counting(), b)
+    await first.start()
+    await second.start()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(first.warm)
+        tg.start_soon(second.warm)
+    third = _catalog(folder, Counting(forbid=True), SqliteStore(tmp_path / "c"))
+    await third.start()
+    ref = next(d.doc_ref for d in third.documents() if d.page_count == 3)
+    assert (await third.page(ref, 0, "u")).title == "One"
+    a.close()
+    b.close()
+
+
+def test_cache_folder_inside_the_watched_folder_is_refused(folder: Path) -> None:
+    store = open_store(folder / ".cache", folder.resolve())
+    assert not isinstance(store, SqliteStore) or not store.folder.is_relative_to(folder.resolve())
+    assert not (folder / ".cache").exists()
+
+
+async def test_changed_file_serves_last_good_until_the_new_tree_is_ready(folder: Path) -> None:
+    backend = Counting()
+    changes: list[Change] = []
+
+    async def listen(change: Change) -> None:
+        changes.append(change)
+
+    catalog = Catalog(folder, "h", backend, on_change=listen, store=MemoryStore())
+    async with anyio.create_task_group() as tg:
+        await catalog.start(tg)
+        await catalog.warm()
+        ref = next(d.doc_ref for d in catalog.documents() if d.page_count == 3)
+        write_deck(folder / "deck.pptx", ["Uno", "Dos", "Tres", "Cuatro"])
+        os.utime(folder / "deck.pptx", ns=(1, 1_000_000_000))  # old: not a half-written file
+        backend.delay = 0.5
+        change = await catalog.rescan()
+        assert ref in change.updated
+        # The refresh is under way: the old version is served meanwhile.
+        assert (await catalog.page(ref, 0, "u")).title == "One"
+        with anyio.fail_after(10):
+            while not any(ref in c.updated for c in changes):
+                await anyio.sleep(0.05)
+        assert (await catalog.page(ref, 0, "u")).title == "Uno"
+        assert catalog.page_count(catalog.entry(ref, "u")) == 4
+        tg.cancel_scope.cancel()
+
+
+async def test_rescan_sees_adds_deletes_and_renames(folder: Path) -> None:
+    catalog = _catalog(folder, Counting())
+    await catalog.start()
+    write_deck(folder / "new.pptx", ["New"])
+    assert (await catalog.rescan()).list_changed
+    assert len(catalog.documents()) == 4
+    (folder / "new.pptx").rename(folder / "renamed.pptx")
+    assert (await catalog.rescan()).list_changed
+    assert any(d.file_uri.endswith("renamed.pptx") for d in catalog.documents())
+    (folder / "renamed.pptx").unlink()
+    assert (await catalog.rescan()).list_changed
+    assert len(catalog.documents()) == 3
+    assert not (await catalog.rescan()).list_changed
+
+
+async def test_half_written_file_is_retried_until_it_reads(folder: Path) -> None:
+    changes: list[Change] = []
+
+    async def listen(change: Change) -> None:
+        changes.append(change)
+
+    full = folder / "deck.pptx"
+    data = full.read_bytes()
+    catalog = Catalog(folder, "h", Counting(), on_change=listen, store=MemoryStore())
+    async with anyio.create_task_group() as tg:
+        await catalog.start(tg)
+        partial = folder / "growing.pptx"
+        partial.write_bytes(data[: len(data) // 2])
+        await catalog.rescan()
+        ref = next(d.doc_ref for d in catalog.documents() if d.file_uri.endswith("growing.pptx"))
+        partial.write_bytes(data)
+        await catalog.rescan()
+        with anyio.fail_after(15):
+            while catalog.info_of(catalog.entry(ref, "u")).page_count != 3:
+                await anyio.sleep(0.1)
+        assert catalog.info_of(catalog.entry(ref, "u")).error is None
+        tg.cancel_scope.cancel()
+
+
+async def test_symlinks_and_lock_files_are_not_listed(folder: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.pptx"
+    write_deck(outside, ["Secret"])
+    (folder / "link.pptx").symlink_to(outside)
+    (folder / "~$deck.pptx").write_bytes(b"lock")
+    (folder / ".~lock.deck.pptx#").write_bytes(b"lock")
+    (folder / ".hidden.pptx").write_bytes(b"x")
+    catalog = _catalog(folder, Counting())
+    await catalog.start()
+    names = sorted(Path(d.file_uri).name for d in catalog.documents())
+    assert names == ["deck.pptx", "deck.pptx", "locked.docx"]
