@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from dpe_server import summaries
@@ -48,6 +49,10 @@ class CharBudget:
 
     def fit(self, rows: list[list[str]]) -> list[list[str]]:
         """The leading rows that fit, charged to the budget."""
+        total = sum(map(len, chain.from_iterable(rows)))
+        if total <= self.remaining:
+            self.remaining -= total
+            return rows
         size = 0
         for k, row in enumerate(rows):
             cost = sum(map(len, row))
@@ -160,15 +165,22 @@ def dense_cells(
 _GENERAL = "{:.15g}".format
 
 
+def _numbers(col: tuple[float, ...]) -> list[str]:
+    """Floats as General shows them: whole numbers as integers (C-level maps throughout)."""
+    if all(map(float.is_integer, col)) and min(col) > -1e15 and max(col) < 1e15:
+        return list(map(str, map(int, col)))
+    return list(map(_GENERAL, col))
+
+
 def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
     """One column of calamine values as display strings; C-level maps for uniform columns."""
     kinds = set(map(type, col))
     if kinds == {str}:
         return col if max(map(len, col)) <= CELL_MAX_CHARS else list(map(clip, col))
     if kinds == {float}:
-        return list(map(_GENERAL, col))
+        return _numbers(col)
     if col[0].__class__ is str and set(map(type, col[1:])) == {float}:
-        return [clip(col[0]), *map(_GENERAL, col[1:])]  # a header over numbers
+        return [clip(col[0]), *_numbers(col[1:])]  # a header over numbers
     return [v if v.__class__ is str and len(v) <= CELL_MAX_CHARS else show(v) for v in col]
 
 

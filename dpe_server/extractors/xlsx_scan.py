@@ -152,9 +152,11 @@ def _scan_cells(scan: SheetScan, special: set[int]) -> None:
     p = re.escape(scan.prefix)
     cells = scan.cells
     c_tag = b"<" + scan.prefix + b"c"
-    scan.n_cells = cells.count(c_tag + b" ") + cells.count(c_tag + b">")
+    # A `<c>` with no attributes at all has no reference either; Excel never writes one, and
+    # calamine places it after its neighbour, so it cannot widen the rectangle much.
+    scan.n_cells = cells.count(c_tag + b" ")
     r_tag = b"<" + scan.prefix + b"row"
-    n_rows = cells.count(r_tag + b" ") + cells.count(r_tag + b">")
+    n_rows = cells.count(r_tag)  # only <row> elements start so inside sheetData
     c_ref = c_tag + b' r="'
     refs_first = cells.count(c_ref) == scan.n_cells
     n_refs = scan.n_cells
@@ -171,8 +173,10 @@ def _scan_cells(scan: SheetScan, special: set[int]) -> None:
         scan.rows = (min(row_numbers) - 1, max(row_numbers) - 1)
     if refs_first:
         pe = re.escape(c_ref)
-        if not re.search(pe + rb"[A-Z]{3}", cells):
-            scan.col_upper = 701 if re.search(pe + rb"[A-Z]{2}", cells) else 25
+        if not re.search(pe + rb"[A-Z]{2}", cells):
+            scan.col_upper = 25
+        elif not re.search(pe + rb"[A-Z]{3}", cells):
+            scan.col_upper = 701
     if b"<" + scan.prefix + b"f" in cells:
         scan.formulas = _formulas(cells, scan.prefix)
     if special:
