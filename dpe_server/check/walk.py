@@ -1,0 +1,229 @@
+"""Walking one document: Level 1 (both depths, slicing), its pages at Level 2 (categories
+filter, formats), its elements at Level 3, and the not-found cases around them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from dpe_server.check import rules, rules_page, spec
+from dpe_server.check import rules_surface as surface
+from dpe_server.check.report import Report
+from dpe_server.check.session import Session
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much of a big server the walk reads."""
+
+    max_docs: int = 40
+    max_pages: int = 25
+    """Pages read per document (Level 2)."""
+    max_elements: int = 150
+    """Elements read per document (Level 3)."""
+
+
+@dataclass
+class Walked:
+    """What a document walk found that later checks (errors, completion) reuse."""
+
+    doc_uri: str
+    doc_ref: str
+    page_count: int
+    page_ids: dict[int, list[str]] = field(default_factory=dict)
+    first_page_uri: str | None = None
+    first_element_uri: str | None = None
+
+
+class DocumentWalk:
+    def __init__(self, session: Session, host: str, limits: Limits) -> None:
+        self.s = session
+        self.host = host
+        self.limits = limits
+
+    @property
+    def report(self) -> Report:
+        return self.s.report
+
+    async def run(self, entry: dict[str, Any]) -> Walked | None:
+        uri, ref = str(entry.get("uri")), str(entry.get("doc_ref"))
+        level1 = await self.s.json(uri)
+        if not isinstance(level1, dict):
+            return None
+        r = self.report
+        for check in (
+            rules.doc_fields,
+            rules.doc_last_modified,
+            rules.doc_doc_ref,
+            rules.doc_file_uri,
+            rules.doc_title,
+            rules.doc_summary,
+            rules.doc_error,
+        ):
+            r.check(check, uri, level1)
+        r.check(rules.doc_uri, uri, level1, self.host)
+        r.check(rules.l1_matches_l0, uri, level1, entry)
+        await self.s.formats(uri)
+        count = level1.get("page_count")
+        if not isinstance(count, int):
+            return None
+        walked = Walked(uri, ref, count)
+        index = await self._page_index(uri, count)
+        await self._out_of_range(uri, count)
+        ids: list[str] = []
+        budget = self.limits.max_elements
+        for i in range(min(count, self.limits.max_pages)):
+            page = await self._page(walked, i, index.get(i))
+            if page is None:
+                continue
+            elements = [e for e in page.get("elements") or [] if isinstance(e, dict)]
+            walked.page_ids[i] = [str(e.get("element_id")) for e in elements]
+            ids += walked.page_ids[i]
+            budget = await self._elements(walked, i, elements, budget)
+        if count > self.limits.max_pages:
+            r.skip(
+                "L2.*",
+                f"{uri}: pages {self.limits.max_pages}..{count - 1} not read "
+                f"(--max-pages {self.limits.max_pages})",
+            )
+        if budget <= 0:
+            r.skip(
+                "L3.*",
+                f"{uri}: elements beyond {self.limits.max_elements} not read "
+                f"(--max-elements {self.limits.max_elements})",
+            )
+        r.check(rules_page.l2_unique_ids, uri, ids)
+        await self._unknown_element(uri)
+        return walked
+
+    async def _page_index(self, uri: str, count: int) -> dict[int, dict[str, Any]]:
+        """depth=pages, 100 at a time up to the pages the walk reads; default and sliced."""
+        r = self.report
+        found: dict[int, dict[str, Any]] = {}
+        offset = 0
+        while True:
+            page_uri = f"{uri}?depth=pages&offset={offset}&limit={spec.MAX_LIMIT}"
+            payload = await self.s.json(page_uri)
+            if not isinstance(payload, dict):
+                return found
+            r.check(rules.l1_pages_fields, page_uri, payload)
+            r.check(rules.l1_page_total, page_uri, payload)
+            r.check(rules.l1_page_slice, page_uri, payload, self.host, offset, spec.MAX_LIMIT)
+            for p in payload.get("pages") or []:
+                if isinstance(p, dict) and isinstance(p.get("page_index"), int):
+                    found[p["page_index"]] = p
+            offset += spec.MAX_LIMIT
+            if offset >= min(count, self.limits.max_pages):
+                break
+        default_uri = f"{uri}?depth=pages"
+        payload = await self.s.json(default_uri)
+        if isinstance(payload, dict):
+            r.check(rules.l1_page_slice, default_uri, payload, self.host, 0, spec.DEFAULT_LIMIT)
+            await self.s.formats(default_uri)
+        if count >= 2:
+            sliced_uri = f"{uri}?depth=pages&offset=1&limit=1"
+            payload = await self.s.json(sliced_uri)
+            if isinstance(payload, dict):
+                r.check(rules.l1_page_slice, sliced_uri, payload, self.host, 1, 1)
+        return found
+
+    async def _out_of_range(self, uri: str, count: int) -> None:
+        page_uri = f"{uri}/pages/{count}"
+        got = await self.s.read(page_uri)
+        problems = surface.expect_error(
+            got.error, self.s.not_found_code, spec.DPE_PAGE_RANGE, page_count=count
+        )
+        self.report.record("err.4202.page", page_uri, problems)
+
+    async def _unknown_element(self, uri: str) -> None:
+        el_uri = f"{uri}/elements/p0-txt99999"
+        got = await self.s.read(el_uri)
+        problems = surface.expect_error(got.error, self.s.not_found_code, spec.DPE_UNKNOWN_ELEMENT)
+        self.report.record("err.4203.element", el_uri, problems)
+
+    async def _page(
+        self, walked: Walked, i: int, entry: dict[str, Any] | None
+    ) -> dict[str, Any] | None:
+        r = self.report
+        page_uri = f"{walked.doc_uri}/pages/{i}"
+        page = await self.s.json(page_uri)
+        if not isinstance(page, dict):
+            return None
+        walked.first_page_uri = walked.first_page_uri or page_uri
+        if not r.check(rules_page.l2_fields, page_uri, page, self.host, walked.doc_ref, i):
+            return None
+        elements = [e for e in page["elements"] if isinstance(e, dict)]
+        r.check(rules_page.l2_element_count, page_uri, page)
+        r.check(rules_page.l2_category, page_uri, elements)
+        r.check(rules_page.l2_element_id, page_uri, elements, i)
+        r.check(rules_page.l2_element_numbering, page_uri, elements)
+        r.check(rules_page.l2_summary, page_uri, elements)
+        r.check(rules_page.l2_table_preview, page_uri, elements)
+        r.check(rules_page.content_shape, page_uri, elements)
+        if entry is not None:
+            r.check(rules.l1_element_count, page_uri, entry, page)
+            r.check(rules.l1_page_title, page_uri, entry, page)
+        bodies = await self.s.formats(page_uri)
+        if "markdown" in bodies:
+            r.check(
+                surface.read_markdown_heading, page_uri + "?format=markdown", bodies["markdown"]
+            )
+        await self._filters(page_uri, page, elements)
+        return page
+
+    async def _filters(self, page_uri: str, page: dict[str, Any], elements: Sequence[Any]) -> None:
+        present = list(dict.fromkeys(str(e.get("category")) for e in elements))
+        absent = next((c for c in spec.CATEGORIES if c not in present), None)
+        choices: list[list[str]] = [present[:1], present[:2]] if present else []
+        if absent:
+            choices.append([absent])
+        for wanted in choices:
+            if not wanted or (len(wanted) == 2 and len(present) < 2):
+                continue
+            uri = f"{page_uri}?categories={','.join(wanted)}"
+            filtered = await self.s.json(uri)
+            if isinstance(filtered, dict):
+                self.report.check(rules_page.l2_categories_filter, uri, page, filtered, wanted)
+
+    async def _elements(
+        self, walked: Walked, i: int, elements: Sequence[dict[str, Any]], budget: int
+    ) -> int:
+        rendered: set[str] = set()
+        for e in elements:
+            if budget <= 0:
+                break
+            budget -= 1
+            eid, cat = str(e.get("element_id")), str(e.get("category"))
+            uri = f"{walked.doc_uri}/elements/{eid}"
+            walked.first_element_uri = walked.first_element_uri or uri
+            await self._element(walked, uri, eid, i, e)
+            if cat not in rendered:  # each category's rendering once per page
+                rendered.add(cat)
+                await self.s.formats(uri)
+        return budget
+
+    async def _element(
+        self, walked: Walked, uri: str, eid: str, i: int, entry: dict[str, Any]
+    ) -> None:
+        r = self.report
+        got = await self.s.read_ok(uri)
+        if got is None or not r.check(surface.read_json, uri, got.contents, uri):
+            return
+        payload = json.loads(got.text)
+        if not r.check(rules_page.l3_fields, uri, payload, self.host, walked.doc_ref, eid):
+            return
+        r.check(rules_page.l3_resolves, uri, payload, entry, i)
+        r.check(rules_page.content_shape, uri, [payload])
+        r.check(
+            rules_page.l3_content_matches,
+            uri,
+            payload["content"],
+            entry.get("content"),
+            str(entry.get("category")),
+        )
+        if payload["category"] == "table":
+            r.check(rules_page.l3_table_rows, uri, payload["content"])
+        if len(got.contents) > 1:
+            r.check(surface.read_image_blob, uri, got.contents)
