@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from pypdf import PdfReader, PdfWriter
+from pypdf.xmp import XmpInformation
 
 from dpe_server.errors import CorruptError, EncryptedError
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
@@ -82,6 +83,24 @@ def test_probe_extracts_no_text(structure: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(pdf_mod, "collect_page", boom)
     with structure.open("rb") as f:
         assert pdf_mod.probe(f, DEFAULT_LIMITS).page_count == 5
+
+
+def test_probe_properties_from_xmp_when_no_info() -> None:
+    writer = PdfWriter()
+    writer.add_blank_page(200, 200)
+    xmp = XmpInformation.create()
+    xmp.dc_title = {"x-default": "XMP PDFSENT title"}
+    xmp.dc_subject = ["xmp-one", "xmp-two"]
+    xmp.dc_description = {"x-default": "XMP PDFSENT description"}
+    writer.xmp_metadata = xmp
+    buf = io.BytesIO()
+    writer.write(buf)
+    props = pdf_mod.probe(buf, DEFAULT_LIMITS)
+    assert (props.title, props.keywords, props.summary) == (
+        "XMP PDFSENT title",
+        ("xmp-one", "xmp-two"),
+        "XMP PDFSENT description",
+    )
 
 
 @pytest.mark.parametrize(

@@ -128,6 +128,12 @@ def test_heading_from_outline_entry_level() -> None:
     assert (blocks[0].kind, blocks[0].content["level"]) == ("heading", 2)
 
 
+def test_heading_outline_match_ignores_section_number() -> None:
+    runs = [run("2.1 Scope Of Work", 72, 720), run("body text " * 5, 72, 700)]
+    blocks = blocks_of(runs, {"scope of work": 3})
+    assert blocks[0].content == {"level": 3, "text": "2.1 Scope Of Work"}
+
+
 def test_heading_bold_at_body_size_is_level_five() -> None:
     runs = [
         run("Bold Lead", 72, 720, font="Helvetica-Bold"),

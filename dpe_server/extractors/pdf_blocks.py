@@ -4,7 +4,7 @@
 - heading: a line at least 12 % larger than the body, or a short all-bold line, or a line whose
   text is the page's outline entry; level by size ratio to the body (≥ 1.9 → 1, ≥ 1.5 → 2,
   ≥ 1.25 → 3, larger → 4, bold at body size → 5), so levels agree across pages; an outline
-  entry's own depth wins;
+  entry's own depth wins (a leading section number is ignored when matching it);
 - list item: a line starting with a bullet (• ◦ ▪ - * – and reportlab's 0x7F) or a number /
   letter / roman marker (`1.` `a)` `(iv)`), level by indent rank; lines indented under an
   item continue it;
@@ -66,10 +66,24 @@ def _level(size: float, body: float) -> int:
     return 5
 
 
+_SECTION_NUMBER = re.compile(r"^(?:[0-9]+(?:\.[0-9]+)*\.?|[A-Z]\.|[IVX]+\.)\s+")
+
+
+def _outline_level(text: str, outline: dict[str, int]) -> int | None:
+    """The outline depth of an entry naming this line ("2.1 Scope" matches "Scope")."""
+    if not outline:
+        return None
+    key = norm(text)
+    level = outline.get(key)
+    if level is None:
+        level = outline.get(_SECTION_NUMBER.sub("", key))
+    return level
+
+
 def _heading_level(line: Line, body: float, outline: dict[str, int]) -> int | None:
-    key = norm(line.text)
-    if key in outline:
-        return outline[key]
+    level = _outline_level(line.text, outline)
+    if level is not None:
+        return level
     if len(line.text) > 200 or not any(ch.isalpha() for ch in line.text):
         return None
     if line.size >= body * 1.12:
@@ -164,7 +178,11 @@ class _Builder:
         while j < len(lines):
             nxt, prev = lines[j], group[-1]
             same = abs(nxt.size - prev.size) < 0.5 and nxt.bold == prev.bold
-            if not same or prev.y - nxt.y > 1.5 * prev.size or norm(nxt.text) in self.outline:
+            if (
+                not same
+                or prev.y - nxt.y > 1.5 * prev.size
+                or _outline_level(nxt.text, self.outline) is not None
+            ):
                 break
             if _heading_level(nxt, self.body, self.outline) is None:
                 break
