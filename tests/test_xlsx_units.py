@@ -7,9 +7,15 @@ import pytest
 
 from dpe_server.extractors.xlsx_cells import Grid, blocks, has_header_row
 from dpe_server.extractors.xlsx_format import NumberFormat, format_kind, general, show_number
-from dpe_server.extractors.xlsx_formulas import compact_ranges, pattern, shift, template
+from dpe_server.extractors.xlsx_formulas import (
+    compact_ranges,
+    formula_items,
+    pattern,
+    shift,
+    template,
+)
 from dpe_server.extractors.xlsx_parts import header_footer_text
-from dpe_server.extractors.xlsx_scan import scan_sheet
+from dpe_server.extractors.xlsx_scan import FormulaCell, scan_sheet
 
 
 @pytest.mark.parametrize(
@@ -144,3 +150,25 @@ def test_scan_sheet_sparse_corners_not_dense() -> None:
     scan = scan_sheet(data, set())
     assert scan.bounds == (0, 0, 1048575, 16383)
     assert not scan.dense
+
+
+def test_formula_items_copied_formulas_collapse() -> None:
+    cells = [FormulaCell(r, 3, f"B{r + 1}*C{r + 1}", "normal") for r in range(1, 500)]
+    (item,) = formula_items(cells, lambda r, c: f"v{r}")
+    assert item.content["expression"] == "=B{r}*C{r}"
+    assert item.content["cells"] == "D2:D500"
+    assert item.content["result"] == "v1"
+    assert item.metadata["cell_count"] == 499
+
+
+def test_formula_items_shared_formula_dependents_join_master() -> None:
+    cells = [
+        FormulaCell(1, 4, "B2+C2", "shared", "0"),
+        *(FormulaCell(r, 4, "", "shared", "0") for r in range(2, 6)),
+        FormulaCell(1, 5, "SUM(E2:E6)", "normal"),
+    ]
+    items = formula_items(cells, lambda r, c: "")
+    assert [(i.content["expression"], i.content["cells"]) for i in items] == [
+        ("=B{r}+C{r}", "E2:E6"),
+        ("=SUM(E2:E6)", "F2"),
+    ]

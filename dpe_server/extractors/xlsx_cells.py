@@ -77,6 +77,10 @@ class Grid:
     def width(self) -> int:
         return max(map(len, self.rows), default=0)
 
+    @property
+    def box(self) -> Rect:
+        return (self.r0, self.c0, self.r0 + len(self.rows) - 1, self.c0 + self.width - 1)
+
     def get(self, row: int, col: int) -> str:
         i, j = row - self.r0, col - self.c0
         if 0 <= i < len(self.rows):
@@ -109,9 +113,21 @@ class SheetCells:
         return ""
 
     def area(self, rect: Rect, max_cells: int = 10_000) -> list[list[str]]:
+        """The cells of `rect` (clipped to the cells that exist, then to `max_cells`)."""
         r0, c0, r1, c1 = rect
+        boxes = [g.box for g in self.grids if g.rows]
+        if not boxes:
+            return []
+        r1 = min(r1, max(b[2] for b in boxes))
+        c1 = min(c1, max(b[3] for b in boxes))
         width = c1 - c0 + 1
-        r1 = min(r1, r0 + max(max_cells // max(width, 1), 1) - 1)
+        if width <= 0 or r1 < r0:
+            return []
+        r1 = min(r1, r0 + max(max_cells // width, 1) - 1)
+        for g in self.grids:
+            gr0, gc0, gr1, gc1 = g.box
+            if gr0 <= r0 and r1 <= gr1 and gc0 <= c0 and c1 <= gc1:  # one grid holds it all
+                return [row[c0 - gc0 : c1 - gc0 + 1] for row in g.rows[r0 - gr0 : r1 - gr0 + 1]]
         return [[self.get(r, c) for c in range(c0, c1 + 1)] for r in range(r0, r1 + 1)]
 
     def used_range(self) -> str:

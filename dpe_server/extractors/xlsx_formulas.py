@@ -96,12 +96,14 @@ def compact_ranges(cells: Sequence[tuple[int, int]]) -> list[str]:
             prev = r
         runs.append((start, c, prev, c))
     merged: list[tuple[int, int, int, int]] = []
+    open_runs: dict[tuple[int, int], int] = {}  # (first row, last row) → index in merged
     for run in runs:
-        for i, m in enumerate(merged):
-            if m[0] == run[0] and m[2] == run[2] and m[3] + 1 == run[1]:
-                merged[i] = (m[0], m[1], m[2], run[3])
-                break
+        i = open_runs.get((run[0], run[2]))
+        if i is not None and merged[i][3] + 1 == run[1]:
+            m = merged[i]
+            merged[i] = (m[0], m[1], m[2], run[3])
         else:
+            open_runs[(run[0], run[2])] = len(merged)
             merged.append(run)
     merged.sort()
     return [range_ref(*m) for m in merged]
@@ -123,17 +125,24 @@ def formula_items(formulas: Sequence[FormulaCell], value: Callable[[int, int], s
         if f.kind == "shared" and f.text and f.si is not None:
             masters.setdefault(f.si, f)
     groups: dict[str, _Group] = {}
+    shared_keys: dict[str, str] = {}
     for f in formulas:
         text, row, col = f.text, f.row, f.col
-        if not text and f.si is not None and f.si in masters:
+        if f.kind == "shared" and f.si is not None and f.si in masters:
+            # Every cell of a shared formula has its master's pattern by definition.
             m = masters[f.si]
-            text = shift(m.text, f.row - m.row, f.col - m.col)
-        if not text:
+            key = shared_keys.get(f.si) or shared_keys.setdefault(
+                f.si, pattern(m.text, m.row, m.col)
+            )
+            if not text:
+                text = shift(m.text, f.row - m.row, f.col - m.col) if key not in groups else ""
+        elif text:
+            key = pattern(text, row, col)
+        else:
             continue
-        key = pattern(text, row, col)
         group = groups.get(key)
         if group is None:
-            group = groups[key] = _Group(text, row, col, f.kind)
+            group = groups[key] = _Group(text or f.text, row, col, f.kind)
         group.cells.append((row, col))
     items: list[Item] = []
     for group in groups.values():

@@ -72,7 +72,7 @@ def build_sheet_items(
     layout: list[Item] = []
     taken: list[Rect] = []
     for t in table_defs(pkg, rels):
-        grid, headers = table_grid(t, cells)
+        grid, headers = table_grid(t, cells, max_cells=max(budget.remaining, 1))
         layout.extend(
             table_items(grid, merged, fcells, name=t.name, headers=headers, budget=budget)
         )

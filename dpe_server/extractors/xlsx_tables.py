@@ -42,9 +42,9 @@ def table_defs(pkg: Package, rels: dict[str, Relationship]) -> list[TableDef]:
     return out
 
 
-def table_grid(t: TableDef, cells: SheetCells) -> tuple[Grid, list[str]]:
+def table_grid(t: TableDef, cells: SheetCells, max_cells: int) -> tuple[Grid, list[str]]:
     """The table's cells as a grid, and its headers (its column names)."""
-    rows = cells.area(t.rect, max_cells=50_000_000)
+    rows = cells.area(t.rect, max_cells=max_cells)
     headers = t.headers if t.header_rows else []
     if headers and rows:
         rows[0] = list(headers) + rows[0][len(headers) :]
