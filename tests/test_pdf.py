@@ -10,11 +10,19 @@ from typing import Any
 
 import pytest
 from pypdf import PdfReader, PdfWriter
+from pypdf import errors as pypdf_errors
 from pypdf.xmp import XmpInformation
 
-from dpe_server.errors import CorruptError, EncryptedError
+from dpe_server.errors import (
+    CorruptError,
+    EncryptedError,
+    ExtractionError,
+    TooLargeError,
+    UnsupportedError,
+)
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
 from dpe_server.extractors import pdf as pdf_mod
+from dpe_server.extractors.pdf_open import translated
 from dpe_server.model import Category, Document, Element, Page, parse_element_id
 
 
@@ -388,3 +396,46 @@ def test_extract_pages_skips_out_of_range(structure: Path) -> None:
     with structure.open("rb") as f:
         pages = pdf_mod.extract_pages(f, [4, 5, -1], DEFAULT_LIMITS)
     assert [p.page_index for p in pages] == [4]
+
+
+@pytest.mark.parametrize(
+    ("raised", "expected", "transient"),
+    [
+        pytest.param(
+            pypdf_errors.FileNotDecryptedError("x"), EncryptedError, False, id="not-decrypted"
+        ),
+        pytest.param(pypdf_errors.LimitReachedError("x"), TooLargeError, False, id="limit"),
+        pytest.param(MemoryError(), TooLargeError, False, id="memory"),
+        pytest.param(pypdf_errors.DependencyError("x"), UnsupportedError, False, id="dependency"),
+        pytest.param(pypdf_errors.PdfStreamError("x"), CorruptError, False, id="stream"),
+        pytest.param(RecursionError(), CorruptError, False, id="recursion"),
+        pytest.param(KeyError("/Root"), CorruptError, False, id="key"),
+        pytest.param(ValueError("x"), CorruptError, False, id="value"),
+    ],
+)
+def test_library_errors_translated(
+    structure: Path, raised: BaseException, expected: type[Exception], transient: bool
+) -> None:
+    with structure.open("rb") as f, pytest.raises(expected) as err, translated(f):
+        raise raised
+    assert isinstance(err.value, ExtractionError)
+    assert err.value.transient is transient
+    assert "/" not in err.value.message
+
+
+def test_one_broken_page_does_not_sink_the_document(
+    structure: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = pdf_mod.collect_page
+
+    def flaky(page: Any, *args: Any, **kwargs: Any) -> Any:
+        if page.page_number == 2:
+            raise pypdf_errors.PdfStreamError("broken content stream")
+        return real(page, *args, **kwargs)
+
+    monkeypatch.setattr(pdf_mod, "collect_page", flaky)
+    with structure.open("rb") as f:
+        doc = pdf_mod.extract(f, DEFAULT_LIMITS)
+    assert doc.pages[2].metadata["error"]["kind"] == "corrupt"
+    assert doc.pages[2].title == "Page 3"
+    assert doc.pages[3].title == "PDFSENT Form Section"
