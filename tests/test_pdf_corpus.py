@@ -24,12 +24,14 @@ WORKER = """
 import json, sys, time
 from dpe_server.errors import ExtractionError
 from dpe_server.extractors import DEFAULT_LIMITS, pdf
+from dpe_server.model import Document
 start = time.perf_counter()
 try:
     with open(sys.argv[1], "rb") as f:
         doc = pdf.extract(f, DEFAULT_LIMITS)
     cats = sorted({el.category.value for p in doc.pages for el in p.elements})
-    out = {"ok": True, "pages": len(doc.pages), "categories": cats,
+    same = Document.from_json(json.loads(json.dumps(doc.to_json()))) == doc
+    out = {"ok": True, "pages": len(doc.pages), "categories": cats, "json_round_trip": same,
            "page_errors": sum(1 for p in doc.pages if "error" in p.metadata)}
 except ExtractionError as exc:
     out = {"ok": False, "kind": exc.kind, "message": exc.message}
@@ -95,6 +97,10 @@ def test_corpus_every_pdf_tree_or_error_kind(sweep: dict[str, dict[str, Any]]) -
         if not (r["ok"] and r["pages"] >= 1) and r.get("kind") not in KINDS
     }
     assert bad == {}
+
+
+def test_corpus_trees_are_plain_json(sweep: dict[str, dict[str, Any]]) -> None:
+    assert [name for name, r in sweep.items() if r["ok"] and not r["json_round_trip"]] == []
 
 
 def test_corpus_no_noise_on_stdio(sweep: dict[str, dict[str, Any]]) -> None:
