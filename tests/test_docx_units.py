@@ -419,3 +419,13 @@ def test_html_chunk_blocks() -> None:
         ("text", "item"),
         ("table", [["a", "b"]]),
     ]
+
+
+def test_table_absurd_spans_are_capped() -> None:
+    span = '<w:gridSpan w:val="100000000"/>'
+    body = (
+        f"<w:tbl><w:tr>{tc('wide', span)}</w:tr>"
+        f'<w:tr><w:trPr><w:gridBefore w:val="99999999"/></w:trPr>{tc("x")}</w:tr></w:tbl>'
+    )
+    table = read(body).pages[0].elements[0]
+    assert table.content["total_columns"] <= 2 * 64

@@ -29,6 +29,10 @@ _WRAPPERS = (W + "sdt", W + "customXml", W + "ins", W + "moveTo")
 _TC, _TCPR, _GRIDSPAN, _VMERGE = W + "tc", W + "tcPr", W + "gridSpan", W + "vMerge"
 _P, _TBL, _TR, _TRPR, _SDT = W + "p", W + "tbl", W + "tr", W + "trPr", W + "sdt"
 _VAL = W + "val"
+MAX_SPAN = 64
+"""Grid columns one cell may span, or a row may skip (Word tables have at most 63)."""
+MAX_COLUMNS = 1024
+"""Grid columns of one table at most: the rest of a wider (malformed) grid is dropped."""
 NESTED_MARK = "\ufffc"
 """Stands in a cell's text for a nested table until its element id is known."""
 
@@ -73,10 +77,10 @@ def read_table(tbl: etree._Element, reader: InlineReader) -> TableData:
     nested: list[TableData] = []
     items: list[Item] = []
     rows: list[list[_Cell]] = []
-    width = len(tbl.findall(f"{W}tblGrid/{W}gridCol"))
+    width = 0
     for tr in _unwrap(tbl, _TR):
         trpr = tr.find(_TRPR)
-        col = int_or(val(trpr, "gridBefore"), 0) if trpr is not None else 0
+        col = min(max(0, int_or(val(trpr, "gridBefore"), 0)), MAX_SPAN) if trpr is not None else 0
         cells: list[_Cell] = []
         for tc in _unwrap(tr, _TC):
             span, vmerge = 1, None
@@ -84,15 +88,17 @@ def read_table(tbl: etree._Element, reader: InlineReader) -> TableData:
             if tcpr is not None:
                 for prop in tcpr:
                     if prop.tag == _GRIDSPAN:
-                        span = max(1, int_or(prop.get(_VAL), 1))
+                        span = min(max(1, int_or(prop.get(_VAL), 1)), MAX_SPAN)
                     elif prop.tag == _VMERGE:
                         vmerge = prop.get(_VAL) or "continue"
             cells.append((col, span, _cell_text(tc, reader, nested, items), vmerge))
             col += span
-        after = int_or(val(trpr, "gridAfter"), 0) if trpr is not None else 0
+        after = min(max(0, int_or(val(trpr, "gridAfter"), 0)), MAX_SPAN) if trpr is not None else 0
         width = max(width, col + after)
         rows.append(cells)
-    grid, merged = _resolve(rows, width)
+    if not rows:
+        width = len(tbl.findall(f"{W}tblGrid/{W}gridCol"))
+    grid, merged = _resolve(rows, min(width, MAX_COLUMNS))
     items.extend(_table_sdts(tbl))
     return TableData(grid, merged, nested, items)
 
