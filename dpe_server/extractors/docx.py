@@ -10,6 +10,23 @@ layer is slower than a plain walk. Modules:
 - `docx_body`, `docx_runs`, `docx_tables`, `docx_drawing`, `docx_forms`: elements;
 - `docx_parts`: main part lookup, notes, comments, headers/footers, altChunk HTML.
 
+Decisions (where SPEC leaves room):
+- pages start at the highest heading level the body uses and after every section break
+  (continuous ones too); Title is a heading above Heading 1 that starts pages only when the
+  body has no other heading; headings inside tables and text boxes never start pages;
+- a page over 200 blocks (paragraphs, tables) or 60,000 characters is cut at block
+  boundaries into "{title} (cont. N)" pages (`metadata.continuation`, `continued_from`);
+- page title: the heading starting the page, else its first heading, else "Section {S}";
+- heading `level`: Heading N → N, Title → 1 (its style in `metadata.style`); list item
+  `level` is the 0-based `w:ilvl`; a list element's `ordered` is its first item's;
+- merged table cells keep their text in the top-left cell, covered cells are "", and
+  `metadata.merged_cells` lists A1-style ranges relative to the table;
+- every page repeats its section's headers and footers (first, then body, then footers),
+  each variant (default/first/even) once, `metadata.shown` saying whether Word shows it;
+- deleted text is left out of text and kept in `deletion` annotations; inserted text stays
+  in the text and is also an `insertion` annotation;
+- elements found inside a paragraph follow its text element (those before any text precede).
+
 The probe parses core.xml, styles.xml and document.xml and runs the same page plan as the
 extraction (no element is built), so its page count and titles are exact.
 """
