@@ -17,7 +17,7 @@ from lxml import etree
 from dpe_server import summaries
 from dpe_server.errors import CorruptError
 from dpe_server.extractors.docx_items import Item, PartCtx
-from dpe_server.extractors.docx_xml import PIC, VO, WP, WP15, A, R, V, W, load
+from dpe_server.extractors.docx_xml import MC, PIC, VO, WP, WP15, A, R, V, W, load
 from dpe_server.extractors.drawingml import (
     diagram_content,
     emu_to_px,
@@ -34,6 +34,7 @@ _C = f"{{{NS['c']}}}"
 _DGM = f"{{{NS['dgm']}}}"
 _CX = "{http://schemas.microsoft.com/office/drawing/2014/chartex}"
 _TXBX = W + "txbxContent"
+_ALT, _CHOICE = MC + "AlternateContent", MC + "Choice"
 _AUDIO_EXT = {"mp3", "wav", "wma", "m4a", "aac", "ogg", "oga", "flac", "mid", "midi", "aif"}
 _VIDEO_EXT = {"mp4", "m4v", "avi", "wmv", "mov", "mpg", "mpeg", "mkv", "webm", "asf", "swf"}
 _MEDIA_MIME = {
@@ -138,6 +139,10 @@ def _targets(el: etree._Element) -> Iterator[etree._Element]:
         tag = child.tag
         if tag in (PIC + "pic", _C + "chart", _CX + "chart", _DGM + "relIds", _TXBX):
             yield child
+        elif tag == _ALT:
+            choice = child.find(_CHOICE)
+            if choice is not None:
+                yield from _targets(choice)
         elif isinstance(tag, str):
             yield from _targets(child)
 
@@ -275,7 +280,13 @@ def object_items(obj: etree._Element, ctx: PartCtx, text_box: TextBoxReader, at:
         meta: dict[str, JSON] = {"part": part, "prog_id": prog_id}
         return [Item(kind, summaries.media(kind.value, name, mime), content, meta, at)]
     previews = pict_items(obj, ctx, text_box, at)
+    for drawing in obj.iterchildren(W + "drawing"):
+        previews.extend(drawing_items(drawing, ctx, text_box, at))
     label = f"Embedded {prog_id} object" if prog_id else "Embedded object"
+    if not any(item.category is Category.IMAGE for item in previews):
+        stub: dict[str, JSON] = {"description": label, "mime_type": "application/octet-stream"}
+        summary = summaries.image(label, "application/octet-stream", None, None)
+        previews.append(Item(Category.IMAGE, summary, stub, {"source": "ole"}, at))
     for item in previews:
         if item.category is Category.IMAGE:
             desc = str(item.content.get("description") or "") or label
