@@ -7,6 +7,7 @@ sheets: see `xlsx_scan` for those.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -76,6 +77,7 @@ def string_item(el: etree._Element) -> str:
 _REF = re.compile(r"\$?([A-Za-z]{1,3})\$?(\d{1,7})")
 
 
+@functools.cache
 def col_index(letters: str) -> int:
     """0-based column of `A`, `AB`, `XFD`."""
     n = 0

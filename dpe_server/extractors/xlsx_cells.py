@@ -347,12 +347,13 @@ def table_items(
             meta["merged_cells"] = merged
         if has_formulas:
             meta["has_formulas"] = True
-        label = name
+        # Without a name or headers, the first cells say what the table is about.
+        label = name or ("" if headers else ", ".join(v for v in (body[0] if body else []) if v))
         if len(chunks) > 1:
             meta["row_block"] = {"index": index, "of": len(chunks)}
             meta["block_total_rows"] = len(body)
             where = f"rows {first + 1}–{last + 1}"
-            label = f"{name} {where}" if name else f"{', '.join(h for h in headers if h)} {where}"
+            label = f"{label or ', '.join(h for h in headers if h)} {where}"
         summary = summaries.table(headers, len(chunk), width, label.strip())
         items.append(Item(Category.TABLE, summary, content, meta, (top, box[1])))
     return items

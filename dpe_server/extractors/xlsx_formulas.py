@@ -38,6 +38,16 @@ def _rewrite(text: str, fn: Callable[[re.Match[str]], str]) -> str:
 
 def pattern(text: str, row: int, col: int) -> str:
     """The R1C1-style pattern of a formula held by cell (row, col), 0-based."""
+    if '"' not in text:
+        # The common case, without a callback per reference: split keeps the groups.
+        parts = _REF.split(text)
+        out = [parts[0]]
+        for i in range(1, len(parts), 5):
+            cabs, letters, rabs, digits, rest = parts[i : i + 5]
+            out.append(digits if rabs else f"R[{int(digits) - 1 - row}]")
+            out.append(letters if cabs else f"C[{col_index(letters) - col}]")
+            out.append(rest)
+        return "".join(out)
 
     def rel(m: re.Match[str]) -> str:
         cabs, letters, rabs, digits = m.groups()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -36,8 +37,7 @@ DENSE_MAX_AREA = 20_000_000
 Cell = tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
-class FormulaCell:
+class FormulaCell(NamedTuple):
     row: int
     col: int
     text: str
@@ -210,6 +210,35 @@ def _unescape(text: bytes) -> str:
 
 
 def _formulas(cells: bytes, prefix: bytes) -> list[FormulaCell]:
+    """Every formula with its cell: one regular expression for the usual layout (the
+    formula is the cell's first child), the general search for the rest."""
+    p = re.escape(prefix)
+    quick = re.compile(
+        rb"<"
+        + p
+        + rb'c r="([A-Z]{1,3})(\d+)"[^>]*>\s*<'
+        + p
+        + rb"f\b([^>]*?)(?:/>|>([^<]*)</"
+        + p
+        + rb"f>)"
+    )
+    out: list[FormulaCell] = []
+    for letters, digits, attrs, body in quick.findall(cells):
+        kind, si = "normal", None
+        if attrs:
+            f_attrs = dict(_ATTR.findall(attrs))
+            kind = f_attrs.get(b"t", b"normal").decode()
+            raw_si = f_attrs.get(b"si")
+            si = raw_si.decode() if raw_si else None
+        text = _unescape(body) if body else ""
+        if text or kind == "shared":
+            out.append(FormulaCell(int(digits) - 1, col_index(letters.decode()), text, kind, si))
+    if len(out) == cells.count(b"<" + prefix + b"f"):
+        return out
+    return _formulas_anywhere(cells, prefix)
+
+
+def _formulas_anywhere(cells: bytes, prefix: bytes) -> list[FormulaCell]:
     p = re.escape(prefix)
     out: list[FormulaCell] = []
     c_open = b"<" + prefix + b"c"
