@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 from pathlib import Path
 
 import pytest
+from python_calamine import CalamineError
 
 from dpe_server.errors import CorruptError, EncryptedError, UnsupportedError
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
+from dpe_server.extractors import xlsx as xlsx_module
 from dpe_server.extractors.xlsx import EXTRACTOR
 from dpe_server.model import TABLE_BLOCK_ROWS, Category, Document, Element, Page
 
@@ -301,8 +304,6 @@ def test_errors_encrypted_cfb() -> None:
 
 
 def test_fixtures_build_is_deterministic(tmp_path: Path) -> None:
-    import importlib.util
-
     spec = importlib.util.spec_from_file_location(
         "xlsx_builder", Path(__file__).resolve().parents[1] / "fixtures" / "builders" / "xlsx.py"
     )
@@ -314,3 +315,16 @@ def test_fixtures_build_is_deterministic(tmp_path: Path) -> None:
     second = [p.read_bytes() for p in builder.build(tmp_path / "b")]
     assert first == second
     assert all(len(b) < 64 * 1024 for b in first)
+
+
+def test_cells_streaming_reader_matches_calamine(
+    fixture_dir: Path, doc: Document, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Refusing:
+        @staticmethod
+        def from_filelike(_: object) -> None:
+            raise CalamineError("refused for the test")
+
+    monkeypatch.setattr(xlsx_module, "CalamineWorkbook", Refusing)
+    streamed = _extract(fixture_dir / "xlsx-constructs.xlsx")
+    assert [p.to_json() for p in streamed.pages] == [p.to_json() for p in doc.pages]

@@ -65,6 +65,15 @@ _LIBRARY_ERRORS = (
 )
 
 
+_CALAMINE_ERRORS = (CalamineError, ValueError, OverflowError, TypeError)
+"""What calamine raises on a sheet it cannot read; the streaming reader then reads it."""
+
+
+def _rust_panic(exc: BaseException) -> bool:
+    """A panic inside calamine surfaces as pyo3's PanicException, a BaseException."""
+    return type(exc).__name__ == "PanicException"
+
+
 _NOT_FOR_CELLS = (
     "xl/media/",
     "xl/embeddings/",
@@ -162,10 +171,14 @@ class _Book:
     def calamine(self, part: str, data: bytes) -> Any:
         """calamine over a clean copy of the package (see `_cell_package`), opened once."""
         if self._calamine is None and not self._calamine_failed:
+            source = _cell_package(self.pkg, {part.lower(): data})
             try:
-                source = _cell_package(self.pkg, {part.lower(): data})
                 self._calamine = CalamineWorkbook.from_filelike(source)
-            except CalamineError:
+            except _CALAMINE_ERRORS:
+                self._calamine_failed = True
+            except BaseException as exc:
+                if not _rust_panic(exc):
+                    raise
                 self._calamine_failed = True
         return self._calamine
 
@@ -207,7 +220,11 @@ class _Book:
             sheet = cal.get_sheet_by_name(info.name)
             raw = sheet.to_python()
             origin = sheet.start or (0, 0)
-        except CalamineError:
+        except _CALAMINE_ERRORS:
+            return None  # the streaming reader takes over
+        except BaseException as exc:
+            if not _rust_panic(exc):
+                raise
             return None
         return dense_cells(
             raw,
