@@ -81,6 +81,8 @@ def _run(job: Job) -> JSON:
     extractor = for_path(job.rel)
     if extractor is None:
         raise UnsupportedError(f"Files of type {PurePosixPath(job.rel).suffix} are not read.")
+    if "\0" in job.rel or PurePosixPath(job.rel).is_absolute():
+        raise NotConfined("not a relative path inside the folder")
     with open_confined(Path(job.root), job.rel) as f:
         size = f.seek(0, 2)
         f.seek(0)
