@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPDeprecationWarning
 
@@ -28,6 +29,8 @@ RULES["connect"] = "the server accepts a connection in this protocol era"
 RULES["sub.subscribe"] = "handshake era: resources/subscribe and unsubscribe are accepted"
 RULES["sub.listen"] = "2026-07-28 era: subscriptions/listen is acknowledged for the URIs asked"
 MAX_LIST_PAGES = 1000
+SETTLE_SECONDS = 60
+SETTLE_STEP = 1.0
 
 
 async def run_check(
@@ -76,6 +79,8 @@ class EraWalk:
             r.fail("templates", "resources/templates/list", "a dpe:// host to walk", "none found")
             return
         r.check(surface.templates, "resources/templates/list", templates, self.host)
+        if await self._settle():
+            listed = await self._list()
         docs = await self._level0(listed)
         walked: list[Walked] = []
         chosen = _spread(docs, self.limits.max_docs)
@@ -93,6 +98,23 @@ class EraWalk:
         await self._tolerance(walked)
         await self._completion(docs, walked)
         await self._subscriptions(docs)
+
+    async def _settle(self) -> bool:
+        """Wait until two Level 0 reads a second apart agree (a server may still be refining
+        titles and page counts as it extracts); True when it had to wait."""
+        uri, waited = f"dpe://{self.host}", 0
+        last = (await self.s.read(uri)).text
+        while waited < SETTLE_SECONDS:
+            await anyio.sleep(SETTLE_STEP)
+            now = (await self.s.read(uri)).text
+            if now == last:
+                break
+            last, waited = now, waited + 1
+        else:
+            self.report.note(f"the catalog was still changing after {SETTLE_SECONDS} s")
+        if waited:
+            self.report.note(f"the catalog settled after about {waited + 1} s")
+        return waited > 0
 
     async def _list(self) -> list[types.Resource]:
         out: list[types.Resource] = []

@@ -1,0 +1,185 @@
+"""`dpe-server check` against this server on the built fixtures (stdio and HTTP, both eras),
+and against servers broken on purpose: the report must fail naming the rule."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+
+from dpe_server.backends import ThreadBackend
+from dpe_server.check import InProcessTarget, Limits, render_text, run_check
+from dpe_server.errors import DocumentNotFound, RequestError
+from dpe_server.server import DpeServer, Settings, build_server
+from dpe_server.uri import parse
+from tests.e2e.harness import http_server
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = ["--max-docs", "20", "--max-pages", "3", "--max-elements", "12"]
+
+
+def _check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dpe_server", "check", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=240,
+        check=False,
+    )
+
+
+def _serve_argv(folder: Path) -> list[str]:
+    return [sys.executable, "-m", "dpe_server", "serve", str(folder), "--no-watch", "--no-cache"]
+
+
+def test_check_stdio_both_eras_passes(fixture_dir: Path) -> None:
+    done = _check(*FAST, "--", *_serve_argv(fixture_dir))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "[legacy] protocol 2025" in done.stdout
+    assert "[auto] protocol 2026-07-28" in done.stdout
+    assert "\nOK: " in done.stdout
+
+
+def test_check_http_with_token_passes(fixture_dir: Path) -> None:
+    with http_server(fixture_dir, "--no-watch", "--no-cache", token="s3cret") as server:
+        done = _check(*FAST, "--json", "--token", "s3cret", server.url)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["failed"] == []
+    rules = {p["rule"] for p in report["passed"]}
+    assert {"list.fields", "err.4204.scheme", "err.4202.page", "L3.resolves"} <= rules
+    eras = {p["era"] for p in report["passed"]}
+    assert eras == {"legacy", "auto"}
+
+
+def test_check_http_without_token_unreachable(fixture_dir: Path) -> None:
+    with http_server(fixture_dir, "--no-watch", "--no-cache", token="s3cret") as server:
+        done = _check("--era", "legacy", server.url)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "connect" in done.stdout
+
+
+def test_check_quoted_command_target(fixture_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "a.pptx").write_bytes((fixture_dir / "deck-i18n.pptx").read_bytes())
+    command = " ".join(_serve_argv(tmp_path / "one"))
+    done = _check("--era", "auto", command)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ---- servers broken on purpose ---------------------------------------------------------------
+
+Reader = Callable[[str], Awaitable[types.ReadResourceResult]]
+
+
+def _json_text(result: types.ReadResourceResult) -> dict[str, Any]:
+    item = result.contents[0]
+    assert isinstance(item, types.TextResourceContents)
+    return dict(json.loads(item.text))
+
+
+def _with_json(
+    result: types.ReadResourceResult, payload: dict[str, Any], uri: str | None = None
+) -> Any:
+    item = result.contents[0]
+    assert isinstance(item, types.TextResourceContents)
+    update = {"text": json.dumps(payload, ensure_ascii=False), "uri": uri or item.uri}
+    return types.ReadResourceResult(contents=[item.model_copy(update=update)])
+
+
+def drop_page_count(read: Reader) -> Reader:
+    async def broken(uri: str) -> types.ReadResourceResult:
+        result = await read(uri)
+        parsed = parse(uri)
+        if parsed.level == 1 and parsed.format == "json":
+            payload = _json_text(result)
+            payload.pop("page_count", None)
+            return _with_json(result, payload)  # type: ignore[no-any-return]
+        return result
+
+    return broken
+
+
+def wrong_page_error(read: Reader) -> Reader:
+    async def broken(uri: str) -> types.ReadResourceResult:
+        try:
+            return await read(uri)
+        except RequestError as exc:
+            if exc.dpe_code == 4202:
+                raise DocumentNotFound("No such page.", uri) from None
+            raise
+
+    return broken
+
+
+def ignore_categories(read: Reader) -> Reader:
+    async def broken(uri: str) -> types.ReadResourceResult:
+        result = await read(uri.split("?categories=", maxsplit=1)[0])
+        return _with_json(result, _json_text(result), uri)  # type: ignore[no-any-return]
+
+    return broken
+
+
+def long_summaries(read: Reader) -> Reader:
+    async def broken(uri: str) -> types.ReadResourceResult:
+        result = await read(uri)
+        parsed = parse(uri)
+        if parsed.level == 2 and parsed.format == "json":
+            payload = _json_text(result)
+            for element in payload["elements"]:
+                element["summary"] = "x" * 121
+            return _with_json(result, payload)  # type: ignore[no-any-return]
+        return result
+
+    return broken
+
+
+def _broken_server(folder: Path, breaker: Callable[[Reader], Reader]) -> DpeServer:
+    server = build_server(
+        Settings(root=folder, host="local.dpe.broken", watch=False, backend=ThreadBackend())
+    )
+    server.app.read = breaker(server.app.read)  # type: ignore[method-assign]
+    return server
+
+
+@pytest.mark.parametrize(
+    ("breaker", "rule", "words"),
+    [
+        (drop_page_count, "doc.fields", "page_count"),
+        (wrong_page_error, "err.4202.page", "dpe_code 4202"),
+        (ignore_categories, "L2.categories_filter", "elements"),
+        (long_summaries, "L2.summary", "120"),
+    ],
+    ids=["no-page-count", "wrong-page-error", "categories-ignored", "long-summaries"],
+)
+@pytest.mark.anyio
+async def test_check_broken_server_fails_naming_rule(
+    fixture_dir: Path, breaker: Callable[[Reader], Reader], rule: str, words: str
+) -> None:
+    target = InProcessTarget(lambda: _broken_server(fixture_dir, breaker), "broken server")
+    report = await run_check(target, ("legacy",), Limits(max_docs=6, max_pages=2, max_elements=5))
+    assert report.exit_code == 1
+    assert rule in report.failed_rules()
+    text = render_text(report)
+    line = next(line for line in text.splitlines() if f"] {rule}  " in line)
+    detail = text[text.index(line) :].split("\n", 3)[:3]
+    assert words in "\n".join(detail), text
+
+
+@pytest.mark.anyio
+async def test_check_in_process_server_passes(fixture_dir: Path) -> None:
+    target = InProcessTarget(lambda: _broken_server(fixture_dir, lambda read: read))
+    report = await run_check(target, limits=Limits(max_docs=6, max_pages=2, max_elements=5))
+    assert report.failures == [], render_text(report)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
