@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +76,7 @@ def test_check_quoted_command_target(fixture_dir: Path, tmp_path: Path) -> None:
 
 # ---- servers broken on purpose ---------------------------------------------------------------
 
-Reader = Callable[[str], Awaitable[types.ReadResourceResult]]
+Reader = Callable[[str], Coroutine[Any, Any, types.ReadResourceResult]]
 
 
 def _json_text(result: types.ReadResourceResult) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def _json_text(result: types.ReadResourceResult) -> dict[str, Any]:
 
 def _with_json(
     result: types.ReadResourceResult, payload: dict[str, Any], uri: str | None = None
-) -> Any:
+) -> types.ReadResourceResult:
     item = result.contents[0]
     assert isinstance(item, types.TextResourceContents)
     update = {"text": json.dumps(payload, ensure_ascii=False), "uri": uri or item.uri}
@@ -101,7 +101,7 @@ def drop_page_count(read: Reader) -> Reader:
         if parsed.level == 1 and parsed.format == "json":
             payload = _json_text(result)
             payload.pop("page_count", None)
-            return _with_json(result, payload)  # type: ignore[no-any-return]
+            return _with_json(result, payload)
         return result
 
     return broken
@@ -122,7 +122,7 @@ def wrong_page_error(read: Reader) -> Reader:
 def ignore_categories(read: Reader) -> Reader:
     async def broken(uri: str) -> types.ReadResourceResult:
         result = await read(uri.split("?categories=", maxsplit=1)[0])
-        return _with_json(result, _json_text(result), uri)  # type: ignore[no-any-return]
+        return _with_json(result, _json_text(result), uri)
 
     return broken
 
@@ -135,7 +135,7 @@ def long_summaries(read: Reader) -> Reader:
             payload = _json_text(result)
             for element in payload["elements"]:
                 element["summary"] = "x" * 121
-            return _with_json(result, payload)  # type: ignore[no-any-return]
+            return _with_json(result, payload)
         return result
 
     return broken
@@ -145,7 +145,7 @@ def _broken_server(folder: Path, breaker: Callable[[Reader], Reader]) -> DpeServ
     server = build_server(
         Settings(root=folder, host="local.dpe.broken", watch=False, backend=ThreadBackend())
     )
-    server.app.read = breaker(server.app.read)  # type: ignore[method-assign]
+    server.app.read = breaker(server.app.read)  # type: ignore[method-assign,assignment]
     return server
 
 
