@@ -57,6 +57,7 @@ for name in sys.argv[1:]:
             "pages": len(doc.pages),
             "elements": sum(len(p.elements) for p in doc.pages),
             "probe_pages": props.page_count,
+            "probe_titles_match": list(props.page_titles or ()) == [p.title for p in doc.pages],
             "categories": sorted({e.category.value for p in doc.pages for e in p.elements}),
             "text": "\\n".join(texts),
         }
@@ -122,6 +123,7 @@ def test_corpus_probe_page_count_is_exact(sweep: dict[str, dict[str, Any]]) -> N
     for name, row in sweep.items():
         if "error" not in row:
             assert row["probe_pages"] == row["pages"], name
+            assert row["probe_titles_match"], name
 
 
 TEXTS = [

@@ -429,3 +429,26 @@ def test_table_absurd_spans_are_capped() -> None:
     )
     table = read(body).pages[0].elements[0]
     assert table.content["total_columns"] <= 2 * 64
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        p("a") + p("B", "berschrift1") + p("C", "berschrift1"),
+        "<w:sdt><w:sdtContent><w:customXml>" + p("In", "berschrift1") + "</w:customXml>"
+        "</w:sdtContent></w:sdt>" + p("x", ppr="<w:sectPr/>") + p("y"),
+        "<w:tbl><w:tr><w:tc>"
+        + p("Not a page", "berschrift1")
+        + "</w:tc></w:tr></w:tbl>"
+        + p("Z", "berschrift2")
+        + p("t"),
+    ],
+    ids=["headings", "wrapped-and-sections", "table-heading-ignored"],
+)
+def test_probe_streamed_plan_equals_parsed_plan(monkeypatch: pytest.MonkeyPatch, body: str) -> None:
+    data = docx(body, styles=HEADINGS)
+    parsed = probe(io.BytesIO(data), DEFAULT_LIMITS)
+    monkeypatch.setattr("dpe_server.extractors.docx.STREAM_ABOVE", 0)
+    streamed = probe(io.BytesIO(data), DEFAULT_LIMITS)
+    assert streamed == parsed
+    assert streamed.page_titles == tuple(pg.title for pg in read(body, styles=HEADINGS).pages)
