@@ -223,6 +223,22 @@ def test_image_with_alt_text(doc: Document) -> None:
     assert image.metadata["xobject"] == "/ImPDFSENT"
 
 
+def test_image_bytes_served_as_png(structure: Path, doc: Document) -> None:
+    (image,) = _of(doc.pages[1], Category.IMAGE)
+    with structure.open("rb") as f:
+        found = pdf_mod.image_bytes(f, str(image.metadata["ref"]), 5 << 20)
+    assert found is not None
+    data, mime = found
+    assert mime == "image/png"
+    assert data.startswith(b"\x89PNG")
+
+
+def test_image_bytes_over_cap_is_none(structure: Path, doc: Document) -> None:
+    (image,) = _of(doc.pages[4], Category.IMAGE)
+    with structure.open("rb") as f:
+        assert pdf_mod.image_bytes(f, str(image.metadata["ref"]), 16) is None
+
+
 def test_annotations_kinds_authors_no_popup(doc: Document) -> None:
     anns = {
         str(el.content["kind"]): dict(el.content) for el in _of(doc.pages[1], Category.ANNOTATION)

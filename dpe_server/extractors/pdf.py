@@ -29,14 +29,22 @@ from dpe_server.extractors.pdf_annots import TextAt, read_annots
 from dpe_server.extractors.pdf_blocks import Block, body_size, build_blocks, norm
 from dpe_server.extractors.pdf_collect import PageContent, Run, collect_page
 from dpe_server.extractors.pdf_furniture import NEIGHBOURS, EdgeLine, edge_lines, repeated
-from dpe_server.extractors.pdf_images import alt_texts, page_images
+from dpe_server.extractors.pdf_images import alt_texts, page_images, read_image
 from dpe_server.extractors.pdf_lines import make_lines, reading_groups
 from dpe_server.extractors.pdf_open import PLAIN_ERRORS, open_pdf, translated
 from dpe_server.extractors.pdf_props import outline_map, properties
 from dpe_server.extractors.pdf_tables import ruled_tables
 from dpe_server.model import JSON, Category, Document, Page, PageBuilder, Properties
 
-__all__ = ["EXTRACTOR", "SCANNED", "collect_page", "extract", "extract_pages", "probe"]
+__all__ = [
+    "EXTRACTOR",
+    "SCANNED",
+    "collect_page",
+    "extract",
+    "extract_pages",
+    "image_bytes",
+    "probe",
+]
 
 VERSION = "1"
 SCANNED = "Scanned page (no text layer)"
@@ -351,6 +359,15 @@ def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[P
         doc = _Doc(reader, limits)
         wanted = [i for i in indices if 0 <= i < min(doc.count, limits.max_pages)]
         return [_safe_page(doc, index, f) for index in wanted]
+
+
+def image_bytes(f: BinaryIO, ref: str, max_bytes: int) -> tuple[bytes, str] | None:
+    """A Level 3 picture: the bytes and mime type (png or jpeg) of an image element, whose
+    `metadata.ref` names its stream ("obj gen"); None when it cannot be shown or is larger
+    than `max_bytes`. Read from the file when asked, never kept in the tree."""
+    reader = open_pdf(f)
+    with translated(f):
+        return read_image(reader, ref, max_bytes)
 
 
 EXTRACTOR = Extractor(

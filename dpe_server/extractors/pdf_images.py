@@ -6,6 +6,9 @@ height come from /Width and /Height, the mime type from the last filter (DCTDeco
 image/jpeg, JPXDecode → image/jp2, anything else is served converted, so image/png). Image
 masks and images under 4 × 4 pixels (spacers) are skipped.
 
+`read_image` gives a Level 3 picture's bytes (JPEG passed through, others converted to png
+by pypdf) from the image's stream reference kept in the element's `metadata.ref`.
+
 Alt text: in a tagged PDF, /Figure structure elements carry /Alt and the page they are on
 (/Pg, inherited from their parents). The structure tree is walked once per document (at most
 `MAX_STRUCT_NODES` nodes) and each page's alt texts are given to its images in order: a cheap
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pypdf import PageObject, PdfReader
-from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject
+from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
 
 MAX_FORM_DEPTH = 4
 MAX_IMAGES = 500
@@ -121,3 +124,40 @@ def alt_texts(reader: PdfReader) -> dict[int, list[str]]:
         if kids is not None:
             stack.append((kids, page_ref))
     return out
+
+
+_SHOWN = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif"}
+
+
+def read_image(reader: PdfReader, ref: str, max_bytes: int) -> tuple[bytes, str] | None:
+    """The bytes of the image stream `ref` ("obj gen") as png or jpeg, or None.
+
+    JPEG streams are passed through; other images are converted to png by pypdf (with
+    Pillow; without it, None). Images whose encoded stream or result is over `max_bytes`
+    give None.
+    """
+    try:
+        idnum, generation = (int(part) for part in ref.split())
+    except ValueError:
+        return None
+    obj = IndirectObject(idnum, generation, reader).get_object()
+    if not isinstance(obj, StreamObject) or obj.get("/Subtype") != "/Image":
+        return None
+    if _int(obj.get("/Length")) > max_bytes:
+        return None
+    filters = obj.get("/Filter")
+    filters = filters.get_object() if filters is not None else None
+    names = [str(x) for x in filters] if isinstance(filters, ArrayObject) else [str(filters)]
+    if names == ["/DCTDecode"]:
+        data = bytes(obj._data)  # the JPEG file itself, not decoded
+        mime = "image/jpeg"
+    else:
+        try:
+            from pypdf.generic._image_xobject import _xobj_to_image
+        except ImportError:
+            return None
+        ext, data, _ = _xobj_to_image(obj)
+        mime = _SHOWN.get((ext or "").lower(), "")
+        if not mime:
+            return None
+    return (data, mime) if len(data) <= max_bytes else None
