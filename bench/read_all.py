@@ -1,0 +1,67 @@
+"""Whole-process "convert the whole file" with dpe-server: the counterpart of `markitdown FILE`.
+
+    python bench/read_all.py DIR CACHE_DIR
+
+One process does what `dpe-server read DIR URI` does (a `DpeApp` with the CLI's read settings:
+no watcher, no warm-up, the persistent cache in CACHE_DIR, parsing in worker processes), for
+every URI a client needs to get the whole document: the Level 1 page index (which extracts the
+document fully), then every page as Markdown, written to stdout. One `dpe-server read`
+process per page would pay the interpreter start-up once per page, which no user converting a
+file would do; this is the honest whole-process equivalent.
+
+With BENCH_RUSAGE set, the peak resident size of this process plus that of its largest worker
+(MB) is written to that file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+
+from dpe_server.server import DpeApp, Settings
+
+
+async def convert(root: Path, cache_dir: Path) -> int:
+    settings = Settings(root=root, watch=False, warm=False, cache_dir=cache_dir)
+    app = DpeApp(settings)
+    await app.catalog.start()
+    out = sys.stdout
+    pages = 0
+    try:
+        for entry in app.catalog.entries():
+            base = f"dpe://{app.host}/{entry.doc_ref}"
+            index = await app.read(f"{base}?depth=pages")
+            text = _text(index)
+            count = int(json.loads(text)["page_count"])
+            for i in range(count):
+                out.write(_text(await app.read(f"{base}/pages/{i}?format=markdown")))
+                pages += 1
+    finally:
+        await app.aclose()
+    return pages
+
+
+def _text(result: types.ReadResourceResult) -> str:
+    item = result.contents[0]
+    assert isinstance(item, types.TextResourceContents)
+    return item.text
+
+
+def main() -> None:
+    pages = anyio.run(convert, Path(sys.argv[1]), Path(sys.argv[2]))
+    print(f"{pages} pages", file=sys.stderr)
+    where = os.environ.get("BENCH_RUSAGE")
+    if where:
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        Path(where).write_text(str((own + kids) / 1024))
+
+
+if __name__ == "__main__":
+    main()
