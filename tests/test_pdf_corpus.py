@@ -30,7 +30,8 @@ try:
     with open(sys.argv[1], "rb") as f:
         doc = pdf.extract(f, DEFAULT_LIMITS)
     cats = sorted({el.category.value for p in doc.pages for el in p.elements})
-    same = Document.from_json(json.loads(json.dumps(doc.to_json()))) == doc
+    wire = json.dumps(doc.to_json(), ensure_ascii=False).encode("utf-8")
+    same = Document.from_json(json.loads(wire)) == doc
     out = {"ok": True, "pages": len(doc.pages), "categories": cats, "json_round_trip": same,
            "page_errors": sum(1 for p in doc.pages if "error" in p.metadata)}
 except ExtractionError as exc:

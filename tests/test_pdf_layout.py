@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from dpe_server.extractors.pdf_blocks import Block, body_size, build_blocks
-from dpe_server.extractors.pdf_collect import Run, Segment, font_name, is_bold, is_mono
+from dpe_server.extractors.pdf_collect import (
+    Run,
+    Segment,
+    font_name,
+    is_bold,
+    is_mono,
+    plain,
+)
 from dpe_server.extractors.pdf_furniture import edge_lines, repeated
 from dpe_server.extractors.pdf_lines import make_lines, reading_groups
 from dpe_server.extractors.pdf_props import _keywords
@@ -49,6 +56,19 @@ def blocks_of(runs: list[Run], outline: dict[str, int] | None = None) -> list[Bl
 def test_font_name_style_flags(raw: str, name: str, bold: bool, mono: bool) -> None:
     assert font_name({"/BaseFont": raw}) == name
     assert (is_bold(name), is_mono(name)) == (bold, mono)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param("a\ud83d\ude00b", "a\U0001f600b", id="pair-joined"),
+        pytest.param("a\udb80b", "a\ufffdb", id="lone-replaced"),
+        pytest.param("a\x00b", "ab", id="nul-dropped"),
+    ],
+)
+def test_plain_text_is_utf8_safe(raw: str, expected: str) -> None:
+    assert plain(raw) == expected
+    plain(raw).encode("utf-8")
 
 
 def test_make_lines_orders_runs_on_a_baseline() -> None:

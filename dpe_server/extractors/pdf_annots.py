@@ -25,6 +25,7 @@ from typing import Any
 from pypdf import PageObject, PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject
 
+from dpe_server.extractors.pdf_collect import plain
 from dpe_server.model import JSON
 
 MAX_ANNOTS = 2_000
@@ -81,7 +82,7 @@ def _s(value: Any) -> str:
     if isinstance(value, NameObject):
         return str(value)[1:]
     if isinstance(value, (str, int, float)):
-        return " ".join(str(value).replace("\x00", "").split())
+        return " ".join(plain(str(value)).split())
     return ""
 
 

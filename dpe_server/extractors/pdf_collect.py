@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +80,18 @@ class PageContent:
     draws: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
     chars: int = 0
     truncated: bool = False
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def plain(text: str) -> str:
+    """Text safe to send as UTF-8: surrogate pairs joined, lone surrogates and NULs replaced."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if _SURROGATE.search(text):
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 def font_name(font_dict: Any) -> str:
@@ -215,6 +228,7 @@ class _Collector:
             return
         name, bold, mono = self._font(font_dict)
         x, y = float(m[4]), float(m[5])
+        text = plain(text)
         for i, raw in enumerate(text.split("\n")):
             piece = raw.rstrip()
             if not piece.strip():

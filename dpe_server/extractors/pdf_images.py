@@ -23,6 +23,8 @@ from typing import Any
 from pypdf import PageObject, PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
 
+from dpe_server.extractors.pdf_collect import plain
+
 MAX_FORM_DEPTH = 4
 MAX_IMAGES = 500
 MAX_STRUCT_NODES = 20_000
@@ -119,7 +121,7 @@ def alt_texts(reader: PdfReader) -> dict[int, list[str]]:
         if node.get("/S") == "/Figure" and node.get("/Alt") is not None:
             index = reader._get_page_number_by_indirect(page_ref) if page_ref else None
             if isinstance(index, int) and index >= 0:
-                out.setdefault(index, []).append(" ".join(str(node["/Alt"]).split()))
+                out.setdefault(index, []).append(" ".join(plain(str(node["/Alt"])).split()))
         kids = node.get("/K")
         if kids is not None:
             stack.append((kids, page_ref))

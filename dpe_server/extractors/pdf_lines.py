@@ -102,9 +102,7 @@ def _line(runs: list[Run]) -> Line:
     )
 
 
-def _widest_gap(
-    runs: list[Run], lo: float, hi: float, allowed: int
-) -> tuple[float, float] | None:
+def _widest_gap(runs: list[Run], lo: float, hi: float, allowed: int) -> tuple[float, float] | None:
     """The widest x band in the middle half of [lo, hi] crossed by at most `allowed` runs."""
     events = sorted([(r.x0, 1) for r in runs] + [(r.x1, -1) for r in runs])
     width = hi - lo

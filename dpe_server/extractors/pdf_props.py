@@ -18,6 +18,7 @@ from pypdf import PdfReader
 from pypdf.generic import Destination
 
 from dpe_server.extractors import Limits
+from dpe_server.extractors.pdf_collect import plain
 from dpe_server.extractors.pdf_open import PLAIN_ERRORS
 from dpe_server.model import JSON, Properties
 
@@ -29,7 +30,7 @@ def _clean(value: Any) -> str | None:
     if value is None:
         return None
     try:
-        text = " ".join(str(value).replace("\x00", "").split())
+        text = " ".join(plain(str(value)).split())
     except (TypeError, ValueError):
         return None
     return text or None

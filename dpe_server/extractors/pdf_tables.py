@@ -4,7 +4,9 @@ Ruling segments (horizontal and vertical, from `pdf_collect`) that touch each ot
 connected components; a component whose distinct horizontal rules (≥ 3) and vertical rules
 (≥ 3) make at least a 2 × 2 lattice is a table. Each run goes to the cell holding its first
 glyph; runs in one cell are joined top to bottom, left to right. Merged cells are not
-reconstructed (their text lands in the cell where it starts). Pages with more segments than
+reconstructed (their text lands in the cell where it starts). A lattice that is not filled
+like a table (fewer than two rows with two filled cells, or under 40 % of cells filled) is a
+diagram drawn with boxes, and its text stays in the flow. Pages with more segments than
 `MAX_TABLE_SEGMENTS` (vector drawings) are not searched.
 """
 
@@ -110,12 +112,14 @@ def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Blo
                 cells.setdefault(where, []).append(run)
         if len(cells) < 2:
             continue
-        remaining = outside
         rows: list[list[str]] = [
             [_cell_text(cells.get((i, j), [])) for j in range(len(grid.xs) - 1)]
             for i in range(len(grid.ys) - 1)
         ]
         rows = [r for r in rows if any(r)]
+        if not _table_like(rows):
+            continue
+        remaining = outside
         content: dict[str, JSON] = {
             "headers": rows[0],
             "rows": rows[1:],
@@ -134,6 +138,16 @@ def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Blo
             )
         )
     return blocks, remaining
+
+
+def _table_like(rows: list[list[str]]) -> bool:
+    """Filled like a table, not a diagram drawn with boxes: at least two rows with two or
+    more filled cells, and at least 40 % of all cells filled."""
+    if not rows:
+        return False
+    full_rows = sum(1 for r in rows if sum(1 for c in r if c) >= 2)
+    filled = sum(1 for r in rows for c in r if c)
+    return full_rows >= 2 and filled >= 0.4 * len(rows) * len(rows[0])
 
 
 def _cell_text(runs: list[Run]) -> str:
