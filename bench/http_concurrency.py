@@ -1,0 +1,202 @@
+"""Concurrent HTTP clients reading pages: requests per second, latency percentiles, errors.
+
+    .venv/bin/python bench/http_concurrency.py [--clients 20] [--seconds 10] [--runs 3]
+
+`dpe-server serve --transport http` (a subprocess, loopback) serves the documents that
+fixtures/build.py writes (xlsx, pdf, pptx, docx). `--clients` SDK 2.x clients (each its own
+streamable HTTP session, handshake era) connect, and for `--seconds` each reads Level 2 pages
+in a loop: every page of every readable document, in turn in json, markdown and text, each
+client starting at a different place. Before the clock starts every page is read once, so
+the figures are of serving pages, not of first extraction. Everything is bounded: loopback
+only, a fixed duration, then the server is stopped.
+
+Prints one row per run and the median row: requests, requests/s, p50, p99, max latency,
+errors (any exception or error result; the target is zero), and the server process's CPU
+use over the window (100% = one core busy; clients and server share this machine's cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import anyio
+from mcp import Client
+
+ROOT = Path(__file__).resolve().parents[1]
+FORMATS = ("json", "markdown", "text")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, from /proc (0 where /proc is absent)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextlib.contextmanager
+def http_server(folder: Path) -> Iterator[tuple[str, int]]:
+    port = free_port()
+    args = ["-m", "dpe_server", "serve", str(folder), "--transport", "http", "--port", str(port)]
+    proc = subprocess.Popen([sys.executable, *args], stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp", proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(15)
+
+
+async def page_uris(url: str) -> list[str]:
+    """Every Level 2 page of every readable document, in the three formats, interleaved."""
+    async with Client(url, mode="legacy", read_timeout_seconds=120) as client:
+        docs, cursor = [], None
+        while True:
+            listed = await client.list_resources(cursor=cursor)
+            docs += listed.resources
+            cursor = listed.next_cursor
+            if not cursor:
+                break
+        pages = [
+            f"{d.uri}/pages/{i}"
+            for d in docs
+            if d.meta and "error" not in d.meta
+            for i in range(int(d.meta.get("page_count", 0)))
+        ]
+        uris = [f"{p}?format={FORMATS[n % 3]}" for n, p in enumerate(pages)]
+        for uri in uris:  # warm up: extraction is not what is measured
+            await client.read_resource(uri)
+        return uris
+
+
+@dataclass
+class Tally:
+    latencies: list[float]
+    errors: int = 0
+
+
+async def worker(
+    url: str, uris: list[str], start: int, *, clock: Clock, tally: Tally, ready: anyio.Event
+) -> None:
+    async with Client(url, mode="legacy", read_timeout_seconds=60) as client:
+        clock.connected += 1
+        await ready.wait()
+        n = start
+        while time.perf_counter() < clock.until:
+            uri = uris[n % len(uris)]
+            n += 1
+            began = time.perf_counter()
+            try:
+                result = await client.read_resource(uri)
+                if not result.contents:
+                    tally.errors += 1
+            except Exception:  # every failure counts as an error; the run goes on
+                tally.errors += 1
+                continue
+            tally.latencies.append(time.perf_counter() - began)
+
+
+@dataclass
+class Clock:
+    until: float = 0.0
+    connected: int = 0
+
+
+async def one_run(
+    url: str, pid: int, uris: list[str], clients: int, seconds: float
+) -> dict[str, float]:
+    """Connect every client, then let them all read for `seconds`."""
+    tally, clock, ready = Tally([]), Clock(), anyio.Event()
+    async with anyio.create_task_group() as tg:
+        for c in range(clients):
+            first = c * len(uris) // clients
+            tg.start_soon(partial(worker, url, uris, first, clock=clock, tally=tally, ready=ready))
+        with anyio.fail_after(120):
+            while clock.connected < clients:
+                await anyio.sleep(0.01)
+        cpu0, wall0 = cpu_seconds(pid), time.perf_counter()
+        mine0 = time.process_time()
+        clock.until = wall0 + seconds
+        ready.set()
+    wall = time.perf_counter() - wall0
+    cpu, mine = cpu_seconds(pid) - cpu0, time.process_time() - mine0
+    lat = sorted(tally.latencies)
+    return {
+        "requests": len(lat),
+        "rps": len(lat) / wall,
+        "p50": lat[len(lat) // 2] * 1000 if lat else 0.0,
+        "p99": lat[min(len(lat) - 1, int(0.99 * len(lat)))] * 1000 if lat else 0.0,
+        "max": lat[-1] * 1000 if lat else 0.0,
+        "errors": tally.errors,
+        "cpu": 100 * cpu / wall,
+        "client_cpu": 100 * mine / wall,
+    }
+
+
+def row(label: str, r: dict[str, float]) -> str:
+    return (
+        f"{label:<8}{r['requests']:>9.0f}{r['rps']:>8.0f}{r['p50']:>8.0f}{r['p99']:>8.0f}"
+        f"{r['max']:>8.0f}{r['errors']:>7.0f}{r['cpu']:>9.0f}%{r['client_cpu']:>10.0f}%"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "docs"
+        subprocess.run(
+            [sys.executable, str(ROOT / "fixtures" / "build.py"), str(folder)],
+            check=True,
+            capture_output=True,
+        )
+        with http_server(folder) as (url, pid):
+            uris = anyio.run(page_uris, url)
+            print(
+                f"{args.clients} clients, {args.seconds:.0f} s per run, {len(uris)} pages "
+                f"(Level 2, json/markdown/text) of {len(list(folder.iterdir()))} fixture files; "
+                "latencies in ms"
+            )
+            print(
+                f"{'run':<8}{'requests':>9}{'req/s':>8}{'p50':>8}{'p99':>8}{'max':>8}"
+                f"{'errors':>7}{'srv cpu':>10}{'client cpu':>11}"
+            )
+            runs = []
+            for n in range(args.runs):
+                r = anyio.run(one_run, url, pid, uris, args.clients, args.seconds)
+                runs.append(r)
+                print(row(str(n + 1), r), flush=True)
+            median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+            median["errors"] = sum(r["errors"] for r in runs)
+            print(row("median", median) + "   (errors: total over all runs)")
+
+
+if __name__ == "__main__":
+    main()
