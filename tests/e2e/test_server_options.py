@@ -1,0 +1,139 @@
+"""Server options and extras end to end: stateless HTTP, broadcast updates, tools, pictures."""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+
+from dpe_server.paths import doc_ref_for
+from tests.e2e.harness import (
+    Inbox,
+    connect,
+    http_server,
+    is_updated,
+    make_folder,
+    settled,
+    write_deck,
+)
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
+]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return make_folder(tmp_path / "docs")
+
+
+def _png(width: int, height: int) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    raw = b"".join(b"\0" + b"\xff\x00\x00" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+
+
+async def test_stateless_http_offers_only_what_it_can_deliver(folder: Path) -> None:
+    with http_server(folder, "--stateless") as server:
+        async with connect("http", "legacy", folder, url=server.url) as legacy:
+            caps = legacy.server_capabilities.resources
+            assert caps is not None
+            assert caps.subscribe is False
+            assert caps.list_changed is False
+            listed = await legacy.list_resources()
+            assert listed.resources
+        async with connect("http", "auto", folder, url=server.url) as modern:
+            caps = modern.server_capabilities.resources
+            assert caps is not None
+            assert caps.subscribe is True  # subscriptions/listen streams work without sessions
+
+
+async def test_broadcast_updates_reach_sessions_that_did_not_subscribe(folder: Path) -> None:
+    inbox = Inbox()
+    with http_server(folder, "--broadcast-updates") as server:
+        async with connect("http", "legacy", folder, url=server.url, inbox=inbox) as client:
+            listed = (await client.list_resources()).resources
+            host = listed[0].uri.split("/")[2]
+            await settled(client, host)
+            deck = next(r for r in listed if r.meta and r.meta.get("page_count") == 3)
+            write_deck(folder / "a" / "report.pptx", ["Changed"])
+            await inbox.wait_for(is_updated(deck.uri))
+
+
+async def test_tools_read_and_search(folder: Path) -> None:
+    async with connect("stdio", "legacy", folder) as client:
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert tools == {"read", "search"}
+        listed = (await client.list_resources()).resources
+        deck = next(r for r in listed if r.meta and r.meta.get("page_count") == 3)
+        uri = deck.uri + "/pages/1?format=markdown"
+        via_tool = await client.call_tool("read", {"uri": uri})
+        via_read = await client.read_resource(uri)
+        first = via_tool.content[0]
+        assert isinstance(first, types.TextContent)
+        item = via_read.contents[0]
+        assert isinstance(item, types.TextResourceContents)
+        assert first.text == item.text
+        assert not via_tool.is_error
+
+        found = await client.call_tool("search", {"query": "bullet about beta"})
+        body = json.loads(found.content[0].text)  # type: ignore[union-attr]
+        assert body["total"] >= 1
+        assert body["results"][0]["uri"].startswith(deck.uri + "/elements/p1-")
+
+        bad = await client.call_tool("read", {"uri": "dpe://nowhere/x/pages/0"})
+        assert bad.is_error
+        assert "4201" in bad.content[0].text  # type: ignore[union-attr]
+
+
+async def test_no_tools_option_removes_them(folder: Path) -> None:
+    with http_server(folder, "--no-tools") as server:
+        async with connect("http", "legacy", folder, url=server.url) as client:
+            assert client.server_capabilities.tools is None
+
+
+async def test_level3_picture_comes_with_its_bytes(folder: Path, tmp_path: Path) -> None:
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    png = _png(4, 3)
+    (tmp_path / "pic.png").write_bytes(png)
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[6])
+    slide.shapes.add_picture(str(tmp_path / "pic.png"), Inches(1), Inches(1))
+    deck.save(str(folder / "picture.pptx"))
+    async with connect("stdio", "auto", folder) as client:
+        host = (await client.list_resources()).resources[0].uri.split("/")[2]
+        pic_uri = f"dpe://{host}/{doc_ref_for('picture.pptx')}"
+        page = json.loads(
+            (await client.read_resource(pic_uri + "/pages/0")).contents[0].text  # type: ignore[union-attr]
+        )
+        image_id = next(e["element_id"] for e in page["elements"] if e["category"] == "image")
+        result = await client.read_resource(f"{pic_uri}/elements/{image_id}")
+        assert len(result.contents) == 2
+        blob = result.contents[1]
+        assert isinstance(blob, types.BlobResourceContents)
+        assert blob.mime_type == "image/png"
+        assert base64.b64decode(blob.blob) == png
+        markdown = await client.read_resource(f"{pic_uri}/elements/{image_id}?format=markdown")
+        assert len(markdown.contents) == 1
