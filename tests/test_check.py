@@ -15,13 +15,14 @@ import pytest
 
 from dpe_server.backends import ThreadBackend
 from dpe_server.check import InProcessTarget, Limits, render_text, run_check
+from dpe_server.cli import main
 from dpe_server.errors import DocumentNotFound, RequestError
 from dpe_server.server import DpeServer, Settings, build_server
 from dpe_server.uri import parse
-from tests.e2e.harness import http_server
+from tests.e2e.harness import free_port, http_server
 
 ROOT = Path(__file__).resolve().parents[1]
-FAST = ["--max-docs", "20", "--max-pages", "3", "--max-elements", "12"]
+FAST = ["--max-docs", "20", "--max-pages", "2", "--max-elements", "8"]
 
 
 def _check(*args: str) -> subprocess.CompletedProcess[str]:
@@ -59,19 +60,16 @@ def test_check_http_with_token_passes(fixture_dir: Path) -> None:
     assert eras == {"legacy", "auto"}
 
 
-def test_check_http_without_token_unreachable(fixture_dir: Path) -> None:
-    with http_server(fixture_dir, "--no-watch", "--no-cache", token="s3cret") as server:
-        done = _check("--era", "legacy", server.url)
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "connect" in done.stdout
+def test_check_nothing_listening_unreachable(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", "--era", "legacy", f"http://127.0.0.1:{free_port()}/mcp"])
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert "UNREACHABLE" in out
 
 
-def test_check_quoted_command_target(fixture_dir: Path, tmp_path: Path) -> None:
-    (tmp_path / "one").mkdir()
-    (tmp_path / "one" / "a.pptx").write_bytes((fixture_dir / "deck-i18n.pptx").read_bytes())
-    command = " ".join(_serve_argv(tmp_path / "one"))
-    done = _check("--era", "auto", command)
-    assert done.returncode == 0, done.stdout + done.stderr
+def test_check_no_target_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check"]) == 2
+    assert "give a target" in capsys.readouterr().err
 
 
 # ---- servers broken on purpose ---------------------------------------------------------------

@@ -165,6 +165,11 @@ def render_text(report: Report, *, max_failures_per_rule: int = 10, verbose: boo
     rules = {r for (_, r) in report.passed}
     total = sum(report.passed.values())
     lines += ["", f"PASSED ({total} checks of {len(rules)} rules)"]
+    eras = sorted(({e for (e, _) in report.passed} | {f.era for f in report.failures}) - {""})
+    for era in eras:
+        ok = sum(n for (e, _), n in report.passed.items() if e == era)
+        bad = sum(1 for f in report.failures if f.era == era)
+        lines.append(f"  [{era}] {ok} passed, {bad} failed")
     if verbose:
         lines += [f"  [{era}] {r}: {n}" for (era, r), n in sorted(report.passed.items())]
     failed_rules = len({(f.era, f.rule) for f in report.failures})

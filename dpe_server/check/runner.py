@@ -79,8 +79,8 @@ class EraWalk:
             r.fail("templates", "resources/templates/list", "a dpe:// host to walk", "none found")
             return
         r.check(surface.templates, "resources/templates/list", templates, self.host)
-        if await self._settle():
-            listed = await self._list()
+        await self._settle()
+        listed = await self._list()  # again: the listing may have been refined meanwhile
         docs = await self._level0(listed)
         walked: list[Walked] = []
         chosen = _spread(docs, self.limits.max_docs)
@@ -99,9 +99,9 @@ class EraWalk:
         await self._completion(docs, walked)
         await self._subscriptions(docs)
 
-    async def _settle(self) -> bool:
+    async def _settle(self) -> None:
         """Wait until two Level 0 reads a second apart agree (a server may still be refining
-        titles and page counts as it extracts); True when it had to wait."""
+        titles and page counts as it extracts)."""
         uri, waited = f"dpe://{self.host}", 0
         last = (await self.s.read(uri)).text
         while waited < SETTLE_SECONDS:
@@ -114,7 +114,6 @@ class EraWalk:
             self.report.note(f"the catalog was still changing after {SETTLE_SECONDS} s")
         if waited:
             self.report.note(f"the catalog settled after about {waited + 1} s")
-        return waited > 0
 
     async def _list(self) -> list[types.Resource]:
         out: list[types.Resource] = []

@@ -176,11 +176,11 @@ class DocumentWalk:
     async def _filters(self, page_uri: str, page: dict[str, Any], elements: Sequence[Any]) -> None:
         present = list(dict.fromkeys(str(e.get("category")) for e in elements))
         absent = next((c for c in spec.CATEGORIES if c not in present), None)
-        choices: list[list[str]] = [present[:1], present[:2]] if present else []
+        choices = [present[:1], present[:2]] if len(present) >= 2 else [present[:1]]
         if absent:
             choices.append([absent])
         for wanted in choices:
-            if not wanted or (len(wanted) == 2 and len(present) < 2):
+            if not wanted:
                 continue
             uri = f"{page_uri}?categories={','.join(wanted)}"
             filtered = await self.s.json(uri)
