@@ -216,3 +216,9 @@ def test_check_report_text_and_exit_code() -> None:
 def test_check_spec_abbreviations_are_the_nineteen() -> None:
     assert len(spec.ABBR) == 19
     assert len(set(spec.ABBR.values())) == 19
+
+
+def test_check_spec_agrees_with_the_server_model() -> None:
+    from dpe_server.model import Category
+
+    assert {c.value: c.abbr for c in Category} == spec.ABBR
