@@ -13,8 +13,9 @@ that hangs, eats memory or crashes takes down its worker, never the server.
   worker is SIGKILLed, reaped, and replaced on next use; the job fails with `timeout`.
 - A worker that dies on a job (out of memory, a native crash) fails that job with
   `too_large` or `corrupt`; the next job gets a fresh worker.
-- Results come back pickled over a pipe as the JSON-ready data `jobs.run_job` returns; the
-  event loop never blocks: a thread per in-flight job waits on the pipe.
+- Results come back over the pipe as the JSON text of what `jobs.run_job` returns (for a
+  50k-row sheet, json is faster than pickle both ways); the event loop never blocks: a
+  thread per in-flight job waits on the pipe and decodes.
 - Workers are recycled after `max_jobs` jobs (fragmented heaps are returned to the system).
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import logging
 import os
 import signal
@@ -100,7 +102,7 @@ def child_main(fd: int, memory_bytes: int, runner: str = "dpe_server.jobs:run_jo
         if job is None:
             return
         try:
-            conn.send(run_job(job))
+            conn.send_bytes(json.dumps(run_job(job), separators=(",", ":")).encode())
         except MemoryError:
             os._exit(MEMORY_EXIT)
         except (EOFError, OSError):
@@ -165,7 +167,7 @@ class _Worker:
         try:
             self.conn.send(job)
             if self.conn.poll(deadline):
-                return "ok", self.conn.recv()
+                return "ok", json.loads(self.conn.recv_bytes())
         except (EOFError, OSError):
             self.kill()
             return "died", self.process.returncode

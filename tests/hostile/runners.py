@@ -2,13 +2,14 @@
 
 `ok*`: echoes the job; `sleep*`: hangs; `hog*`: allocates until RLIMIT_AS stops it (Python's
 MemoryError, caught by the job); `abort*`: a native abort (as Rust/glibc allocators do on
-refused memory); `segv*`: a segfault; `print*`: writes to stdout, then answers; `big*`: a
-large JSON-ready result; `exit*`: the worker exits mid-job.
+refused memory); `segv*`: a segfault; `print*`: writes to stdout, then answers; `json*`: a
+stored JSON result read from `job.root`; `exit*`: the worker exits mid-job.
 """
 
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import signal
 import sys
@@ -38,6 +39,9 @@ def misbehave(job: Any) -> dict[str, Any]:
         print("stray output from a worker")
         sys.stdout.flush()
         os.write(1, b"stray bytes on fd 1\n")
+    if name.startswith("json"):  # a stored result, sent back (measures the transfer)
+        with open(job.root, encoding="utf-8") as f:
+            return {"ok": json.load(f)}
     if name.startswith("kill"):
         os.kill(os.getpid(), signal.SIGKILL)
     return {"ok": {"rel": name, "pid": os.getpid()}}
