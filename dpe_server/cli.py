@@ -15,17 +15,18 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
-import mcp_types as types
 
-from dpe_server import __version__
-from dpe_server.check.command import add_parser as add_check_parser
-from dpe_server.check.command import run as run_check_command
-from dpe_server.errors import RequestError
-from dpe_server.server import DpeApp, Settings, build_server
-from dpe_server.transports import TOKEN_ENV, HttpOptions, serve_http, serve_stdio
-from dpe_server.workers import WorkerSettings
+from dpe_server import TOKEN_ENV, __version__
+
+if TYPE_CHECKING:
+    from dpe_server.server import DpeApp
+    from dpe_server.workers import WorkerSettings
+
+# Each subcommand imports what it needs when it runs: `read` never loads the MCP SDK, so it
+# starts in a fraction of the time.
 
 log = logging.getLogger("dpe_server")
 
@@ -37,7 +38,7 @@ def _folder(value: str) -> Path:
     return path
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(with_check: bool) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dpe-server",
         description="Serve office files (xlsx, pdf, pptx, docx) as dpe:// MCP resources.",
@@ -112,7 +113,14 @@ def _parser() -> argparse.ArgumentParser:
     read.add_argument("uri", help="a dpe:// URI, e.g. dpe://local.dpe.docs/report-1a2b3c/pages/0")
     read.add_argument("--dpe-host", default="", help="the dpe:// host (default local.dpe.<dir>)")
     _cache_options(read)
-    add_check_parser(sub)
+    if with_check:
+        from dpe_server.check.command import add_parser
+
+        add_parser(sub)
+    else:
+        sub.add_parser(
+            "check", help="check a DPE server against SPEC (a command line or an HTTP URL)"
+        )
     return parser
 
 
@@ -149,6 +157,8 @@ def _worker_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _worker_settings(args: argparse.Namespace) -> WorkerSettings:
+    from dpe_server.workers import WorkerSettings
+
     timeout = max(1.0, args.timeout)
     return WorkerSettings(
         workers=max(0, args.workers),
@@ -159,30 +169,28 @@ def _worker_settings(args: argparse.Namespace) -> WorkerSettings:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parser(with_check=bool(argv) and argv[0] == "check").parse_args(argv)
     logging.basicConfig(
         level=getattr(logging, str(getattr(args, "log_level", "warning")).upper()),
         stream=sys.stderr,
         format="dpe-server %(levelname)s %(name)s: %(message)s",
     )
     if args.command == "check":
-        return run_check_command(args)
+        from dpe_server.check.command import run
+
+        return run(args)
     if args.command == "serve":
         return _serve(args)
     if args.command == "read":
-        settings = Settings(
-            root=args.dir,
-            host=args.dpe_host,
-            watch=False,
-            warm=False,
-            cache=not args.no_cache,
-            cache_dir=args.cache_dir,
-        )
-        return anyio.run(_read, settings, args.uri)
+        return anyio.run(_read, args)
     return 2
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from dpe_server.server import Settings, build_server
+    from dpe_server.transports import HttpOptions, serve_http, serve_stdio
+
     settings = Settings(
         root=args.dir,
         host=args.dpe_host,
@@ -234,19 +242,32 @@ def _banner(app: DpeApp, where: str) -> None:
     )
 
 
-async def _read(settings: Settings, uri: str) -> int:
-    app = DpeApp(settings)
-    await app.catalog.start()
+async def _read(args: argparse.Namespace) -> int:
+    from dpe_server.backends import ThreadBackend
+    from dpe_server.cache import open_store
+    from dpe_server.catalog import Catalog
+    from dpe_server.errors import RequestError
+    from dpe_server.paths import default_host
+    from dpe_server.reader import Reader
+
+    root = args.dir.resolve()
+    host = args.dpe_host or default_host(root)
+    store = open_store(args.cache_dir, root, not args.no_cache)
+    backend = ThreadBackend()
+    catalog = Catalog(root, host, backend, store=store)
     try:
-        result = await app.read(uri)
+        await catalog.start()
+        bodies = await Reader(catalog, host).read(args.uri)
     except RequestError as exc:
         print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
         return 2
     finally:
-        await app.aclose()
-    for item in result.contents:
-        if isinstance(item, types.TextResourceContents):
-            sys.stdout.write(item.text if item.text.endswith("\n") else item.text + "\n")
+        await backend.aclose()
+        store.close()
+    for body in bodies:
+        if body.text is not None:
+            sys.stdout.write(body.text if body.text.endswith("\n") else body.text + "\n")
         else:
-            print(f"({item.mime_type} picture of {len(item.blob) * 3 // 4} bytes)", file=sys.stderr)
+            size = len(body.blob or "") * 3 // 4
+            print(f"({body.mime_type} picture of about {size} bytes)", file=sys.stderr)
     return 0

@@ -8,17 +8,13 @@ as a blob; others are left out.
 
 from __future__ import annotations
 
-import base64
 import logging
 from pathlib import Path
-
-import anyio.to_thread
-import mcp_types as types
 
 from dpe_server.errors import DpeError
 from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.ooxml import Package
-from dpe_server.model import Category, Element
+from dpe_server.model import Element
 from dpe_server.paths import open_confined
 
 log = logging.getLogger(__name__)
@@ -59,20 +55,3 @@ def read_image(root: Path, rel: str, element: Element) -> tuple[bytes, str] | No
     if mime is None or len(data) > MAX_BLOB_BYTES:
         return None
     return data, mime
-
-
-async def image_contents(
-    root: Path, rel: str, element: Element, uri: str
-) -> list[types.BlobResourceContents]:
-    """The blob content item of an image element's Level 3 read, or nothing."""
-    if element.category is not Category.IMAGE:
-        return []
-    found = await anyio.to_thread.run_sync(read_image, root, rel, element)
-    if found is None:
-        return []
-    data, mime = found
-    return [
-        types.BlobResourceContents(
-            uri=uri, mime_type=mime, blob=base64.b64encode(data).decode("ascii")
-        )
-    ]

@@ -28,15 +28,13 @@ from dpe_server.cache import open_store
 from dpe_server.catalog import Catalog, Change
 from dpe_server.completion import RateLimiter, cap, rank
 from dpe_server.errors import DocumentNotFound, RequestError
-from dpe_server.images import image_contents
 from dpe_server.mcp_errors import INVALID_PARAMS, RATE_LIMITED, to_mcp_error
 from dpe_server.notify import Hub
 from dpe_server.paths import default_host
 from dpe_server.progress import progress_bar
-from dpe_server.render import MIME_TYPES, render
+from dpe_server.reader import Reader
 from dpe_server.tools import ToolBox
-from dpe_server.uri import DpeUri, format_uri, parse
-from dpe_server.views import catalog_view, document_view, element_view, page_view
+from dpe_server.uri import format_uri, parse
 from dpe_server.watcher import watch
 from dpe_server.workers import ProcessBackend, WorkerSettings
 
@@ -105,6 +103,7 @@ class DpeApp:
         self.catalog = Catalog(
             settings.root, self.host, self.backend, on_change=self._changed, store=self.store
         )
+        self.reader = Reader(self.catalog, self.host)
         self.limiter = RateLimiter(settings.completion_rate, settings.completion_burst)
         self.toolbox = ToolBox(self)
         self.on_ready: Callable[[], None] | None = None
@@ -222,42 +221,19 @@ class DpeApp:
 
     async def read(self, uri: str) -> types.ReadResourceResult:
         """What `resources/read` of `uri` returns; raises `RequestError`."""
-        parsed = parse(uri)
-        if parsed.host.lower() != self.host.lower():
-            raise DocumentNotFound(
-                f"Unknown host '{parsed.host}': this server is dpe://{self.host}.", uri
-            )
-        payload, level, extra = await self._payload(parsed)
-        text = render(level, payload, parsed.format)
-        contents: list[types.TextResourceContents | types.BlobResourceContents] = [
-            types.TextResourceContents(uri=uri, mime_type=MIME_TYPES[parsed.format], text=text)
-        ]
-        contents.extend(extra)
+        contents: list[types.TextResourceContents | types.BlobResourceContents] = []
+        for body in await self.reader.read(uri):
+            if body.blob is not None:
+                contents.append(
+                    types.BlobResourceContents(uri=uri, mime_type=body.mime_type, blob=body.blob)
+                )
+            else:
+                contents.append(
+                    types.TextResourceContents(
+                        uri=uri, mime_type=body.mime_type, text=body.text or ""
+                    )
+                )
         return types.ReadResourceResult(contents=contents)
-
-    async def _payload(
-        self, parsed: DpeUri
-    ) -> tuple[dict[str, Any], int, list[types.BlobResourceContents]]:
-        uri, host, catalog = parsed.raw, self.host, self.catalog
-        await catalog.ready.wait()
-        if parsed.doc_ref is None:
-            return catalog_view(host, catalog.documents(), parsed), 0, []
-        entry = catalog.entry(parsed.doc_ref, uri)
-        if parsed.page_index is not None:
-            page = await catalog.page(entry.doc_ref, parsed.page_index, uri)
-            return page_view(host, entry.doc_ref, page, parsed), 2, []
-        if parsed.element_id is not None:
-            index, element = await catalog.element(entry.doc_ref, parsed.element_id, uri)
-            payload = element_view(host, entry.doc_ref, index, element)
-            blobs: list[types.BlobResourceContents] = []
-            if parsed.format == "json":
-                blobs = await image_contents(catalog.root, entry.rel, element, uri)
-            return payload, 3, blobs
-        pages = await catalog.page_infos(entry.doc_ref, uri) if parsed.depth == "pages" else None
-        if parsed.depth == "metadata":
-            await catalog.outline(entry.doc_ref, uri)  # settle derived title and summary
-        info = catalog.info_of(entry)
-        return document_view(host, info, pages, parsed), 1, []
 
     async def subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)

@@ -23,7 +23,6 @@ from dpe_server.server import DpeServer
 
 log = logging.getLogger(__name__)
 
-TOKEN_ENV = "DPE_SERVER_TOKEN"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 

@@ -1,0 +1,74 @@
+"""What a read of a dpe:// URI returns, free of any transport: `Reader.read(uri)`.
+
+The MCP handler (`server.py`), the `read` tool and `dpe-server read` all go through it, so
+they return the same bodies; it imports nothing of the MCP SDK, so the command line starts
+fast.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+
+from dpe_server.catalog import Catalog
+from dpe_server.errors import DocumentNotFound
+from dpe_server.images import read_image
+from dpe_server.model import Category
+from dpe_server.render import MIME_TYPES, render
+from dpe_server.uri import DpeUri, parse
+from dpe_server.views import catalog_view, document_view, element_view, page_view
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """One content item of a read: text, or a picture's bytes (base64)."""
+
+    uri: str
+    mime_type: str
+    text: str | None = None
+    blob: str | None = None
+
+
+class Reader:
+    def __init__(self, catalog: Catalog, host: str) -> None:
+        self.catalog = catalog
+        self.host = host
+
+    async def read(self, uri: str) -> list[Body]:
+        """The bodies of a read of `uri`; raises `RequestError` (`InvalidUri`, not-found...)."""
+        parsed = parse(uri)
+        if parsed.host.lower() != self.host.lower():
+            raise DocumentNotFound(
+                f"Unknown host '{parsed.host}': this server is dpe://{self.host}.", uri
+            )
+        payload, level, extra = await self._payload(parsed)
+        text = render(level, payload, parsed.format)
+        return [Body(uri, MIME_TYPES[parsed.format], text=text), *extra]
+
+    async def _payload(self, parsed: DpeUri) -> tuple[dict[str, Any], int, list[Body]]:
+        uri, host, catalog = parsed.raw, self.host, self.catalog
+        await catalog.ready.wait()
+        if parsed.doc_ref is None:
+            return catalog_view(host, catalog.documents(), parsed), 0, []
+        entry = catalog.entry(parsed.doc_ref, uri)
+        if parsed.page_index is not None:
+            page = await catalog.page(entry.doc_ref, parsed.page_index, uri)
+            return page_view(host, entry.doc_ref, page, parsed), 2, []
+        if parsed.element_id is not None:
+            index, element = await catalog.element(entry.doc_ref, parsed.element_id, uri)
+            payload = element_view(host, entry.doc_ref, index, element)
+            blobs: list[Body] = []
+            if parsed.format == "json" and element.category is Category.IMAGE:
+                found = await anyio.to_thread.run_sync(read_image, catalog.root, entry.rel, element)
+                if found is not None:
+                    data, mime = found
+                    blobs.append(Body(uri, mime, blob=base64.b64encode(data).decode("ascii")))
+            return payload, 3, blobs
+        pages = await catalog.page_infos(entry.doc_ref, uri) if parsed.depth == "pages" else None
+        if parsed.depth == "metadata":
+            await catalog.outline(entry.doc_ref, uri)  # settle derived title and summary
+        info = catalog.info_of(entry)
+        return document_view(host, info, pages, parsed), 1, []
