@@ -193,8 +193,13 @@ def main() -> None:
     parser.add_argument("--combos", default="stdio-legacy,stdio-auto,http-legacy")
     args = parser.parse_args()
     combos = [c for c in args.combos.split(",") if c in COMBOS]
-    print(f"debounce: {args.debounce_ms} ms (--debounce-ms); {args.edits} saves per run; "
-          f"{args.runs} run(s) per combination; figures in ms (median over runs)")  # fmt: skip
+    step = min(50, args.debounce_ms)  # as dpe_server/watcher.py sets watchfiles' step
+    print(
+        f"watcher: debounce {args.debounce_ms} ms (--debounce-ms: a burst of changes is handed "
+        f"on at most this long after it starts), step {step} ms (a burst ends after this much "
+        f"quiet); {args.edits} saves per run, {args.runs} run(s) per combination; latencies in "
+        "ms (median over runs)"
+    )
     print(f"{'combination':<14}{'p50':>8}{'p95':>8}{'max':>8}{'min':>8}")
     for combo in combos:
         runs = [anyio.run(one_run, combo, args.edits, args.debounce_ms) for _ in range(args.runs)]
