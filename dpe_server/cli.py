@@ -249,6 +249,7 @@ async def _read(args: argparse.Namespace) -> int:
     from dpe_server.errors import RequestError
     from dpe_server.paths import default_host
     from dpe_server.reader import Reader
+    from dpe_server.uri import parse
 
     root = args.dir.resolve()
     host = args.dpe_host or default_host(root)
@@ -257,6 +258,8 @@ async def _read(args: argparse.Namespace) -> int:
     catalog = Catalog(root, host, backend, store=store)
     try:
         await catalog.start()
+        if parse(args.uri).level == 0:
+            await catalog.warm()  # Level 0 as a settled server lists it: derived titles
         bodies = await Reader(catalog, host).read(args.uri)
     except RequestError as exc:
         print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
