@@ -47,7 +47,7 @@ from dpe_server.extractors.xlsx_cells import (
 from dpe_server.extractors.xlsx_drawing import chartsheet_items
 from dpe_server.extractors.xlsx_format import Styles
 from dpe_server.extractors.xlsx_page import build_sheet_items
-from dpe_server.extractors.xlsx_scan import SheetScan, read_cells, scan_sheet
+from dpe_server.extractors.xlsx_scan import STREAM_MAX_CELLS, SheetScan, read_cells, scan_sheet
 from dpe_server.model import Document, Page, PageBuilder, Properties
 
 VERSION = "1"
@@ -191,15 +191,14 @@ class _Book:
             return cached
         assert info.part is not None
         data = self.pkg.read(info.part)
-        scan = scan_sheet(data, self.special, info.part)
+        scan = scan_sheet(data, self.special, info.part, max(self.budget, 1))
         cells: SheetCells | None = None
         styles: dict[tuple[int, int], int] | None = None
         if scan.n_cells and scan.dense:
             cells = self._dense(info, scan, data)
         if cells is None and scan.n_cells:
-            sparse = read_cells(
-                data, self.strings, self.styles, self.wb.date1904, max(self.budget, 0)
-            )
+            cap = min(max(self.budget, 0), STREAM_MAX_CELLS)
+            sparse = read_cells(data, self.strings, self.styles, self.wb.date1904, cap)
             cells = sparse_cells(sparse, max(self.budget, 1))
             scan.formulas = sparse.formulas
             styles = sparse.styles

@@ -24,15 +24,20 @@ from lxml import etree
 
 from dpe_server.errors import CorruptError
 from dpe_server.extractors.ooxml import parse_xml
-from dpe_server.extractors.xlsx_book import col_index, local, parse_ref, string_item
+from dpe_server.extractors.xlsx_book import col_index, parse_ref, string_item
 from dpe_server.extractors.xlsx_format import GENERAL, Styles, clip, general, show_number
 
 DENSE_MIN_AREA = 1_000_000
 """A sheet whose used-cell rectangle is under this many cells is read densely by calamine."""
 DENSE_FACTOR = 4
 """...or whose rectangle is at most this many times its cell count."""
-DENSE_MAX_AREA = 20_000_000
-"""Never hand calamine a rectangle larger than this: it allocates the whole grid."""
+DENSE_MAX_AREA = 4_000_000
+"""Never hand calamine a rectangle larger than this: it allocates the whole grid (and its
+rows become Python lists)."""
+STREAM_MAX_CELLS = 500_000
+"""Cells the streaming reader keeps at most (it costs far more per cell than calamine)."""
+
+EXCEL_MAX_ROWS = 1_048_576
 
 Cell = tuple[int, int]
 
@@ -98,6 +103,8 @@ class SheetScan:
         that bound is not enough."""
         if not self.refs_ok or self.rows is None or not self.n_cells:
             return False
+        if self.rows[1] >= EXCEL_MAX_ROWS or not self._fits(1):
+            return False  # rows past Excel's last, or too tall whatever the width
         if self._fits(self.col_upper + 1):
             return True
         cols = self.columns()
@@ -126,7 +133,9 @@ _ROOT = re.compile(rb"<(\w+:)?(worksheet|chartsheet|dialogsheet|macrosheet)\b")
 _ATTR = re.compile(rb'\b(\w+)="([^"]*)"')
 
 
-def scan_sheet(data: bytes, special: set[int], part: str = "worksheet") -> SheetScan:
+def scan_sheet(
+    data: bytes, special: set[int], part: str = "worksheet", max_cells: int = 2_000_000
+) -> SheetScan:
     """Split a worksheet part into its tail (parsed) and its cells (scanned)."""
     head = _ROOT.search(data, 0, 8192)
     prefix = (head.group(1) or b"") if head else b""
@@ -144,11 +153,11 @@ def scan_sheet(data: bytes, special: set[int], part: str = "worksheet") -> Sheet
         tail_bytes = data[: m.start()] + data[end + len(close) :]
     scan = SheetScan(parse_xml(tail_bytes, part), cells, prefix)
     if cells:
-        _scan_cells(scan, special)
+        _scan_cells(scan, special, max_cells)
     return scan
 
 
-def _scan_cells(scan: SheetScan, special: set[int]) -> None:
+def _scan_cells(scan: SheetScan, special: set[int], max_cells: int) -> None:
     p = re.escape(scan.prefix)
     cells = scan.cells
     c_tag = b"<" + scan.prefix + b"c"
@@ -157,20 +166,23 @@ def _scan_cells(scan: SheetScan, special: set[int]) -> None:
     scan.n_cells = cells.count(c_tag + b" ")
     r_tag = b"<" + scan.prefix + b"row"
     n_rows = cells.count(r_tag)  # only <row> elements start so inside sheetData
+    if scan.n_cells > DENSE_MAX_AREA or n_rows > DENSE_MAX_AREA:
+        # Too many for calamine whatever their extent (11.5 million rows in 730 KB is a
+        # known attack): the streaming reader reads up to its cap and says `truncated`.
+        scan.refs_ok = False
+        return
     c_ref = c_tag + b' r="'
     refs_first = cells.count(c_ref) == scan.n_cells
     n_refs = scan.n_cells
     if not refs_first:
         n_refs = len(re.findall(rb"<" + p + rb'c\b[^>]*?\br="[A-Z]', cells))
-    rows = re.findall(rb"<" + p + rb'row r="(\d+)"', cells)
-    if len(rows) != n_rows:
-        rows = re.findall(rb"<" + p + rb'row\b[^>]*?\br="(\d+)"', cells)
-    scan.refs_ok = n_refs == scan.n_cells and len(rows) == n_rows
-    if not scan.refs_ok:
+    span = _row_span(cells, re.compile(rb"<" + p + rb'row r="(\d+)"'), n_rows)
+    if span is None:
+        span = _row_span(cells, re.compile(rb"<" + p + rb'row\b[^>]*?\br="(\d+)"'), n_rows)
+    scan.refs_ok = n_refs == scan.n_cells and span is not None
+    if span is None or not scan.refs_ok:
         return
-    if rows:
-        row_numbers = list(map(int, rows))
-        scan.rows = (min(row_numbers) - 1, max(row_numbers) - 1)
+    scan.rows = span
     if refs_first:
         pe = re.escape(c_ref)
         if not re.search(pe + rb"[A-Z]{2}", cells):
@@ -194,6 +206,21 @@ def _scan_cells(scan: SheetScan, special: set[int]) -> None:
             v = re.search(rb"<" + p + rb"v>([^<]*)</", m.group(2))
             if pos is not None and v is not None:
                 scan.errors[pos] = v.group(1).decode("utf-8", "replace")
+
+
+def _row_span(cells: bytes, pattern: re.Pattern[bytes], n_rows: int) -> tuple[int, int] | None:
+    """(first, last) 0-based row of the `<row r=…>` tags, when every row has its number."""
+    if n_rows <= 500_000:
+        numbers = list(map(int, pattern.findall(cells)))
+    else:  # no list of millions of numbers: one pass, constant memory
+        lo, hi, count = 1 << 30, -1, 0
+        for m in pattern.finditer(cells):
+            value = int(m.group(1))
+            lo, hi, count = min(lo, value), max(hi, value), count + 1
+        return (lo - 1, hi - 1) if count == n_rows and count else None
+    if len(numbers) != n_rows:
+        return None
+    return (min(numbers) - 1, max(numbers) - 1) if numbers else (0, -1)
 
 
 def _unescape(text: bytes) -> str:
@@ -278,33 +305,42 @@ class SparseCells:
 def read_cells(
     data: bytes, strings: list[str], styles: Styles, date1904: bool, max_cells: int
 ) -> SparseCells:
-    """Every non-empty cell of a worksheet part, streamed with lxml; at most `max_cells`."""
+    """Every non-empty cell of a worksheet part, streamed with lxml; at most `max_cells`.
+
+    Only cell and row ends reach Python (lxml filters the rest); each row is dropped once
+    read, so memory stays flat however many rows there are."""
     out = SparseCells()
     row = -1
     col = -1
+    last_row_el: etree._Element | None = None
     parser = etree.iterparse(
         io.BytesIO(data),
-        events=("start", "end"),
+        events=("end",),
+        tag=("{*}c", "{*}row", "c", "row"),
         resolve_entities=False,
         no_network=True,
         huge_tree=False,
     )
     try:
-        for event, el in parser:
-            name = local(el)
-            if event == "start":
-                if name == "row":
-                    r = el.get("r")
-                    row = int(r) - 1 if r and r.isdigit() else row + 1
-                    col = -1
-                elif name == "c":
-                    pos = parse_ref(el.get("r", ""))
-                    row, col = pos if pos is not None else (max(row, 0), col + 1)
+        for _, el in parser:
+            tag = el.tag
+            if not (tag == "c" or tag.endswith("}c")):
+                el.clear()
+                while el.getprevious() is not None:  # drop the rows already read
+                    del el.getparent()[0]
                 continue
-            if name != "c":
-                if name == "row":
-                    el.clear()
-                continue
+            parent = el.getparent()
+            if parent is not last_row_el:
+                last_row_el = parent
+                r = parent.get("r") if parent is not None else None
+                row = int(r) - 1 if r and r.isdigit() else row + 1
+                col = -1
+            ref = el.get("r")
+            pos = _split_ref(ref) if ref else None
+            if pos is not None:
+                row, col = pos
+            else:
+                col += 1
             _read_cell(el, (row, col), out, strings=strings, styles=styles, date1904=date1904)
             el.clear()
             if len(out.values) >= max_cells:
@@ -313,6 +349,18 @@ def read_cells(
     except etree.XMLSyntaxError as exc:
         raise CorruptError(f"A worksheet part is not well-formed XML ({exc.msg}).") from None
     return out
+
+
+_DIGITS = "0123456789"
+
+
+def _split_ref(ref: str) -> Cell | None:
+    """(row, col) of `B3` with string operations only (no regular expression per cell)."""
+    letters = ref.rstrip(_DIGITS)
+    digits = ref[len(letters) :]
+    if not letters or not digits or len(letters) > 3 or not letters.isalpha():
+        return None
+    return int(digits) - 1, col_index(letters.upper())
 
 
 def _read_cell(
@@ -325,12 +373,13 @@ def _read_cell(
     date1904: bool,
 ) -> None:
     t = el.get("t", "n")
-    xf = int(el.get("s", "0") or 0) if (el.get("s") or "0").isdigit() else 0
+    s = el.get("s")
+    xf = int(s) if s and s.isdigit() else 0
     if xf:
         out.styles[pos] = xf
     v_text: str | None = None
     for child in el:
-        name = local(child)
+        name = str(child.tag).rpartition("}")[2]
         if name == "v":
             v_text = child.text or ""
         elif name == "f":
