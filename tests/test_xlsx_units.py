@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpe_server.extractors.xlsx_cells import Grid, blocks, has_header_row
+from dpe_server.extractors.xlsx_cells import Grid, MergeIndex, PointIndex, blocks, has_header_row
 from dpe_server.extractors.xlsx_format import NumberFormat, format_kind, general, show_number
 from dpe_server.extractors.xlsx_formulas import (
     compact_ranges,
@@ -172,3 +172,25 @@ def test_formula_items_shared_formula_dependents_join_master() -> None:
         ("=B{r}+C{r}", "E2:E6"),
         ("=SUM(E2:E6)", "F2"),
     ]
+
+
+def test_merge_index_finds_ranges_touching_a_block() -> None:
+    index = MergeIndex([(0, 0, 0, 5), (10, 2, 12, 3), (40, 0, 41, 1)])
+    assert index.hits((11, 0, 20, 2)) == [(10, 2, 12, 3)]
+    assert index.hits((1, 0, 9, 9)) == []
+    assert index.at(10, 2) == (10, 2, 12, 3)
+    assert index.at(11, 2) is None
+
+
+def test_point_index_any_in_box() -> None:
+    index = PointIndex([(5, 3), (5, 9), (20, 1)])
+    assert index.any_in((4, 8, 6, 9))
+    assert not index.any_in((6, 0, 19, 9))
+
+
+def test_scan_sheet_rows_past_excel_limit_not_dense() -> None:
+    data = (
+        b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+        b'<row r="2000000"><c r="A2000000"><v>1</v></c></row></sheetData></worksheet>'
+    )
+    assert not scan_sheet(data, set()).dense

@@ -12,6 +12,7 @@ tested with C-level list operations so a 500,000-cell sheet costs little beyond 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -296,15 +297,48 @@ def has_header_row(rows: Sequence[Sequence[str]]) -> bool:
     return bool(first) and not any(_NUMBERISH.match(v) for v in first)
 
 
-def intersecting(rects: Iterable[Rect], box: Rect) -> list[Rect]:
-    r0, c0, r1, c1 = box
-    return [m for m in rects if m[0] <= r1 and m[2] >= r0 and m[1] <= c1 and m[3] >= c0]
+class MergeIndex:
+    """Merged ranges sorted by first row, so a block finds its own without reading all of
+    them (a sheet can hold 50,000 merges and hundreds of blocks)."""
+
+    def __init__(self, rects: Iterable[Rect]) -> None:
+        self.rects = sorted(rects)
+        self._starts = [m[0] for m in self.rects]
+        self._tallest = max((m[2] - m[0] for m in self.rects), default=0)
+        self._at = {(m[0], m[1]): m for m in self.rects}
+
+    def at(self, row: int, col: int) -> Rect | None:
+        """The merged range whose top-left cell is (row, col)."""
+        return self._at.get((row, col))
+
+    def hits(self, box: Rect) -> list[Rect]:
+        r0, c0, r1, c1 = box
+        lo = bisect_left(self._starts, r0 - self._tallest)
+        hi = bisect_right(self._starts, r1)
+        return [m for m in self.rects[lo:hi] if m[2] >= r0 and m[1] <= c1 and m[3] >= c0]
+
+
+class PointIndex:
+    """Cells (formula cells) sorted by position, to ask whether a block holds any."""
+
+    def __init__(self, cells: Iterable[Cell]) -> None:
+        self.cells = sorted(cells)
+
+    def any_in(self, box: Rect) -> bool:
+        r0, c0, r1, c1 = box
+        for i in range(bisect_left(self.cells, (r0, -1)), len(self.cells)):
+            r, c = self.cells[i]
+            if r > r1:
+                return False
+            if c0 <= c <= c1:
+                return True
+        return False
 
 
 def table_items(
     block: Grid,
-    merges: Sequence[Rect],
-    formula_cells: set[Cell],
+    merges: MergeIndex,
+    formula_cells: PointIndex,
     *,
     name: str = "",
     headers: list[str] | None = None,
@@ -322,8 +356,8 @@ def table_items(
     chunks = [body[i : i + TABLE_BLOCK_ROWS] for i in range(0, len(body), TABLE_BLOCK_ROWS)]
     chunks = chunks or [[]]
     box = (block.r0, block.c0, block.r0 + len(rows) - 1, block.c0 + width - 1)
-    merged = [range_ref(*m) for m in intersecting(merges, box)]
-    has_formulas = any(box[0] <= r <= box[2] and box[1] <= c <= box[3] for r, c in formula_cells)
+    merged = [range_ref(*m) for m in merges.hits(box)]
+    has_formulas = formula_cells.any_in(box)
     items: list[Item] = []
     for index, whole in enumerate(chunks):
         chunk = budget.fit(whole) if budget is not None else whole

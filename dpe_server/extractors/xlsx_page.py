@@ -14,6 +14,8 @@ from dpe_server.extractors.xlsx_cells import (
     CharBudget,
     Grid,
     Item,
+    MergeIndex,
+    PointIndex,
     Rect,
     SheetCells,
     blocks,
@@ -35,6 +37,9 @@ from dpe_server.extractors.xlsx_scan import SheetScan
 from dpe_server.extractors.xlsx_tables import pivot_defs, pivot_item, table_defs, table_grid
 
 Cell = tuple[int, int]
+
+STYLE_LOOKUPS = 64
+"""Cells whose style a sheet looks up at most to decide whether they are title rows."""
 
 
 class BookLike(Protocol):
@@ -60,14 +65,24 @@ def build_sheet_items(
     assert info.part is not None
     rels = pkg.rels(info.part)
     tail = scan.tail
-    merged = merges(tail)
-    fcells = {(f.row, f.col) for f in scan.formulas}
+    merged = MergeIndex(merges(tail))
+    fcells = PointIndex((f.row, f.col) for f in scan.formulas)
 
     def resolve(formula: str) -> list[str]:
         return book.resolve(formula, info)
 
+    looked_up: dict[Cell, int] = {}
+
     def style_at(row: int, col: int) -> int:
-        return styles.get((row, col), 0) if styles is not None else scan.style_of(row, col)
+        """A candidate title cell's style; each lookup searches the cells, so a sheet of
+        scattered single cells gets STYLE_LOOKUPS of them at most."""
+        if styles is not None:
+            return styles.get((row, col), 0)
+        if (row, col) not in looked_up:
+            if len(looked_up) >= STYLE_LOOKUPS:
+                return 0
+            looked_up[(row, col)] = scan.style_of(row, col)
+        return looked_up[(row, col)]
 
     layout: list[Item] = []
     taken: list[Rect] = []
@@ -117,18 +132,11 @@ def _without(grid: Grid, taken: list[Rect]) -> Grid:
     return copy
 
 
-def _merge_at(merged: list[Rect], row: int, col: int) -> Rect | None:
-    for m in merged:
-        if m[0] == row and m[1] == col:
-            return m
-    return None
-
-
 def _cell_blocks(
     cells: SheetCells,
     taken: list[Rect],
-    merged: list[Rect],
-    fcells: set[Cell],
+    merged: MergeIndex,
+    fcells: PointIndex,
     *,
     styles: Styles,
     style_at: Callable[[int, int], int],
@@ -142,7 +150,7 @@ def _cell_blocks(
     out: list[Item] = []
 
     def titled(row: int, col: int) -> tuple[bool, Rect | None]:
-        m = _merge_at(merged, row, col)
+        m = merged.at(row, col)
         spans = m is not None and (m[3] > m[1] or m[2] > m[0])
         return spans or styles.emphasised(style_at(row, col)), m
 
