@@ -166,11 +166,9 @@ class EraWalk:
             ):
                 r.check(check, f"{uri} ({doc.get('doc_ref')})", doc)
             r.check(rules.doc_uri, f"{uri} ({doc.get('doc_ref')})", doc, self.host)
-        by_uri = {str(d.get("uri")): d for d in docs}
         for res in listed:
             r.check(surface.list_fields, res.uri, res)
-            r.check(surface.list_matches_l0, res.uri, res, by_uri.get(res.uri))
-        r.check(surface.list_complete, "resources/list", [x.uri for x in listed], list(by_uri))
+        await self._list_vs_level0(listed, docs)
         await self.s.formats(uri)
         if len(docs) >= 2:
             sliced_uri = f"{uri}?offset=1&limit=1"
@@ -178,6 +176,33 @@ class EraWalk:
             if sliced is not None:
                 r.check(rules.l0_offset_limit, sliced_uri, docs, sliced, 1, 1, len(docs))
         return docs
+
+    async def _list_vs_level0(
+        self, listed: Sequence[types.Resource], docs: Sequence[dict[str, Any]]
+    ) -> None:
+        """resources/list against Level 0; on a difference, both are read again once after a
+        pause (a big document may still be refining its title), and that is what counts."""
+        for attempt in range(2):
+            by_uri = {str(d.get("uri")): d for d in docs}
+            found = [(res.uri, surface.list_matches_l0(res, by_uri.get(res.uri))) for res in listed]
+            found.append(
+                ("resources/list", surface.list_complete([x.uri for x in listed], list(by_uri)))
+            )
+            if attempt == 1 or not any(problems for _, problems in found):
+                break
+            await anyio.sleep(SETTLE_STEP * 3)
+            listed = await self._list()
+            level0 = await self.s.json(f"dpe://{self.host}")
+            if not isinstance(level0, dict) or not isinstance(level0.get("documents"), list):
+                break
+            docs = [d for d in level0["documents"] if isinstance(d, dict)]
+        for uri, problems in found:
+            rule_id = (
+                surface.list_complete.id
+                if uri == "resources/list"
+                else (surface.list_matches_l0.id)
+            )
+            self.report.record(rule_id, uri, problems)
 
     async def _errors(self, walked: Sequence[Walked]) -> None:
         r = self.report
