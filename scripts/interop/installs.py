@@ -22,13 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CACHE = ROOT / ".cache" / "interop"
+CACHE = Path(os.environ.get("DPE_INTEROP_CACHE") or ROOT / ".cache" / "interop")
+"""Where everything is installed; DPE_INTEROP_CACHE moves it (e.g. to try a first run)."""
 MCP1_SPEC = "mcp>=1.20,<2"
 NODE_MAJOR = 22
 NODE_PACKAGE_SPEC = f"@{NODE_MAJOR}"
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 CONFORMANCE = "@modelcontextprotocol/conformance@0.1.16"
 INSTALL_TIMEOUT = 600
+NPM_INSTALL = ("install", "--no-audit", "--no-fund", "--fetch-retries=1", "--prefix")
 
 
 class Skip(Exception):
@@ -117,20 +119,17 @@ def node() -> Node:
         version = _run([system_node, "--version"]).strip()
         if _major(version) >= NODE_MAJOR:
             return Node(Path(system_node), version, dict(os.environ))
-    npm = shutil.which("npm")
-    if npm is None:
-        raise Skip(f"Node >= {NODE_MAJOR} is needed and there is no npm to install it with")
     package = _node_package()
     folder = CACHE / "node22"
     binary = folder / "node_modules" / package / "bin" / "node"
     stamp = f"{package}{NODE_PACKAGE_SPEC}"
     if not (binary.exists() and _stamped(folder, stamp)):
+        npm = shutil.which("npm")
+        if npm is None:
+            raise Skip(f"Node >= {NODE_MAJOR} is needed and there is no npm to install it with")
         print(f"interop: installing {package}{NODE_PACKAGE_SPEC} from npm", flush=True)
         folder.mkdir(parents=True, exist_ok=True)
-        _run(
-            [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund",
-             f"{package}{NODE_PACKAGE_SPEC}"]
-        )  # fmt: skip
+        _run([npm, *NPM_INSTALL, str(folder), f"{package}{NODE_PACKAGE_SPEC}"])
         _stamp(folder, stamp)
     version = _run([str(binary), "--version"]).strip()
     if _major(version) < NODE_MAJOR:
@@ -150,9 +149,5 @@ def node_tools(runtime: Node) -> None:
         raise Skip("there is no npm to install the Inspector and the conformance suite with")
     print(f"interop: installing {INSPECTOR} and {CONFORMANCE} from npm", flush=True)
     folder.mkdir(parents=True, exist_ok=True)
-    _run(
-        [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", INSPECTOR,
-         CONFORMANCE],
-        env=runtime.env,
-    )  # fmt: skip
+    _run([npm, *NPM_INSTALL, str(folder), INSPECTOR, CONFORMANCE], env=runtime.env)
     _stamp(folder, stamp)
