@@ -14,7 +14,7 @@ from pathlib import Path
 from dpe_server.errors import DpeError
 from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.ooxml import Package
-from dpe_server.model import Element
+from dpe_server.model import Category, Element
 from dpe_server.paths import open_confined
 
 log = logging.getLogger(__name__)
@@ -37,21 +37,40 @@ def _sniff_mime(data: bytes) -> str | None:
 
 def read_image(root: Path, rel: str, element: Element) -> tuple[bytes, str] | None:
     """The picture's bytes and mime type when it can be shown, else None."""
+    if element.category is not Category.IMAGE:
+        return None
+    try:
+        data = _pdf_image(root, rel, element) if rel.lower().endswith(".pdf") else None
+        if data is None:
+            data = _package_image(root, rel, element)
+    except (DpeError, OSError, KeyError, ValueError):
+        log.debug("no picture bytes for %s in %s", element.element_id, rel, exc_info=True)
+        return None
+    if data is None or len(data) > MAX_BLOB_BYTES:
+        return None
+    mime = _sniff_mime(data)
+    return None if mime is None else (data, mime)
+
+
+def _package_image(root: Path, rel: str, element: Element) -> bytes | None:
+    """An OOXML picture: the zip member the element names in `metadata.part`."""
     part = element.metadata.get("part")
     if not isinstance(part, str):
         return None
-    try:
-        with (
-            open_confined(root, rel) as f,
-            Package(f, rel.rsplit(".", 1)[-1], DEFAULT_LIMITS) as pkg,
-        ):
-            if not pkg.has(part) or pkg.size(part) > MAX_BLOB_BYTES:
-                return None
-            data = pkg.read(part)
-    except (DpeError, OSError, KeyError):
-        log.debug("no picture bytes for %s in %s", element.element_id, rel, exc_info=True)
+    with open_confined(root, rel) as f, Package(f, rel.rsplit(".", 1)[-1], DEFAULT_LIMITS) as pkg:
+        if not pkg.has(part) or pkg.size(part) > MAX_BLOB_BYTES:
+            return None
+        return pkg.read(part)
+
+
+def _pdf_image(root: Path, rel: str, element: Element) -> bytes | None:
+    """A pdf picture: the image stream the element names in `metadata.ref` (JPEG as stored,
+    others converted to PNG when Pillow is installed, else left out)."""
+    ref = element.metadata.get("ref")
+    if not isinstance(ref, str) or not ref:
         return None
-    mime = _sniff_mime(data)
-    if mime is None or len(data) > MAX_BLOB_BYTES:
-        return None
-    return data, mime
+    from dpe_server.extractors.pdf import image_bytes
+
+    with open_confined(root, rel) as f:
+        found = image_bytes(f, ref, MAX_BLOB_BYTES)
+    return None if found is None else found[0]
