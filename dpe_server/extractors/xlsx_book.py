@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from dpe_server.errors import UnsupportedError
 from dpe_server.extractors.ooxml import Package, resolve_target
 
 # --- namespace-agnostic XML helpers -------------------------------------------------------
@@ -169,12 +170,23 @@ def workbook_part(pkg: Package) -> str | None:
     return None
 
 
+_OTHER_MAIN_PARTS = {
+    "presentation": "a PowerPoint presentation",
+    "document": "a Word document",
+}
+
+
 def read_workbook(pkg: Package, with_rels: bool = True) -> Workbook | None:
     """Sheets in order (names, states), date system, defined names; None without a workbook."""
     part = workbook_part(pkg)
     if part is None or not pkg.has(part):
         return None
     root = pkg.xml(part)
+    if local(root) != "workbook":
+        what = _OTHER_MAIN_PARTS.get(local(root), "not a workbook")
+        raise UnsupportedError(
+            f"This package is {what} renamed to .xlsx; open it with its own application."
+        )
     rels = {r.rid: (r.type_name, r.target) for r in pkg.rels(part).values()} if with_rels else {}
     pr = kid(root, "workbookPr")
     date1904 = pr is not None and pr.get("date1904", "0").lower() in ("1", "true")
