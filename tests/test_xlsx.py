@@ -12,6 +12,7 @@ from python_calamine import CalamineError
 from dpe_server.errors import CorruptError, EncryptedError, UnsupportedError
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
 from dpe_server.extractors import xlsx as xlsx_module
+from dpe_server.extractors.ooxml import Package
 from dpe_server.extractors.xlsx import EXTRACTOR
 from dpe_server.model import TABLE_BLOCK_ROWS, Category, Document, Element, Page
 
@@ -328,3 +329,19 @@ def test_cells_streaming_reader_matches_calamine(
     monkeypatch.setattr(xlsx_module, "CalamineWorkbook", Refusing)
     streamed = _extract(fixture_dir / "xlsx-constructs.xlsx")
     assert [p.to_json() for p in streamed.pages] == [p.to_json() for p in doc.pages]
+
+
+def test_probe_reads_only_workbook_and_core_parts(
+    fixture_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read: list[str] = []
+    original = Package.read
+
+    def spy(self: Package, name: str) -> bytes:
+        read.append(name)
+        return original(self, name)
+
+    monkeypatch.setattr(Package, "read", spy)
+    with (fixture_dir / "xlsx-constructs.xlsx").open("rb") as f:
+        EXTRACTOR.probe(f, DEFAULT_LIMITS)
+    assert sorted(read) == ["docProps/core.xml", "xl/workbook.xml"]
