@@ -96,6 +96,12 @@ class HttpServer:
     url: str
     process: subprocess.Popen[bytes]
     port: int
+    log: Any = None
+
+    def stderr(self) -> str:
+        """What the server wrote to stderr so far."""
+        self.log.seek(0)
+        return str(self.log.read().decode("utf-8", "replace"))
 
 
 @contextlib.contextmanager
@@ -120,7 +126,7 @@ def http_server(folder: Path, *extra: str, token: str | None = None) -> Iterator
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
                 break
             time.sleep(0.05)
-        yield HttpServer(f"http://127.0.0.1:{port}/mcp", proc, port)
+        yield HttpServer(f"http://127.0.0.1:{port}/mcp", proc, port, log)
     finally:
         proc.terminate()
         try:

@@ -1,0 +1,99 @@
+"""The command line: the banner, the progress bar, `read` exit codes and output."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from dpe_server.backends import ThreadBackend
+from dpe_server.catalog import Catalog
+from dpe_server.model import Properties
+from dpe_server.progress import MIN_FILES, progress_bar
+from tests.e2e.harness import http_server, make_folder, write_deck
+
+
+def _read(folder: Path, uri: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dpe_server", "read", str(folder), uri, "--no-cache"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_read_prints_the_body_and_exits_zero(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path / "docs")
+    done = _read(folder, "dpe://local.dpe.docs?format=text")
+    assert done.returncode == 0
+    assert done.stdout.startswith("Documents (4)")
+    assert done.stderr == ""
+
+
+def test_read_error_is_one_sentence_with_its_code_and_exit_two(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path / "docs")
+    done = _read(folder, "dpe://local.dpe.docs/nope/pages/0")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.strip().endswith("(dpe 4201)")
+    assert "Traceback" not in done.stderr
+    invalid = _read(folder, "dpe://local.dpe.docs/x?limit=0")
+    assert invalid.returncode == 2
+    assert "(dpe 4204)" in invalid.stderr
+
+
+def test_serve_prints_a_one_line_banner_on_stderr(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path / "docs")
+    with http_server(folder) as server:
+        deadline = time.monotonic() + 30
+        while "serving on" not in server.stderr() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        lines = [line for line in server.stderr().splitlines() if line.startswith("dpe-server:")]
+    assert lines == [
+        f"dpe-server: 4 documents, 1 unreadable in {folder.resolve()} as dpe://local.dpe.docs, "
+        f"serving on {server.url}"
+    ]
+
+
+class _SlowProbes(ThreadBackend):
+    async def probe(self, root: Path, rel: str) -> Properties:
+        await anyio.sleep(0.3)
+        return await super().probe(root, rel)
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_progress_bar_draws_on_a_terminal_then_clears(tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    write_deck(folder / "0.pptx", ["x"])
+    for i in range(1, MIN_FILES + 5):
+        (folder / f"{i}.pptx").write_bytes((folder / "0.pptx").read_bytes())
+    catalog = Catalog(folder, "h", _SlowProbes())
+    tty = _Tty()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(progress_bar, catalog, tty)
+        await catalog.start()
+    out = tty.getvalue()
+    assert "indexing [" in out
+    assert f"/{MIN_FILES + 5}" in out
+    assert out.endswith("\r")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_progress_bar_stays_silent_off_a_terminal(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path, "h", ThreadBackend())
+    stream = io.StringIO()
+    await progress_bar(catalog, stream)
+    assert stream.getvalue() == ""
