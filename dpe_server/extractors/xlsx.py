@@ -33,9 +33,7 @@ from dpe_server.extractors.xlsx_book import (
     parse_range,
     people,
     read_workbook,
-    rel_id,
     shared_strings,
-    walk,
 )
 from dpe_server.extractors.xlsx_cells import (
     CharBudget,
@@ -273,6 +271,7 @@ class _Book:
             cells, scan, styles = self.sheet(info)
             budget = CharBudget(self.limits.max_chars_per_page)
             items = build_sheet_items(self, info, cells, scan, styles=styles, budget=budget)
+            scan.cells = b""  # the page is built: only the cells' values stay (for charts)
             if budget.truncated:
                 meta["truncated"] = True
                 self.truncated = True
@@ -344,4 +343,4 @@ EXTRACTOR = Extractor(
     extract_pages=extract_pages,
 )
 
-__all__ = ["EXTRACTOR", "extract", "extract_pages", "probe", "rel_id", "walk"]
+__all__ = ["EXTRACTOR", "extract", "extract_pages", "probe"]

@@ -13,7 +13,6 @@ from lxml import etree
 from dpe_server import summaries
 from dpe_server.extractors.ooxml import Package, Relationship
 from dpe_server.extractors.xlsx_book import (
-    cell_ref,
     kid,
     kids,
     local,
@@ -280,7 +279,3 @@ def header_footer_items(tail: etree._Element) -> list[Item]:
             Item(category, summary, {"text": text, "pages": which, "code": el.text or ""}, {})
         )
     return items
-
-
-def cell_name(row: int, col: int) -> str:
-    return cell_ref(row, col)
