@@ -64,7 +64,7 @@ class DocumentWalk:
         ):
             r.check(check, uri, level1)
         r.check(rules.doc_uri, uri, level1, self.host)
-        r.check(rules.l1_matches_l0, uri, level1, entry)
+        await self._matches_level0(uri, level1, entry)
         await self.s.formats(uri)
         count = level1.get("page_count")
         if not isinstance(count, int):
@@ -97,6 +97,16 @@ class DocumentWalk:
         r.check(rules_page.l2_unique_ids, uri, ids)
         await self._unknown_element(uri)
         return walked
+
+    async def _matches_level0(self, uri: str, level1: Any, entry: dict[str, Any]) -> None:
+        """Level 1 against the Level 0 entry; on a difference Level 0 is read again (the
+        document may have moved from its cheap probe to its full extraction or its error)."""
+        if rules.l1_matches_l0(level1, entry):
+            level0 = await self.s.json(f"dpe://{self.host}")
+            docs = level0.get("documents") if isinstance(level0, dict) else None
+            fresh = [d for d in docs or [] if isinstance(d, dict) and d.get("uri") == uri]
+            entry = fresh[0] if fresh else entry
+        self.report.check(rules.l1_matches_l0, uri, level1, entry)
 
     async def _page_index(self, uri: str, count: int) -> dict[int, dict[str, Any]]:
         """depth=pages, 100 at a time up to the pages the walk reads; default and sliced."""
