@@ -91,6 +91,9 @@ def child_main(fd: int, memory_bytes: int, runner: str = "dpe_server.jobs:run_jo
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    logging.basicConfig(  # library chatter about hostile files stays out of the server's log
+        level=logging.ERROR, stream=sys.stderr, format="dpe-server worker %(name)s: %(message)s"
+    )
     module, _, name = runner.partition(":")
     run_job = getattr(importlib.import_module(module), name)
     conn = Connection(fd)
@@ -114,6 +117,8 @@ _BOOT = (
     "child_main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])"
 )
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[1])
+TOKEN_ENV = "DPE_SERVER_TOKEN"
+"""(transports.TOKEN_ENV, not imported: workers must not load the HTTP stack.)"""
 
 
 def _stderr_fd() -> int:
@@ -125,7 +130,8 @@ def _stderr_fd() -> int:
 
 
 def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
+    """Our environment without the HTTP bearer token, with this package importable."""
+    env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
     paths = [_PACKAGE_PARENT, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     return env
@@ -146,8 +152,10 @@ class _Worker:
         with ours, theirs:
             # The child's fd 1 is our stderr from its first instruction: nothing it prints
             # can reach a stdio transport on our stdout.
+            # -P: the working folder (maybe the documents folder) is not on sys.path.
+            argv = [sys.executable, "-P", "-c", _BOOT, str(theirs.fileno()), str(memory_bytes)]
             self.process = subprocess.Popen(
-                [sys.executable, "-c", _BOOT, str(theirs.fileno()), str(memory_bytes), runner],
+                [*argv, runner],
                 stdin=subprocess.DEVNULL,
                 stdout=_stderr_fd(),
                 pass_fds=(theirs.fileno(),),

@@ -149,3 +149,28 @@ async def test_workers_refuse_jobs_after_aclose() -> None:
     await pb.aclose()
     with pytest.raises(CorruptError, match="shutting down"):
         await pb.run(_job("ok"), 30)
+
+
+async def test_workers_do_not_inherit_the_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DPE_SERVER_TOKEN", "secret-token")
+    pb = ProcessBackend(WorkerSettings(workers=1, runner=RUNNER))
+    try:
+        seen = await pb.run(_job("env"), 30)
+    finally:
+        await pb.aclose()
+    assert seen["token"] is None
+
+
+async def test_workers_ignore_modules_in_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `json.py` in the folder the server was started from is never imported."""
+    (tmp_path / "json.py").write_text("raise SystemExit('imported from the working folder')\n")
+    monkeypatch.chdir(tmp_path)
+    pb = ProcessBackend(WorkerSettings(workers=1, runner=RUNNER))
+    try:
+        seen = await pb.run(_job("env"), 30)
+    finally:
+        await pb.aclose()
+    assert "" not in seen["path"]
+    assert str(tmp_path) not in seen["path"]

@@ -42,6 +42,8 @@ def misbehave(job: Any) -> dict[str, Any]:
     if name.startswith("json"):  # a stored result, sent back (measures the transfer)
         with open(job.root, encoding="utf-8") as f:
             return {"ok": json.load(f)}
+    if name.startswith("env"):
+        return {"ok": {"token": os.environ.get("DPE_SERVER_TOKEN"), "path": sys.path}}
     if name.startswith("kill"):
         os.kill(os.getpid(), signal.SIGKILL)
     return {"ok": {"rel": name, "pid": os.getpid()}}
