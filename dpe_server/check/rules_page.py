@@ -4,7 +4,7 @@ per category. Same conventions as `rules.py`."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from dpe_server.check import spec
@@ -243,12 +243,14 @@ def content_problems(category: str, content: Mapping[str, Any]) -> list[Problem]
     return checker(content) if checker else []
 
 
+ContentCheck = Callable[[Mapping[str, Any]], list[Problem]]
+
+
 def _content(
-    category: str,
     required: Mapping[str, Kind],
     optional: Mapping[str, Kind] | None = None,
     lists: Mapping[str, tuple[Mapping[str, Kind], Mapping[str, Kind] | None]] | None = None,
-) -> Any:
+) -> ContentCheck:
     def check(content: Mapping[str, Any]) -> list[Problem]:
         out = fields(content, required, optional, "content")
         for name, (req, opt) in (lists or {}).items():
@@ -258,44 +260,39 @@ def _content(
     return check
 
 
-CONTENT: Final[dict[str, Any]] = {
-    "text": _content("text", {"text": "str"}),
-    "heading": _content("heading", {"level": "int", "text": "str"}),
+CONTENT: Final[dict[str, ContentCheck]] = {
+    "text": _content({"text": "str"}),
+    "heading": _content({"level": "int", "text": "str"}),
     "list": _content(
-        "list",
         {"ordered": "bool", "items": "list"},
         lists={"items": ({"text": "str", "level": "int"}, None)},
     ),
-    "code": _content("code", {"text": "str"}, {"language": "str?"}),
+    "code": _content({"text": "str"}, {"language": "str?"}),
     "table": _content(
-        "table", {"headers": "list", "rows": "list", "total_rows": "int", "total_columns": "int"}
+        {"headers": "list", "rows": "list", "total_rows": "int", "total_columns": "int"}
     ),
-    "pivot_table": _content("pivot_table", {"name": "str", "headers": "list", "rows": "list"}),
+    "pivot_table": _content({"name": "str", "headers": "list", "rows": "list"}),
     "chart": _content(
-        "chart",
         {"chart_type": "str", "title": "str?", "series": "list", "data_summary": "str"},
         lists={"series": ({"name": "str?", "categories": "list", "values": "list"}, None)},
     ),
-    "diagram": _content("diagram", {"kind": "str", "nodes": "list", "data_summary": "str"}),
+    "diagram": _content({"kind": "str", "nodes": "list", "data_summary": "str"}),
     "image": _content(
-        "image", {"description": "str", "mime_type": "str"}, {"width": "int?", "height": "int?"}
+        {"description": "str", "mime_type": "str"}, {"width": "int?", "height": "int?"}
     ),
-    "formula": _content("formula", {"expression": "str"}, {"cells": "any", "result": "any"}),
-    "link": _content("link", {"text": "str", "url": "str"}),
-    "annotation": _content(
-        "annotation", {"text": "str", "kind": "str"}, {"author": "str?", "anchor": "any"}
-    ),
-    "header": _content("header", {"text": "str"}),
-    "footer": _content("footer", {"text": "str"}),
-    "separator": _content("separator", {"kind": "str"}),
-    "audio": _content("audio", {"name": "str", "mime_type": "str"}, {"description": "str?"}),
-    "video": _content("video", {"name": "str", "mime_type": "str"}, {"description": "str?"}),
+    "formula": _content({"expression": "str"}, {"cells": "any", "result": "any"}),
+    "link": _content({"text": "str", "url": "str"}),
+    "annotation": _content({"text": "str", "kind": "str"}, {"author": "str?", "anchor": "any"}),
+    "header": _content({"text": "str"}),
+    "footer": _content({"text": "str"}),
+    "separator": _content({"kind": "str"}),
+    "audio": _content({"name": "str", "mime_type": "str"}, {"description": "str?"}),
+    "video": _content({"name": "str", "mime_type": "str"}, {"description": "str?"}),
     "form": _content(
-        "form",
         {"fields": "list"},
         lists={"fields": ({"name": "str", "type": "str", "value": "any"}, {"options": "list?"})},
     ),
-    "widget": _content("widget", {"kind": "str", "name": "str"}, {"text": "str?"}),
+    "widget": _content({"kind": "str", "name": "str"}, {"text": "str?"}),
 }
 
 
