@@ -174,3 +174,17 @@ async def test_workers_ignore_modules_in_the_working_folder(
         await pb.aclose()
     assert "" not in seen["path"]
     assert str(tmp_path) not in seen["path"]
+
+
+async def test_workers_fifo_swapped_in_is_stopped_by_the_deadline(tmp_path: Path) -> None:
+    """A regular file replaced by a FIFO after the scan: opening it blocks forever (no
+    writer); the worker's deadline stops it, and the next file is read."""
+    os.mkfifo(tmp_path / "swapped.docx")
+    write_doc(tmp_path / "next.docx", ["After"])
+    pb = ProcessBackend(WorkerSettings(workers=1, probe_timeout=2.0))
+    try:
+        with pytest.raises(ExtractionTimeout):
+            await pb.probe(tmp_path, "swapped.docx")
+        assert (await pb.probe(tmp_path, "next.docx")).page_count >= 1
+    finally:
+        await pb.aclose()
