@@ -322,13 +322,16 @@ def print_table(rows: list[Row], cfg: Config, started: float, load: str) -> None
     print("| figure | dpe-server | baseline | ours/base | target | result | details |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        ratio = f"{r.ratio:.3f}" if r.ratio is not None else "-"
-        print(
-            f"| {r.figure} | {r.ours} | {r.base} | {ratio} | {r.target_text} | {r.result} "
-            f"| {r.extra} |"
-        )
+        print(_line(r))
     print()
     print(f"took {time.monotonic() - started:.0f} s; load average at end {_load()}")
+
+
+def _line(r: Row) -> str:
+    ratio = f"{r.ratio:.3f}" if r.ratio is not None else "-"
+    return (
+        f"| {r.figure} | {r.ours} | {r.base} | {ratio} | {r.target_text} | {r.result} | {r.extra} |"
+    )
 
 
 def _load() -> str:
@@ -363,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     for name in only:
         print(f"measuring {name} ...", file=sys.stderr, flush=True)
+        done = len(rows)
         try:
             if name in FORMATS:
                 rows += large_rows(name, cfg)
@@ -376,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
                 rows += latency_rows(cfg)
         except Failed as exc:
             rows.append(Row(name, f"failed: {exc}", "-", None, None, "-"))
+        for row in rows[done:]:  # as they come, in case a later row fails or is interrupted
+            print(_line(row), file=sys.stderr, flush=True)
     print_table(rows, cfg, started, load)
     return 0
 
