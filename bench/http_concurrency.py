@@ -1,14 +1,17 @@
 """Concurrent HTTP clients reading pages: requests per second, latency percentiles, errors.
 
     .venv/bin/python bench/http_concurrency.py [--clients 20] [--seconds 10] [--runs 3]
+                                               [--client raw|sdk]
 
 `dpe-server serve --transport http` (a subprocess, loopback) serves the documents that
-fixtures/build.py writes (xlsx, pdf, pptx, docx). `--clients` SDK 2.x clients (each its own
-streamable HTTP session, handshake era) connect, and for `--seconds` each reads Level 2 pages
-in a loop: every page of every readable document, in turn in json, markdown and text, each
-client starting at a different place. Before the clock starts every page is read once, so
-the figures are of serving pages, not of first extraction. Everything is bounded: loopback
-only, a fixed duration, then the server is stopped.
+fixtures/build.py writes (xlsx, pdf, pptx, docx). `--clients` clients, each with its own HTTP
+connection and MCP session (handshake era), connect; then for `--seconds` each reads Level 2
+pages in a loop: every page of every readable document, in turn in json, markdown and text,
+each client starting at a different place. `--client raw` (default) is a bare JSON-RPC
+client (httpx), so the figures are the server's; `--client sdk` uses the SDK 2.x `Client`,
+whose own cost per request is then part of the figures. Before the clock starts every page is
+read once, so the figures are of serving pages, not of first extraction. Everything is
+bounded: loopback only, a fixed duration, then the server is stopped.
 
 Prints one row per run and the median row: requests, requests/s, p50, p99, max latency,
 errors (any exception or error result; the target is zero), and the server process's CPU
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import socket
 import statistics
@@ -26,12 +30,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any, Protocol
 
 import anyio
+import httpx2
 from mcp import Client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,10 +105,81 @@ class Tally:
     errors: int = 0
 
 
-async def worker(
-    url: str, uris: list[str], start: int, *, clock: Clock, tally: Tally, ready: anyio.Event
-) -> None:
+class Reader(Protocol):
+    async def read(self, uri: str) -> bool: ...
+
+
+@contextlib.asynccontextmanager
+async def sdk_reader(url: str) -> AsyncIterator[Reader]:
+    """An SDK 2.x `Client` (handshake era): what an MCP host runs."""
+
+    class SdkReader:
+        async def read(self, uri: str) -> bool:
+            result = await client.read_resource(uri)
+            return bool(result.contents)
+
     async with Client(url, mode="legacy", read_timeout_seconds=60) as client:
+        yield SdkReader()
+
+
+@contextlib.asynccontextmanager
+async def raw_reader(url: str) -> AsyncIterator[Reader]:
+    """A bare JSON-RPC client: its own connection and MCP session, almost no client cost."""
+    headers = {"accept": "application/json, text/event-stream"}
+    async with httpx2.AsyncClient(timeout=60, headers=headers) as http:
+        hello = {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": RAW_CLIENT}
+        response = await http.post(url, json=rpc("initialize", hello, 0))
+        response.raise_for_status()
+        http.headers["mcp-session-id"] = response.headers["mcp-session-id"]
+        http.headers["mcp-protocol-version"] = PROTOCOL
+        await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        counter = iter(range(1, 1 << 62))
+
+        class RawReader:
+            async def read(self, uri: str) -> bool:
+                response = await http.post(
+                    url, json=rpc("resources/read", {"uri": uri}, next(counter))
+                )
+                if response.status_code != 200:
+                    return False
+                message = _message(response)
+                return bool(message.get("result", {}).get("contents"))
+
+        yield RawReader()
+
+
+PROTOCOL = "2025-06-18"
+RAW_CLIENT = {"name": "http-concurrency-bench", "version": "1"}
+
+
+def rpc(method: str, params: dict[str, Any], ident: int) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": ident, "method": method, "params": params}
+
+
+def _message(response: httpx2.Response) -> dict[str, Any]:
+    """The JSON-RPC message of a response, whether sent as JSON or as one SSE event."""
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [ln[5:].strip() for ln in response.text.splitlines() if ln.startswith("data:")]
+        found: dict[str, Any] = json.loads(data[-1]) if data else {}
+        return found
+    parsed: dict[str, Any] = response.json()
+    return parsed
+
+
+READERS = {"raw": raw_reader, "sdk": sdk_reader}
+
+
+async def worker(
+    url: str,
+    uris: list[str],
+    start: int,
+    *,
+    kind: str,
+    clock: Clock,
+    tally: Tally,
+    ready: anyio.Event,
+) -> None:
+    async with READERS[kind](url) as reader:
         clock.connected += 1
         await ready.wait()
         n = start
@@ -111,13 +188,13 @@ async def worker(
             n += 1
             began = time.perf_counter()
             try:
-                result = await client.read_resource(uri)
-                if not result.contents:
-                    tally.errors += 1
+                ok = await reader.read(uri)
             except Exception:  # every failure counts as an error; the run goes on
+                ok = False
+            if ok:
+                tally.latencies.append(time.perf_counter() - began)
+            else:
                 tally.errors += 1
-                continue
-            tally.latencies.append(time.perf_counter() - began)
 
 
 @dataclass
@@ -127,14 +204,16 @@ class Clock:
 
 
 async def one_run(
-    url: str, pid: int, uris: list[str], clients: int, seconds: float
+    url: str, pid: int, uris: list[str], clients: int, *, seconds: float, kind: str
 ) -> dict[str, float]:
     """Connect every client, then let them all read for `seconds`."""
     tally, clock, ready = Tally([]), Clock(), anyio.Event()
     async with anyio.create_task_group() as tg:
         for c in range(clients):
             first = c * len(uris) // clients
-            tg.start_soon(partial(worker, url, uris, first, clock=clock, tally=tally, ready=ready))
+            tg.start_soon(
+                partial(worker, url, uris, first, kind=kind, clock=clock, tally=tally, ready=ready)
+            )
         with anyio.fail_after(120):
             while clock.connected < clients:
                 await anyio.sleep(0.01)
@@ -169,6 +248,12 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--client",
+        choices=sorted(READERS),
+        default="raw",
+        help="raw: bare JSON-RPC over HTTP (measures the server); sdk: the SDK's Client",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "docs"
@@ -180,7 +265,8 @@ def main() -> None:
         with http_server(folder) as (url, pid):
             uris = anyio.run(page_uris, url)
             print(
-                f"{args.clients} clients, {args.seconds:.0f} s per run, {len(uris)} pages "
+                f"{args.clients} {args.client} clients, {args.seconds:.0f} s per run, "
+                f"{len(uris)} pages "
                 f"(Level 2, json/markdown/text) of {len(list(folder.iterdir()))} fixture files; "
                 "latencies in ms"
             )
@@ -190,7 +276,17 @@ def main() -> None:
             )
             runs = []
             for n in range(args.runs):
-                r = anyio.run(one_run, url, pid, uris, args.clients, args.seconds)
+                r = anyio.run(
+                    partial(
+                        one_run,
+                        url,
+                        pid,
+                        uris,
+                        args.clients,
+                        seconds=args.seconds,
+                        kind=args.client,
+                    )
+                )
                 runs.append(r)
                 print(row(str(n + 1), r), flush=True)
             median = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
