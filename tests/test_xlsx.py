@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -345,3 +346,20 @@ def test_probe_reads_only_workbook_and_core_parts(
     with (fixture_dir / "xlsx-constructs.xlsx").open("rb") as f:
         EXTRACTOR.probe(f, DEFAULT_LIMITS)
     assert sorted(read) == ["docProps/core.xml", "xl/workbook.xml"]
+
+
+def test_damaged_small_part_is_skipped_not_fatal(fixture_dir: Path) -> None:
+    src = (fixture_dir / "xlsx-constructs.xlsx").read_bytes()
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(src)) as zin, zipfile.ZipFile(out, "w") as zout:
+        for name in zin.namelist():
+            data = zin.read(name)
+            if name.startswith("xl/comments"):
+                data = data[: len(data) // 2]  # cut short: not well-formed
+            zout.writestr(name, data)
+    out.seek(0)
+    damaged = EXTRACTOR.extract(out, DEFAULT_LIMITS)
+    sales = damaged.pages[0]
+    assert _of(sales, Category.ANNOTATION) == []
+    assert _of(sales, Category.TABLE)
+    assert sales.metadata["skipped_parts"][0].startswith("comments: ")

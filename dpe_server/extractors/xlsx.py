@@ -270,7 +270,12 @@ class _Book:
         else:
             cells, scan, styles = self.sheet(info)
             budget = CharBudget(self.limits.max_chars_per_page)
-            items = build_sheet_items(self, info, cells, scan, styles=styles, budget=budget)
+            skipped: list[str] = []
+            items = build_sheet_items(
+                self, info, cells, scan, styles=styles, budget=budget, skipped=skipped
+            )
+            if skipped:
+                meta["skipped_parts"] = skipped
             scan.cells = b""  # the page is built: only the cells' values stay (for charts)
             if budget.truncated:
                 meta["truncated"] = True

@@ -5,9 +5,13 @@ validations, form controls, print headers and footers.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
+from lxml import etree
+
+from dpe_server.errors import CorruptError, DpeError, UnsupportedError
 from dpe_server.extractors.ooxml import Package
 from dpe_server.extractors.xlsx_book import SheetInfo, rel_id, walk
 from dpe_server.extractors.xlsx_cells import (
@@ -37,6 +41,7 @@ from dpe_server.extractors.xlsx_scan import SheetScan
 from dpe_server.extractors.xlsx_tables import pivot_defs, pivot_item, table_defs, table_grid
 
 Cell = tuple[int, int]
+T = TypeVar("T")
 
 STYLE_LOOKUPS = 64
 """Cells whose style a sheet looks up at most to decide whether they are title rows."""
@@ -60,7 +65,10 @@ def build_sheet_items(
     *,
     styles: dict[Cell, int] | None,
     budget: CharBudget,
+    skipped: list[str],
 ) -> list[Item]:
+    """The page's elements. A damaged small part (a comments, drawing or pivot part...) is
+    left out and named in `skipped` rather than failing the whole workbook."""
     pkg = book.pkg
     assert info.part is not None
     rels = pkg.rels(info.part)
@@ -86,13 +94,13 @@ def build_sheet_items(
 
     layout: list[Item] = []
     taken: list[Rect] = []
-    for t in table_defs(pkg, rels):
+    for t in _guarded("Excel tables", lambda: table_defs(pkg, rels), skipped):
         grid, headers = table_grid(t, cells, max_cells=max(budget.remaining, 1))
         layout.extend(
             table_items(grid, merged, fcells, name=t.name, headers=headers, budget=budget)
         )
         taken.append(t.rect)
-    for p in pivot_defs(pkg, rels):
+    for p in _guarded("pivot tables", lambda: pivot_defs(pkg, rels), skipped):
         layout.append(pivot_item(p, cells))
         if p.rect is not None:
             taken.append(p.rect)
@@ -113,14 +121,28 @@ def build_sheet_items(
     for d in walk(tail, "drawing"):
         rel = rels.get(rel_id(d) or "")
         if rel is not None:
-            items.extend(drawing_items(pkg, rel.target, resolve))
-    items.extend(comment_items(pkg, rels, book.people))
+            read = functools.partial(drawing_items, pkg, rel.target, resolve)
+            items.extend(_guarded("drawing", read, skipped))
+    items.extend(_guarded("comments", lambda: comment_items(pkg, rels, book.people), skipped))
     items.extend(hyperlink_items(tail, rels, cells))
     items.extend(validation_items(tail, resolve))
-    items.extend(widget_items(pkg, tail, rels))
+    items.extend(_guarded("form controls", lambda: widget_items(pkg, tail, rels), skipped))
     items.extend(ole_items(tail, rels))
     items.extend(header_footer_items(tail))
     return items
+
+
+_PART_ERRORS = (CorruptError, UnsupportedError, ValueError, KeyError, IndexError, etree.LxmlError)
+
+
+def _guarded(what: str, read: Callable[[], list[T]], skipped: list[str]) -> list[T]:
+    """`read()`, or nothing (and a note in `skipped`) when its part is damaged."""
+    try:
+        return read()
+    except _PART_ERRORS as exc:
+        reason = exc.message if isinstance(exc, DpeError) else type(exc).__name__
+        skipped.append(f"{what}: {reason}")
+        return []
 
 
 def _without(grid: Grid, taken: list[Rect]) -> Grid:
