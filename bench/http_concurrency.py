@@ -14,8 +14,10 @@ read once, so the figures are of serving pages, not of first extraction. Everyth
 bounded: loopback only, a fixed duration, then the server is stopped.
 
 Prints one row per run and the median row: requests, requests/s, p50, p99, max latency,
-errors (any exception or error result; the target is zero), and the server process's CPU
-use over the window (100% = one core busy; clients and server share this machine's cores).
+errors (any exception or error result; the target is zero), the CPU use of the server process
+and of this (client) process over the window (100% = one core busy; clients and server share
+the machine's cores), and the server's CPU time per request (ms), which depends much less on
+how busy the machine is than the rest.
 """
 
 from __future__ import annotations
@@ -233,13 +235,14 @@ async def one_run(
         "errors": tally.errors,
         "cpu": 100 * cpu / wall,
         "client_cpu": 100 * mine / wall,
+        "cpu_ms": 1000 * cpu / len(lat) if lat else 0.0,
     }
 
 
 def row(label: str, r: dict[str, float]) -> str:
     return (
         f"{label:<8}{r['requests']:>9.0f}{r['rps']:>8.0f}{r['p50']:>8.0f}{r['p99']:>8.0f}"
-        f"{r['max']:>8.0f}{r['errors']:>7.0f}{r['cpu']:>9.0f}%{r['client_cpu']:>10.0f}%"
+        f"{r['max']:>8.0f}{r['errors']:>7.0f}{r['cpu']:>9.0f}%{r['client_cpu']:>10.0f}%{r['cpu_ms']:>12.1f}"
     )
 
 
@@ -272,7 +275,7 @@ def main() -> None:
             )
             print(
                 f"{'run':<8}{'requests':>9}{'req/s':>8}{'p50':>8}{'p99':>8}{'max':>8}"
-                f"{'errors':>7}{'srv cpu':>10}{'client cpu':>11}"
+                f"{'errors':>7}{'srv cpu':>10}{'client cpu':>11}{'srv ms/req':>12}"
             )
             runs = []
             for n in range(args.runs):
