@@ -74,6 +74,7 @@ class SqliteStore:
         self.folder = folder
         self.path = folder / FILE_NAME
         self._lock = threading.Lock()
+        self._closed = False
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
@@ -116,8 +117,13 @@ class SqliteStore:
     def _run(self, fn: Callable[[sqlite3.Connection], T], default: T) -> T:
         """Run `fn` on the connection; a database error rebuilds the cache once."""
         with self._lock:
+            if self._closed:
+                return default
             try:
                 return fn(self._db)
+            except sqlite3.ProgrammingError as exc:  # our misuse, not a damaged file
+                log.warning("cache operation refused (%s)", exc)
+                return default
             except sqlite3.OperationalError as exc:
                 log.warning("cache operation failed (%s); continuing without it", exc)
                 return default
@@ -213,6 +219,7 @@ class SqliteStore:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             self._db.close()
 
 

@@ -17,6 +17,7 @@ after the retries its error is listed.
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -49,7 +50,10 @@ RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds between attempts at a file that failed while it may still be being written."""
 FRESH_SECONDS = 5.0
 """A file modified this recently may be half-written: its failures are retried."""
-WARM_CONCURRENCY = 4
+READ_WAIT = 15.0
+"""Seconds a read of a file caught mid-write, with no last good version, waits to settle."""
+WARM_CONCURRENCY = max(1, (os.cpu_count() or 2) - 1)
+"""Background extractions at once: one core is left for what clients ask for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,8 @@ class Entry:
     outline_key: str = ""
     """The key `outline` (and the pages it serves) belong to: the last good version."""
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    retried: anyio.Event | None = None
+    """Set when the pending retry of a file caught mid-write has run."""
 
     @property
     def file_type(self) -> str:
@@ -257,7 +263,7 @@ class Catalog:
                 extra=extra,
                 **common,  # type: ignore[arg-type]
             )
-        if entry.error is not None:
+        if entry.error is not None and (entry.failed or entry.props is None):
             return DocumentInfo(
                 title=entry.stem,
                 page_count=0,
@@ -277,11 +283,12 @@ class Catalog:
         )
 
     def page_count(self, entry: Entry) -> int:
+        """Pages of the last good version (while a failure is being retried, too)."""
         if entry.outline is not None:
             return len(entry.outline.pages)
-        if entry.error is not None:
+        if entry.failed or entry.props is None:
             return 0
-        return entry.props.page_count if entry.props else 0
+        return entry.props.page_count
 
     async def outline(self, doc_ref: str, uri: str) -> tuple[Entry, Outline | None]:
         """The document's outline (extracting it if needed); None when it cannot be read."""
@@ -383,13 +390,23 @@ class Catalog:
             self.store.put_error(key, exc.to_json())
 
     async def _ensure_outline(self, entry: Entry) -> None:
-        if entry.current or entry.failed:
-            return
-        if entry.outline is not None and entry.lock.locked():
-            return  # a refresh is under way: the last good version is served meanwhile
-        async with entry.lock:
-            if not (entry.current or entry.failed):
-                await self._extract_locked(entry)
+        """Make the outline current, or leave the last good one to be served.
+
+        A file caught mid-write with no last good version makes the read wait (at most
+        `READ_WAIT` seconds) until a version reads: retries run as the file settles.
+        """
+        deadline = anyio.current_time() + READ_WAIT
+        while not (entry.current or entry.failed):
+            if entry.outline is not None and (entry.error is not None or entry.lock.locked()):
+                return  # a refresh or a retry is under way: the last good version is served
+            if entry.error is not None:
+                await self._wait_for_retry(entry, deadline)
+            else:
+                async with entry.lock:
+                    if not (entry.current or entry.failed or entry.error is not None):
+                        await self._extract_locked(entry)
+            if entry.outline is not None or anyio.current_time() >= deadline:
+                return
 
     async def _extract_locked(self, entry: Entry, attempt: int = 0) -> bool:
         key = entry.key
@@ -400,14 +417,25 @@ class Catalog:
             if entry.failed and entry.outline is not None and entry.outline_key != key:
                 entry.outline, entry.outline_key = None, ""
             return False
-        if key != entry.key:
-            return False
         outline = outline_of(doc, entry)
         await anyio.to_thread.run_sync(self.store.put_document, key, outline, doc.pages)
-        entry.props = doc.properties
+        # Extractions of one file run one at a time (under its lock), so this tree is the
+        # newest good one even when the file changed meanwhile: serve it until the next.
         entry.outline, entry.outline_key = outline, key
+        if key != entry.key:
+            return False
+        entry.props = doc.properties
         entry.error, entry.error_key = None, ""
         return True
+
+    async def _wait_for_retry(self, entry: Entry, deadline: float) -> None:
+        """Wait for the pending retry of `entry` to run (or the deadline)."""
+        event, remaining = entry.retried, deadline - anyio.current_time()
+        if event is None or event.is_set():
+            await anyio.sleep(min(0.1, max(remaining, 0)))  # a rescan is about to retry
+            return
+        with anyio.move_on_after(max(remaining, 0)):
+            await event.wait()
 
     def _maybe_retry(self, entry: Entry, exc: ExtractionError, attempt: int) -> bool:
         """Schedule another attempt when the failure may be a file caught mid-write."""
@@ -415,16 +443,20 @@ class Catalog:
         if not (exc.transient or fresh) or attempt >= len(RETRY_DELAYS) or self._tg is None:
             return False
         key = entry.key
+        done = entry.retried = anyio.Event()
 
         async def again() -> None:
-            await anyio.sleep(RETRY_DELAYS[attempt])
-            if entry.key != key or self._entries.get(entry.rel) is not entry:
-                return
-            async with entry.lock:
-                if entry.key != key or entry.current:
+            try:
+                await anyio.sleep(RETRY_DELAYS[attempt])
+                if entry.key != key or self._entries.get(entry.rel) is not entry:
                     return
-                if await self._extract_locked(entry, attempt + 1) or entry.failed:
-                    await self._announce(Change(updated=frozenset({entry.doc_ref})))
+                async with entry.lock:
+                    if entry.key != key or entry.current:
+                        return
+                    if await self._extract_locked(entry, attempt + 1) or entry.failed:
+                        await self._announce(Change(updated=frozenset({entry.doc_ref})))
+            finally:
+                done.set()
 
         self._tg.start_soon(again)
         return True

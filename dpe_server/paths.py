@@ -79,12 +79,25 @@ def relative(root: Path, path: Path) -> str | None:
         return None
 
 
+def _parts(rel: str) -> tuple[str, ...] | None:
+    """The components of a relative path inside the root, or None when it could leave it
+    (absolute, `..`, empty, a NUL byte, a backslash)."""
+    if not rel or "\0" in rel or "\\" in rel or rel.startswith("/"):
+        return None
+    parts = PurePosixPath(rel).parts
+    if not parts or any(p in ("", ".", "..") or "/" in p for p in parts):
+        return None
+    return parts
+
+
 def stat_confined(root: Path, rel: str) -> FileStat | None:
     """The stat of a regular file at `rel` reached without following any symlink, else None."""
+    parts = _parts(rel)
+    if parts is None:
+        return None
     path = root
-    for part in PurePosixPath(rel).parts:
-        if part in ("", ".", ".."):
-            return None
+    st = None
+    for part in parts:
         path = path / part
         try:
             st = path.lstat()
@@ -92,7 +105,7 @@ def stat_confined(root: Path, rel: str) -> FileStat | None:
             return None
         if stat.S_ISLNK(st.st_mode):
             return None
-    if not stat.S_ISREG(st.st_mode):
+    if st is None or not stat.S_ISREG(st.st_mode):
         return None
     return FileStat(st.st_size, st.st_mtime_ns, st.st_ino)
 
@@ -135,9 +148,9 @@ def open_confined(root: Path, rel: str) -> BinaryIO:
     component swapped for a symlink after a check is refused, and the returned file is the
     one that was checked.
     """
-    parts = PurePosixPath(rel).parts
-    if not parts or any(p in ("", ".", "..") for p in parts):
-        raise NotConfined(f"not a path inside the folder: {rel}")
+    parts = _parts(rel)
+    if parts is None:
+        raise NotConfined(f"not a path inside the folder: {rel!r}")
     nofollow = getattr(os, "O_NOFOLLOW", 0)
     directory = getattr(os, "O_DIRECTORY", 0)
     cloexec = getattr(os, "O_CLOEXEC", 0)
@@ -151,7 +164,10 @@ def open_confined(root: Path, rel: str) -> BinaryIO:
             os.close(fd)
             fd = nxt
         try:
-            file_fd = os.open(parts[-1], os.O_RDONLY | nofollow | cloexec, dir_fd=fd)
+            # O_NONBLOCK: a FIFO swapped in must not block the open; it is refused below.
+            file_fd = os.open(
+                parts[-1], os.O_RDONLY | nofollow | cloexec | os.O_NONBLOCK, dir_fd=fd
+            )
         except OSError as exc:
             raise NotConfined(f"{rel}: the file is a symlink or gone") from exc
     finally:
@@ -159,4 +175,5 @@ def open_confined(root: Path, rel: str) -> BinaryIO:
     if not stat.S_ISREG(os.fstat(file_fd).st_mode):
         os.close(file_fd)
         raise NotConfined(f"{rel}: not a regular file")
+    os.set_blocking(file_fd, True)
     return os.fdopen(file_fd, "rb")

@@ -68,12 +68,10 @@ def test_paths_stat_confined_refuses_dot_components(tree: Path, rel: str) -> Non
     assert stat_confined(tree, rel) is None
 
 
-@pytest.mark.xfail(strict=True, reason="paths.stat_confined: UnboundLocalError on ''")
 def test_paths_stat_confined_empty_path(tree: Path) -> None:
     assert stat_confined(tree, "") is None
 
 
-@pytest.mark.xfail(strict=True, reason="paths: an absolute rel escapes (dir_fd is ignored)")
 def test_paths_open_confined_absolute_path(tree: Path) -> None:
     assert _refused(tree, str(tree.parent / "outside" / "secret.docx"))
     assert stat_confined(tree, str(tree.parent / "outside" / "secret.docx")) is None

@@ -35,7 +35,7 @@ class Limits:
     """Spreadsheet cells read at most, over the whole workbook."""
     max_elements_per_page: int = 5_000
     """Elements on one page at most."""
-    max_chars_per_page: int = 2_000_000
+    max_chars_per_page: int = 16_000_000
     """Characters of text on one page at most."""
     max_part_bytes: int = 256 * 1024 * 1024
     """Inflated size of one zip member (OOXML part) at most."""

@@ -188,11 +188,6 @@ def _table(swept: Swept) -> None:
         print(f"  {rel:32} {swept.outcomes[rel]}")
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="catalog: while a rewrite is half-written, page 0 is sometimes out of range "
-    "(page_count 0) instead of the last good tree",
-)
 def test_hostile_file_rewritten_while_read(tmp_path: Path) -> None:
     """A document rewritten in place, slowly, again and again while a client reads it: every
     read answers (the last good tree while the file is half-written), and the final version
