@@ -1,9 +1,10 @@
 """Where extraction jobs run. The catalog only knows the `Backend` protocol.
 
-- `ThreadBackend`: jobs in worker threads of this process (tests, `dpe-server read`).
 - `dpe_server.workers.ProcessBackend`: jobs in child processes with a deadline and a memory
-  limit, killed on overrun (the server's default: untrusted files are parsed out of the
-  serving process).
+  limit, killed on overrun (the default of `serve` and `read`: untrusted files are parsed out
+  of the process that answers).
+- `ThreadBackend`: jobs in worker threads of this process (tests, where isolation is not
+  what is tested).
 
 Both run `jobs.run_job`, so they produce the same trees and the same errors.
 """

@@ -243,18 +243,18 @@ def _banner(app: DpeApp, where: str) -> None:
 
 
 async def _read(args: argparse.Namespace) -> int:
-    from dpe_server.backends import ThreadBackend
     from dpe_server.cache import open_store
     from dpe_server.catalog import Catalog
     from dpe_server.errors import RequestError
     from dpe_server.paths import default_host
     from dpe_server.reader import Reader
     from dpe_server.uri import parse
+    from dpe_server.workers import ProcessBackend
 
     root = args.dir.resolve()
     host = args.dpe_host or default_host(root)
     store = open_store(args.cache_dir, root, not args.no_cache)
-    backend = ThreadBackend()
+    backend = ProcessBackend()  # a hostile file cannot hang or exhaust the command either
     catalog = Catalog(root, host, backend, store=store)
     try:
         await catalog.start()
