@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dpe_server.errors import DpeError
 from dpe_server.extractors import DEFAULT_LIMITS
+from dpe_server.extractors.drawingml_images import image_mime
 from dpe_server.extractors.ooxml import Package
 from dpe_server.model import Category, Element
 from dpe_server.paths import open_confined
@@ -21,18 +22,6 @@ log = logging.getLogger(__name__)
 
 SHOWABLE = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 MAX_BLOB_BYTES = 5 * 1024 * 1024
-
-
-def _sniff_mime(data: bytes) -> str | None:
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if data.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def read_image(root: Path, rel: str, element: Element) -> tuple[bytes, str] | None:
@@ -48,8 +37,8 @@ def read_image(root: Path, rel: str, element: Element) -> tuple[bytes, str] | No
         return None
     if data is None or len(data) > MAX_BLOB_BYTES:
         return None
-    mime = _sniff_mime(data)
-    return None if mime is None else (data, mime)
+    mime = image_mime("", data[:64])
+    return (data, mime) if mime in SHOWABLE else None
 
 
 def _package_image(root: Path, rel: str, element: Element) -> bytes | None:
