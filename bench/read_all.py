@@ -2,7 +2,7 @@
 
     python bench/read_all.py DIR CACHE_DIR
 
-One process does what `dpe-server read DIR URI` does (a `DpeApp` with the CLI's read settings:
+One process does what `dpe-server read DIR URI` does (`reader.local_reader`: no MCP server,
 no watcher, no warm-up, the persistent cache in CACHE_DIR, parsing in worker processes), for
 every URI a client needs to get the whole document: the Level 1 page index (which extracts the
 document fully), then every page as Markdown, written to stdout. One `dpe-server read`
@@ -22,35 +22,25 @@ import sys
 from pathlib import Path
 
 import anyio
-import mcp_types as types
 
-from dpe_server.server import DpeApp, Settings
+from dpe_server.reader import Body, local_reader
 
 
 async def convert(root: Path, cache_dir: Path) -> int:
-    settings = Settings(root=root, watch=False, warm=False, cache_dir=cache_dir)
-    app = DpeApp(settings)
-    await app.catalog.start()
     out = sys.stdout
     pages = 0
-    try:
-        for entry in app.catalog.entries():
-            base = f"dpe://{app.host}/{entry.doc_ref}"
-            index = await app.read(f"{base}?depth=pages")
-            text = _text(index)
-            count = int(json.loads(text)["page_count"])
+    async with local_reader(root, cache_dir=cache_dir) as reader:
+        for entry in reader.catalog.entries():
+            base = f"dpe://{reader.host}/{entry.doc_ref}"
+            count = int(json.loads(_text(await reader.read(f"{base}?depth=pages")))["page_count"])
             for i in range(count):
-                out.write(_text(await app.read(f"{base}/pages/{i}?format=markdown")))
+                out.write(_text(await reader.read(f"{base}/pages/{i}?format=markdown")))
                 pages += 1
-    finally:
-        await app.aclose()
     return pages
 
 
-def _text(result: types.ReadResourceResult) -> str:
-    item = result.contents[0]
-    assert isinstance(item, types.TextResourceContents)
-    return item.text
+def _text(bodies: list[Body]) -> str:
+    return bodies[0].text or ""
 
 
 def main() -> None:

@@ -35,6 +35,11 @@ from dpe_server.model import JSON, Document, Page, Properties
 class Backend(Protocol):
     """Runs extraction jobs; raises `ExtractionError` for a file that cannot be read."""
 
+    @property
+    def parallelism(self) -> int:
+        """Jobs it runs at once (the catalog splits a large paged document that many ways)."""
+        ...
+
     async def probe(self, root: Path, rel: str) -> Properties: ...
 
     async def extract(self, root: Path, rel: str) -> Document: ...
@@ -57,6 +62,11 @@ class ThreadBackend:
     def __init__(self, concurrency: int = 2, limits: Limits = DEFAULT_LIMITS) -> None:
         self._limiter = anyio.CapacityLimiter(concurrency)
         self._limits = limits
+        self._concurrency = concurrency
+
+    @property
+    def parallelism(self) -> int:
+        return self._concurrency
 
     async def _run(self, job: Job) -> JSON:
         result = await anyio.to_thread.run_sync(run_job, job, limiter=self._limiter)

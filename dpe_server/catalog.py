@@ -36,7 +36,12 @@ from dpe_server.errors import (
     PageNotFound,
     extraction_error,
 )
-from dpe_server.extractors import PAGED_TYPES, extractor_fingerprint, file_type
+from dpe_server.extractors import (
+    DEFAULT_LIMITS,
+    PAGED_TYPES,
+    extractor_fingerprint,
+    file_type,
+)
 from dpe_server.metadata import derive_keywords, derive_summary, derive_title
 from dpe_server.model import Document, Element, Page, Properties, page_of_element_id
 from dpe_server.paths import FileStat, doc_ref_for, stat_confined, walk
@@ -52,6 +57,8 @@ FRESH_SECONDS = 5.0
 """A file modified this recently may be half-written: its failures are retried."""
 READ_WAIT = 15.0
 """Seconds a read of a file caught mid-write, with no last good version, waits to settle."""
+CHUNK_MIN_PAGES = 24
+"""A pdf or pptx with this many pages is extracted in chunks, one per worker, in parallel."""
 WARM_CONCURRENCY = max(1, (os.cpu_count() or 2) - 1)
 """Background extractions at once: one core is left for what clients ask for."""
 
@@ -348,12 +355,9 @@ class Catalog:
 
     async def element(self, doc_ref: str, element_id: str, uri: str) -> tuple[int, Element]:
         entry = self.entry(doc_ref, uri)
+        # Every id this server gives out names its page (p{page}-{abbr}{n}): another is unknown.
         hint = page_of_element_id(element_id)
-        if hint is not None:
-            indices = [hint] if hint < self.page_count(entry) else []
-        else:
-            await self._ensure_outline(entry)
-            indices = list(range(self.page_count(entry)))
+        indices = [hint] if hint is not None and hint < self.page_count(entry) else []
         for index in indices:
             page = await self._load_page(entry, index)
             el = page.element(element_id) if page else None
@@ -408,10 +412,36 @@ class Catalog:
             if entry.outline is not None or anyio.current_time() >= deadline:
                 return
 
+    async def _extract_document(self, entry: Entry) -> Document:
+        """The whole document; a large pdf or pptx in page chunks across the workers."""
+        ways = self.backend.parallelism
+        count = entry.props.page_count if entry.props else 0
+        if (
+            entry.file_type not in PAGED_TYPES
+            or ways < 2
+            or not CHUNK_MIN_PAGES <= count <= DEFAULT_LIMITS.max_pages
+            or entry.props is None
+        ):
+            return await self.backend.extract(self.root, entry.rel)
+        size = -(-count // ways)
+        chunks = [list(range(i, min(i + size, count))) for i in range(0, count, size)]
+        parts: list[list[Page]] = [[] for _ in chunks]
+
+        async def run(i: int) -> None:
+            parts[i] = await self.backend.extract_pages(self.root, entry.rel, chunks[i])
+
+        async with anyio.create_task_group() as tg:
+            for i in range(len(chunks)):
+                tg.start_soon(run, i)
+        pages = sorted((p for part in parts for p in part), key=lambda p: p.page_index)
+        if [p.page_index for p in pages] != list(range(count)):
+            return await self.backend.extract(self.root, entry.rel)
+        return Document(entry.props, tuple(pages))
+
     async def _extract_locked(self, entry: Entry, attempt: int = 0) -> bool:
         key = entry.key
         try:
-            doc = await self.backend.extract(self.root, entry.rel)
+            doc = await self._extract_document(entry)
         except ExtractionError as exc:
             self._failed(entry, key, exc, attempt)
             if entry.failed and entry.outline is not None and entry.outline_key != key:

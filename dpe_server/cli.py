@@ -243,30 +243,18 @@ def _banner(app: DpeApp, where: str) -> None:
 
 
 async def _read(args: argparse.Namespace) -> int:
-    from dpe_server.cache import open_store
-    from dpe_server.catalog import Catalog
     from dpe_server.errors import RequestError
-    from dpe_server.paths import default_host
-    from dpe_server.reader import Reader
+    from dpe_server.reader import local_reader
     from dpe_server.uri import parse
-    from dpe_server.workers import ProcessBackend
 
-    root = args.dir.resolve()
-    host = args.dpe_host or default_host(root)
-    store = open_store(args.cache_dir, root, not args.no_cache)
-    backend = ProcessBackend()  # a hostile file cannot hang or exhaust the command either
-    catalog = Catalog(root, host, backend, store=store)
     try:
-        await catalog.start()
-        if parse(args.uri).level == 0:
-            await catalog.warm()  # Level 0 as a settled server lists it: derived titles
-        bodies = await Reader(catalog, host).read(args.uri)
+        async with local_reader(args.dir, args.dpe_host, args.cache_dir, not args.no_cache) as r:
+            if parse(args.uri).level == 0:
+                await r.catalog.warm()  # Level 0 as a settled server lists it: derived titles
+            bodies = await r.read(args.uri)
     except RequestError as exc:
         print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
         return 2
-    finally:
-        await backend.aclose()
-        store.close()
     for body in bodies:
         if body.text is not None:
             sys.stdout.write(body.text if body.text.endswith("\n") else body.text + "\n")

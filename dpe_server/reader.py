@@ -8,7 +8,10 @@ fast.
 from __future__ import annotations
 
 import base64
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -30,6 +33,32 @@ class Body:
     mime_type: str
     text: str | None = None
     blob: str | None = None
+
+
+@asynccontextmanager
+async def local_reader(
+    root: Path, host: str = "", cache_dir: Path | None = None, cache: bool = True
+) -> AsyncIterator[Reader]:
+    """A `Reader` over a folder without a server: what `dpe-server read` uses.
+
+    Files are parsed in worker processes (a hostile file cannot hang or exhaust the caller);
+    the persistent cache is used unless `cache` is False.
+    """
+    from dpe_server.cache import open_store
+    from dpe_server.paths import default_host
+    from dpe_server.workers import ProcessBackend
+
+    root = root.resolve()
+    host = host or default_host(root)
+    store = open_store(cache_dir, root, cache)
+    backend = ProcessBackend()
+    catalog = Catalog(root, host, backend, store=store)
+    try:
+        await catalog.start()
+        yield Reader(catalog, host)
+    finally:
+        await backend.aclose()
+        store.close()
 
 
 class Reader:

@@ -229,6 +229,10 @@ class ProcessBackend:
 
     # ---- Backend ------------------------------------------------------------------------
 
+    @property
+    def parallelism(self) -> int:
+        return self.settings.pool_size
+
     async def probe(self, root: Path, rel: str) -> Properties:
         job = Job(str(root), rel, "probe", limits=self._limits)
         return decode_probe(await self.run(job, self.settings.probe_timeout))

@@ -254,3 +254,50 @@ async def test_symlinks_and_lock_files_are_not_listed(folder: Path, tmp_path: Pa
     await catalog.start()
     names = sorted(Path(d.file_uri).name for d in catalog.documents())
     assert names == ["deck.pptx", "deck.pptx", "locked.docx"]
+
+
+def _long_pdf(path: Path, pages: int) -> None:
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path), pagesize=A4, invariant=1)
+    for i in range(pages):
+        c.setFont("Helvetica", 9)
+        c.drawString(72, 810, "Running header of the long report")
+        c.setFont("Helvetica-Bold", 20)
+        c.drawString(72, 760, f"Chapter {i + 1}")
+        c.setFont("Helvetica", 11)
+        c.drawString(72, 730, f"Body text of page {i + 1} with enough words to be a paragraph.")
+        c.setFont("Helvetica", 9)
+        c.drawString(290, 30, str(i + 1))
+        c.showPage()
+    c.save()
+
+
+async def test_large_paged_document_in_chunks_equals_one_extraction(tmp_path: Path) -> None:
+    folder = tmp_path / "long"
+    folder.mkdir()
+    _long_pdf(folder / "long.pdf", 30)
+    whole = await ThreadBackend().extract(folder, "long.pdf")
+    backend = Counting()
+    backend._concurrency = 3  # split three ways
+    catalog = _catalog(folder, backend)
+    await catalog.start()
+    ref = catalog.documents()[0].doc_ref
+    infos = await catalog.page_infos(ref, "u")
+    assert (backend.calls["pages"], backend.calls["extract"]) == (3, 0)
+    assert len(infos) == 30
+    for page in whole.pages:
+        assert await catalog.page(ref, page.page_index, "u") == page
+
+
+async def test_ids_not_of_this_servers_scheme_are_unknown_without_extracting(
+    folder: Path,
+) -> None:
+    backend = Counting()
+    catalog = _catalog(folder, backend)
+    await catalog.start()
+    ref = next(d.doc_ref for d in catalog.documents() if d.page_count == 3)
+    with pytest.raises(ElementNotFound):
+        await catalog.element(ref, "t1", "u")
+    assert backend.calls["extract"] + backend.calls["pages"] == 0
