@@ -96,6 +96,7 @@ def child_main(fd: int, memory_bytes: int, runner: str = "dpe_server.jobs:run_jo
     )
     module, _, name = runner.partition(":")
     run_job = getattr(importlib.import_module(module), name)
+    threading.Thread(target=_orphan_watch, args=(os.getppid(),), daemon=True).start()
     conn = Connection(fd)
     while True:
         try:
@@ -110,6 +111,13 @@ def child_main(fd: int, memory_bytes: int, runner: str = "dpe_server.jobs:run_jo
             os._exit(MEMORY_EXIT)
         except (EOFError, OSError):
             return
+
+
+def _orphan_watch(parent: int) -> None:
+    """End this worker when the server is gone (even mid-parse, where nobody else would)."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 _BOOT = (

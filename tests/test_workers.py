@@ -189,3 +189,47 @@ async def test_workers_fifo_swapped_in_is_refused_at_once(tmp_path: Path) -> Non
         assert (await pb.probe(tmp_path, "next.docx")).page_count >= 1
     finally:
         await pb.aclose()
+
+
+ORPHAN_PARENT = """
+import os, sys, anyio
+from dpe_server.jobs import Job
+from dpe_server.workers import ProcessBackend, WorkerSettings
+
+async def main():
+    pb = ProcessBackend(WorkerSettings(workers=1, runner="tests.hostile.runners:misbehave"))
+    first = await pb.run(Job("/nonexistent", "ok-0", "extract"), 30)
+    print(first["pid"], flush=True)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(pb.run, Job("/nonexistent", "sleep", "extract"), 600)
+        await anyio.sleep(0.5)
+        os._exit(9)  # the server dies mid-parse, cleaning nothing up
+
+anyio.run(main)
+"""
+
+
+def test_workers_end_when_the_server_dies_mid_parse() -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", ORPHAN_PARENT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        check=False,
+    )
+    worker = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.kill(worker, 9)
+    pytest.fail("the worker outlived its server by more than 10 s")
