@@ -2,8 +2,9 @@
 
     python bench/read_all.py DIR CACHE_DIR
 
-One process does what `dpe-server read DIR URI` does (`reader.local_reader`: no MCP server,
-no watcher, no warm-up, the persistent cache in CACHE_DIR, parsing in worker processes), for
+One process does what `dpe-server read DIR URI` does for one document (`reader.local_reader`:
+no MCP server, no watcher, no warm-up, the persistent cache in CACHE_DIR, the document parsed in
+this process under the command's own memory cap and deadline, `dpe_server.guard`), for
 every URI a client needs to get the whole document: the Level 1 page index (which extracts the
 document fully), then every page as Markdown, written to stdout. One `dpe-server read`
 process per page would pay the interpreter start-up once per page, which no user converting a
@@ -23,19 +24,23 @@ from pathlib import Path
 
 import anyio
 
+from dpe_server.guard import arm_deadline, disarm, limit_memory
 from dpe_server.reader import Body, local_reader
 
 
 async def convert(root: Path, cache_dir: Path) -> int:
     out = sys.stdout
     pages = 0
-    async with local_reader(root, cache_dir=cache_dir) as reader:
+    limit_memory(2048 * 1024 * 1024)
+    deadline = arm_deadline(60.0, "the document")
+    async with local_reader(root, cache_dir=cache_dir, isolate=False) as reader:
         for entry in reader.catalog.entries():
             base = f"dpe://{reader.host}/{entry.doc_ref}"
             count = int(json.loads(_text(await reader.read(f"{base}?depth=pages")))["page_count"])
             for i in range(count):
                 out.write(_text(await reader.read(f"{base}/pages/{i}?format=markdown")))
                 pages += 1
+    disarm(deadline)
     return pages
 
 

@@ -66,7 +66,7 @@ class ThreadBackend:
 
     @property
     def parallelism(self) -> int:
-        return self._concurrency
+        return 1  # threads share one interpreter lock: splitting a parse gains nothing
 
     async def _run(self, job: Job) -> JSON:
         result = await anyio.to_thread.run_sync(run_job, job, limiter=self._limiter)

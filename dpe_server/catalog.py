@@ -151,8 +151,12 @@ class Catalog:
 
     # ---- life cycle ----------------------------------------------------------------------
 
-    async def start(self, tg: TaskGroup | None = None) -> None:
-        """Scan the folder; list each file from the store or a cheap probe."""
+    async def start(self, tg: TaskGroup | None = None, *, probe: bool = True) -> None:
+        """Scan the folder; list each file from the store or a cheap probe.
+
+        `probe=False` leaves probing to the first read of each document (one-shot readers
+        such as `dpe-server read`, which need one document, not the folder's listing).
+        """
         self._tg = tg
         found = {rel: st for rel in walk(self.root) if (st := stat_confined(self.root, rel))}
         entries = [self._add(rel, st) for rel, st in found.items()]
@@ -160,17 +164,17 @@ class Catalog:
         cached = await anyio.to_thread.run_sync(self._lookup_all, entries)
         limiter = anyio.Semaphore(16)
 
-        async def probe(entry: Entry) -> None:
+        async def probe_one(entry: Entry) -> None:
             async with limiter:
                 await self._probe(entry)
             self.probed += 1
 
         async with anyio.create_task_group() as probes:
             for entry in entries:
-                if entry.rel in cached:
+                if entry.rel in cached or not probe:
                     self.probed += 1
                 else:
-                    probes.start_soon(probe, entry)
+                    probes.start_soon(probe_one, entry)
         self.ready.set()
 
     def _lookup_all(self, entries: list[Entry]) -> set[str]:
@@ -309,8 +313,7 @@ class Catalog:
 
     async def page(self, doc_ref: str, index: int, uri: str) -> Page:
         entry = self.entry(doc_ref, uri)
-        if not entry.current and entry.file_type not in PAGED_TYPES:
-            await self._ensure_outline(entry)
+        await self._ensure_counted(entry)
         count = self.page_count(entry)
         if index >= count:
             last = f"pages 0 to {count - 1}" if count else "no pages"
@@ -328,6 +331,16 @@ class Catalog:
                 self.page_count(entry),
             )
         return page
+
+    async def _ensure_counted(self, entry: Entry) -> None:
+        """Know the page count: from the outline, or (pdf, pptx) a probe, so that one page
+        can be read without the others; other formats are extracted whole."""
+        if entry.current or entry.failed:
+            return
+        if entry.file_type not in PAGED_TYPES:
+            await self._ensure_outline(entry)
+        elif entry.props is None and entry.outline is None:
+            await self._probe(entry)
 
     async def _load_page(self, entry: Entry, index: int) -> Page | None:
         key = entry.outline_key if entry.outline is not None else entry.key
@@ -357,6 +370,8 @@ class Catalog:
         entry = self.entry(doc_ref, uri)
         # Every id this server gives out names its page (p{page}-{abbr}{n}): another is unknown.
         hint = page_of_element_id(element_id)
+        if hint is not None:
+            await self._ensure_counted(entry)
         indices = [hint] if hint is not None and hint < self.page_count(entry) else []
         for index in indices:
             page = await self._load_page(entry, index)

@@ -113,6 +113,7 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
     read.add_argument("uri", help="a dpe:// URI, e.g. dpe://local.dpe.docs/report-1a2b3c/pages/0")
     read.add_argument("--dpe-host", default="", help="the dpe:// host (default local.dpe.<dir>)")
     _cache_options(read)
+    _worker_options(read)
     if with_check:
         from dpe_server.check.command import add_parser
 
@@ -244,17 +245,34 @@ def _banner(app: DpeApp, where: str) -> None:
 
 async def _read(args: argparse.Namespace) -> int:
     from dpe_server.errors import RequestError
+    from dpe_server.guard import arm_deadline, disarm, limit_memory
     from dpe_server.reader import local_reader
     from dpe_server.uri import parse
 
     try:
-        async with local_reader(args.dir, args.dpe_host, args.cache_dir, not args.no_cache) as r:
-            if parse(args.uri).level == 0:
+        level = parse(args.uri).level
+    except RequestError as exc:
+        print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
+        return 2
+    # The whole folder (Level 0) is parsed in worker processes, each file under its limits;
+    # one document is parsed here, this one-shot process being the one that is limited.
+    isolate = level == 0
+    if not isolate:
+        limit_memory(max(0, args.memory_mb) * 1024 * 1024)
+    deadline = None if isolate else arm_deadline(max(1.0, args.timeout), "the document")
+    try:
+        async with local_reader(
+            args.dir, args.dpe_host, args.cache_dir, not args.no_cache, isolate=isolate
+        ) as r:
+            if level == 0:
                 await r.catalog.warm()  # Level 0 as a settled server lists it: derived titles
             bodies = await r.read(args.uri)
     except RequestError as exc:
         print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
         return 2
+    finally:
+        if deadline is not None:
+            disarm(deadline)
     for body in bodies:
         if body.text is not None:
             sys.stdout.write(body.text if body.text.endswith("\n") else body.text + "\n")

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio.to_thread
 
+from dpe_server.backends import Backend
 from dpe_server.catalog import Catalog
 from dpe_server.errors import DocumentNotFound
 from dpe_server.images import read_image
@@ -37,13 +38,20 @@ class Body:
 
 @asynccontextmanager
 async def local_reader(
-    root: Path, host: str = "", cache_dir: Path | None = None, cache: bool = True
+    root: Path,
+    host: str = "",
+    cache_dir: Path | None = None,
+    cache: bool = True,
+    *,
+    isolate: bool = True,
 ) -> AsyncIterator[Reader]:
     """A `Reader` over a folder without a server: what `dpe-server read` uses.
 
-    Files are parsed in worker processes (a hostile file cannot hang or exhaust the caller);
-    the persistent cache is used unless `cache` is False.
+    Files are parsed in worker processes (a hostile file cannot hang or exhaust the caller)
+    unless `isolate` is False; the persistent cache is used unless `cache` is False. Nothing is
+    probed up front: each document is read when a URI names it.
     """
+    from dpe_server.backends import ThreadBackend
     from dpe_server.cache import open_store
     from dpe_server.paths import default_host
     from dpe_server.workers import ProcessBackend
@@ -51,10 +59,10 @@ async def local_reader(
     root = root.resolve()
     host = host or default_host(root)
     store = open_store(cache_dir, root, cache)
-    backend = ProcessBackend()
+    backend: Backend = ProcessBackend() if isolate else ThreadBackend()
     catalog = Catalog(root, host, backend, store=store)
     try:
-        await catalog.start()
+        await catalog.start(probe=False)
         yield Reader(catalog, host)
     finally:
         await backend.aclose()

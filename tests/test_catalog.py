@@ -34,6 +34,11 @@ class Counting(ThreadBackend):
         self.calls: Counter[str] = Counter()
         self.delay = delay
         self.forbid = forbid
+        self.ways = 1
+
+    @property
+    def parallelism(self) -> int:
+        return self.ways
 
     async def _gate(self, op: str) -> None:
         assert not self.forbid, f"{op} was called but everything should come from the cache"
@@ -280,7 +285,7 @@ async def test_large_paged_document_in_chunks_equals_one_extraction(tmp_path: Pa
     _long_pdf(folder / "long.pdf", 30)
     whole = await ThreadBackend().extract(folder, "long.pdf")
     backend = Counting()
-    backend._concurrency = 3  # split three ways
+    backend.ways = 3  # split three ways
     catalog = _catalog(folder, backend)
     await catalog.start()
     ref = catalog.documents()[0].doc_ref
