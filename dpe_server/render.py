@@ -104,12 +104,24 @@ def _document(payload: Mapping[str, JSON], markdown: bool) -> str:
 
 def _page(payload: Mapping[str, JSON], markdown: bool) -> str:
     title = str(payload.get("title", ""))
-    lines = [f"# {_md_inline(title)}" if markdown else title]
+    elements: Sequence[Mapping[str, JSON]] = payload.get("elements") or []
+    # The page title as a heading, unless the page opens with that very heading (a slide's
+    # title, a section's heading): then that element is the page's heading, not said twice.
+    first = elements[0] if elements else None
+    opens_with_title = (
+        first is not None
+        and first.get("category") == Category.HEADING.value
+        and " ".join(str((first.get("content") or {}).get("text", "")).split())
+        == " ".join(title.split())
+    )
+    lines = [] if opens_with_title else [f"# {_md_inline(title)}" if markdown else title]
     doc_uri = str(payload.get("uri", "")).split("/pages/")[0]
-    for element in payload.get("elements") or []:
+    for element in elements:
         el = dict(element)
         el.setdefault("uri", f"{doc_uri}/elements/{el['element_id']}")
-        lines += ["", render_element(el, markdown=markdown, full=False).rstrip("\n")]
+        if lines:
+            lines.append("")
+        lines.append(render_element(el, markdown=markdown, full=False).rstrip("\n"))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -143,7 +155,10 @@ def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str)
         case Category.TEXT:
             return str(c.get("text", ""))
         case Category.TABLE | Category.PIVOT_TABLE:
-            return _pipe_table(c.get("headers") or [], c.get("rows") or [])
+            headers, rows = c.get("headers") or [], c.get("rows") or []
+            if not any(str(v or "").strip() for v in [*headers, *(v for r in rows for v in r)]):
+                return f"[{category.value}: {summary}]"  # nothing to tabulate
+            return _pipe_table(headers, rows)
         case Category.LIST:
             return _list(c, indent="  ")
         case Category.CODE:
@@ -184,7 +199,8 @@ def _text(category: Category, c: Mapping[str, JSON], summary: str) -> str:
             rows: Sequence[Sequence[JSON]] = c.get("rows") or []
             lines = ["\t".join(_cell(h) for h in headers)] if headers else []
             lines += ["\t".join(_cell(v) for v in row) for row in rows]
-            return "\n".join(lines)
+            body = "\n".join(lines)
+            return body if body.strip() else f"{category.value}: {summary}"
         case Category.LIST:
             return _list(c, indent="  ")
         case Category.CHART:

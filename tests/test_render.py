@@ -297,3 +297,23 @@ def test_mime_types() -> None:
         "markdown": "text/markdown",
         "text": "text/plain",
     }
+
+
+def test_page_opening_with_its_title_heading_says_it_once() -> None:
+    b = PageBuilder(0)
+    b.add(Category.HEADING, "Agenda", {"level": 1, "text": "Agenda"})
+    b.add(Category.TEXT, "t", {"text": "Body"})
+    payload = page_view(HOST, "d", b.build("Agenda"), parse("dpe://h/d/pages/0"))
+    assert render(2, payload, "markdown") == "# Agenda\n\nBody\n"
+    assert render(2, payload, "text") == "Agenda\n\nBody\n"
+
+
+def test_empty_table_renders_its_summary_not_an_empty_body() -> None:
+    el = {
+        "element_id": "p0-tbl1",
+        "category": "table",
+        "summary": "Table (2 rows × 2 columns)",
+        "content": {"headers": [], "rows": [["", ""], ["", ""]]},
+    }
+    assert render_element(el, markdown=True, full=True) == "[table: Table (2 rows × 2 columns)]\n"
+    assert render_element(el, markdown=False, full=True) == "table: Table (2 rows × 2 columns)\n"
