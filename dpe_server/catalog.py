@@ -464,6 +464,8 @@ class Catalog:
             return False
         outline = outline_of(doc, entry)
         await anyio.to_thread.run_sync(self.store.put_document, key, outline, doc.pages)
+        for page in doc.pages[: self.pages_lru.capacity // 2]:
+            self.pages_lru.put(key, page)  # what was just extracted is likely read next
         # Extractions of one file run one at a time (under its lock), so this tree is the
         # newest good one even when the file changed meanwhile: serve it until the next.
         entry.outline, entry.outline_key = outline, key
