@@ -182,6 +182,7 @@ class Package:
             if previous is None or info.file_size > previous.file_size:
                 self._by_name[key] = info
         self._inflated = 0
+        self._heads: dict[tuple[str, int], bytes] = {}
 
     def __enter__(self) -> Package:
         return self
@@ -245,6 +246,24 @@ class Package:
         if info is None:
             raise KeyError(name)
         return b"".join(self._stream(info))
+
+    def head(self, name: str, size: int = 256 * 1024) -> bytes:
+        """The first `size` bytes of a part (a picture's header), inflating no more than that;
+        remembered, since one picture is often shown many times. KeyError when absent."""
+        info = self._by_name.get(normalize_name(name).lower())
+        if info is None:
+            raise KeyError(name)
+        key = (info.filename, size)
+        cached = self._heads.get(key)
+        if cached is None:
+            chunks, got = [], 0
+            for chunk in self._stream(info):
+                chunks.append(chunk)
+                got += len(chunk)
+                if got >= size:
+                    break
+            cached = self._heads[key] = b"".join(chunks)[:size]
+        return cached
 
     def xml(self, name: str) -> etree._Element:
         """A part parsed as XML (safely). KeyError when the part is absent."""

@@ -239,7 +239,7 @@ def _pixel_size(ctx: SlideContext, part: str) -> tuple[str, tuple[int, int]] | N
     if ext not in SIZED_FORMATS or ctx.pkg.size(part) > MAX_IMAGE_READ:
         return None
     try:
-        data = ctx.pkg.read(part)
+        data = ctx.pkg.head(part)
     except TooLargeError:
         return None
     size = image_size(data)

@@ -126,7 +126,7 @@ def _picture(pkg: Package, obj: etree._Element, rels: dict[str, Relationship]) -
     rel = rels.get(rid or "")
     if rel is None or rel.external or not pkg.has(rel.target):
         return None
-    data = pkg.read(rel.target)
+    data = pkg.head(rel.target)
     mime = drawingml.image_mime(rel.target, data[:64])
     size = drawingml.image_size(data)
     ext = next(walk(obj, "ext"), None)
@@ -138,7 +138,7 @@ def _picture(pkg: Package, obj: etree._Element, rels: dict[str, Relationship]) -
         width, height = drawingml.emu_to_px(ext.get("cx")), drawingml.emu_to_px(ext.get("cy"))
     if width and height:
         content["width"], content["height"] = width, height
-    meta: dict[str, JSON] = {"part": rel.target, "name": shape_name, "bytes": len(data)}
+    meta: dict[str, JSON] = {"part": rel.target, "name": shape_name, "bytes": pkg.size(rel.target)}
     return Item(Category.IMAGE, summaries.image(description, mime, width, height), content, meta)
 
 
