@@ -258,13 +258,19 @@ class Document:
 class PageBuilder:
     """Collects the elements of one page in order and numbers them per category.
 
+    With `max_elements`, elements past the cap are dropped (`add` returns "") and the built
+    page's metadata says `truncated`.
+
     >>> b = PageBuilder(0)
     >>> b.add(Category.TABLE, "Sales (4 rows, 3 columns)", {"headers": [], "rows": []})
     'p0-tbl1'
     """
 
-    def __init__(self, page_index: int) -> None:
+    def __init__(self, page_index: int, max_elements: int | None = None) -> None:
         self.page_index = page_index
+        self.max_elements = max_elements
+        self.truncated = False
+        """True once an element was dropped for the cap."""
         self._elements: list[Element] = []
         self._counts: dict[Category, int] = {}
 
@@ -282,6 +288,9 @@ class PageBuilder:
         content: Mapping[str, JSON],
         metadata: Mapping[str, JSON] | None = None,
     ) -> str:
+        if self.max_elements is not None and len(self._elements) >= self.max_elements:
+            self.truncated = True
+            return ""
         n = self._counts.get(category, 0) + 1
         self._counts[category] = n
         eid = element_id(self.page_index, category, n)
@@ -291,7 +300,10 @@ class PageBuilder:
         return eid
 
     def build(self, title: str, metadata: Mapping[str, JSON] | None = None) -> Page:
-        return Page(self.page_index, title, tuple(self._elements), dict(metadata or {}))
+        meta = dict(metadata or {})
+        if self.truncated:
+            meta["truncated"] = True
+        return Page(self.page_index, title, tuple(self._elements), meta)
 
 
 def categories_in(pages: Iterable[Page]) -> set[Category]:

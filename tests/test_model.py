@@ -88,3 +88,18 @@ def test_document_json_round_trip_is_lossless() -> None:
     )
     again = Document.from_json(json.loads(json.dumps(doc.to_json())))
     assert again == doc
+
+
+def test_builder_cap_drops_elements_and_says_truncated() -> None:
+    b = PageBuilder(0, max_elements=2)
+    ids = [b.add(Category.TEXT, str(i), {"text": str(i)}) for i in range(4)]
+    assert ids == ["p0-txt1", "p0-txt2", "", ""]
+    page = b.build("t", {"hidden": True})
+    assert len(page.elements) == 2
+    assert page.metadata == {"hidden": True, "truncated": True}
+
+
+def test_builder_without_cap_says_nothing_of_truncation() -> None:
+    b = PageBuilder(0)
+    b.add(Category.TEXT, "a", {"text": "a"})
+    assert b.build("t").metadata == {}

@@ -64,7 +64,7 @@ class _PageWriter:
     def __init__(self, plan: PagePlan, env: Env) -> None:
         self.plan = plan
         self.env = env
-        self.b = PageBuilder(plan.index)
+        self.b = PageBuilder(plan.index, env.limits.max_elements_per_page)
         self.group = _Group()
         self.truncated = False
 
@@ -213,12 +213,10 @@ class _PageWriter:
 
     def build(self) -> Page:
         plan = self.plan
-        limit = self.env.limits.max_elements_per_page
         self.header_footers("header")
         for block in plan.blocks:
-            if len(self.b) >= limit:
-                self.truncated = True
-                break
+            if self.b.truncated:
+                break  # the page is full: the rest of the section is not read
             self.block(block)
         self.flush()
         if plan.section_break:

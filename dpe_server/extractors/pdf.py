@@ -17,7 +17,7 @@ Page title: the page's first outline entry, else its first heading, else `Page {
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import BinaryIO
 
 from pypdf import PdfReader
@@ -182,27 +182,6 @@ def _image_blocks(doc: _Doc, index: int, content: PageContent, scanned: bool) ->
     return blocks
 
 
-class _Capped(PageBuilder):
-    """A PageBuilder that stops at `max_elements_per_page` and remembers that it did."""
-
-    def __init__(self, page_index: int, cap: int) -> None:
-        super().__init__(page_index)
-        self.cap = cap
-        self.truncated = False
-
-    def add(
-        self,
-        category: Category,
-        summary: str,
-        content: Mapping[str, JSON],
-        metadata: Mapping[str, JSON] | None = None,
-    ) -> str:
-        if len(self) >= self.cap:
-            self.truncated = True
-            return ""
-        return super().add(category, summary, content, metadata)
-
-
 def _add_block(b: PageBuilder, block: Block) -> None:
     c = block.content
     kind = block.kind
@@ -262,7 +241,7 @@ def _page(doc: _Doc, index: int) -> Page:
     blocks = _insert_by_position(blocks, [*tables, *placed])
     blocks += [im for im in images if im.top < 0]
 
-    b = _Capped(index, limits.max_elements_per_page)
+    b = PageBuilder(index, limits.max_elements_per_page)
     for edge in furniture:
         if edge.top:
             b.add(Category.HEADER, summaries.header(edge.line.text), {"text": edge.line.text})
@@ -275,8 +254,6 @@ def _page(doc: _Doc, index: int) -> Page:
     if scanned:
         meta["no_text_layer"] = True
     if content.truncated:
-        meta["truncated"] = True
-    if b.truncated:
         meta["truncated"] = True
     title = _title(outline, blocks, index)
     return b.build(title, meta)

@@ -141,14 +141,18 @@ class Layout:
 
 
 class Sink:
-    """A `PageBuilder` under the page limits: past a cap, elements are dropped and the page
-    says `truncated`."""
+    """A `PageBuilder` under the page limits: past a cap (elements, characters), elements are
+    dropped and the page says `truncated`."""
 
     def __init__(self, page_index: int, limits: Limits) -> None:
-        self.builder = PageBuilder(page_index)
+        self.builder = PageBuilder(page_index, limits.max_elements_per_page)
         self.limits = limits
         self.chars = 0
-        self.truncated = False
+        self.chars_truncated = False
+
+    @property
+    def truncated(self) -> bool:
+        return self.chars_truncated or self.builder.truncated
 
     def add(
         self,
@@ -158,14 +162,11 @@ class Sink:
         metadata: Mapping[str, JSON] | None = None,
         chars: int = 0,
     ) -> str | None:
-        if (
-            len(self.builder) >= self.limits.max_elements_per_page
-            or self.chars + chars > self.limits.max_chars_per_page
-        ):
-            self.truncated = True
+        if self.chars + chars > self.limits.max_chars_per_page:
+            self.chars_truncated = True
             return None
         self.chars += chars
-        return self.builder.add(category, summary, content, metadata)
+        return self.builder.add(category, summary, content, metadata) or None
 
     def next_id(self, category: Category) -> str:
         return self.builder.next_id(category)

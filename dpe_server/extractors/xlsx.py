@@ -285,11 +285,7 @@ class _Book:
                 meta["used_range"] = used
             if cells.truncated:
                 meta["truncated"] = True
-        cap = self.limits.max_elements_per_page
-        if len(items) > cap:
-            items = items[:cap]
-            meta["truncated"] = True
-        builder = PageBuilder(index)
+        builder = PageBuilder(index, self.limits.max_elements_per_page)
         for it in items:
             builder.add(it.category, it.summary, it.content, it.metadata)
         return builder.build(info.name, meta)
