@@ -18,6 +18,22 @@ MAX_DERIVED_KEYWORDS = 5
 _GENERIC_TITLE = re.compile(r"^(page|slide|section|sheet)\s*\d+( \(cont\. \d+\))?$", re.I)
 
 
+_KEYWORD_SEPARATORS = re.compile(r"[,;\n；，、]+")
+
+
+def split_keywords(value: str | None) -> tuple[str, ...]:
+    """Keywords as a file's properties give them, whatever the format: separated by commas,
+    semicolons, line breaks or CJK commas; white space collapsed; each once, in order."""
+    if not value:
+        return ()
+    seen: dict[str, None] = {}
+    for part in _KEYWORD_SEPARATORS.split(value):
+        word = " ".join(part.split())
+        if word:
+            seen.setdefault(word, None)
+    return tuple(seen)
+
+
 def first_heading(pages: Sequence[Page]) -> str | None:
     for page in pages:
         for el in page.elements:

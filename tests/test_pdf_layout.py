@@ -19,8 +19,8 @@ from dpe_server.extractors.pdf_collect import (
 )
 from dpe_server.extractors.pdf_furniture import edge_lines, repeated
 from dpe_server.extractors.pdf_lines import make_lines, reading_groups
-from dpe_server.extractors.pdf_props import _keywords
 from dpe_server.extractors.pdf_tables import find_grids, ruled_tables
+from dpe_server.metadata import split_keywords
 
 
 def load_builder() -> Any:
@@ -227,10 +227,12 @@ def test_repeated_needs_two_of_four_neighbours() -> None:
         pytest.param("a, b; c", ("a", "b", "c"), id="mixed"),
         pytest.param("x,,x", ("x",), id="dedupe"),
         pytest.param("", (), id="empty"),
+        pytest.param("财务；年报，预算、季度", ("财务", "年报", "预算", "季度"), id="cjk"),
+        pytest.param("one\ntwo  words", ("one", "two words"), id="lines-and-spaces"),
     ],
 )
 def test_keywords_split(raw: str, expected: tuple[str, ...]) -> None:
-    assert _keywords(raw) == expected
+    assert split_keywords(raw) == expected
 
 
 def test_fixtures_build_deterministically(tmp_path: Path, fixture_dir: Path) -> None:

@@ -64,7 +64,8 @@ from dpe_server.extractors.docx_parts import (
 from dpe_server.extractors.docx_runs import InlineReader
 from dpe_server.extractors.docx_styles import Numbering, Styles
 from dpe_server.extractors.docx_xml import from_strict, load, load_or_none
-from dpe_server.extractors.ooxml import Package, sniff, split_keywords
+from dpe_server.extractors.ooxml import Package, sniff
+from dpe_server.metadata import split_keywords
 from dpe_server.model import JSON, Document, Page, Properties
 
 VERSION = "1"

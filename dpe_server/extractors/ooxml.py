@@ -335,12 +335,3 @@ def resolve_target(source_part: str, target: str) -> str:
         return posixpath.normpath(target.lstrip("/"))
     folder = posixpath.dirname(normalize_name(source_part))
     return posixpath.normpath(posixpath.join(folder, target)).lstrip("/")
-
-
-def split_keywords(value: str | None) -> tuple[str, ...]:
-    """Keywords as a property gives them: separated by commas, semicolons or CJK commas."""
-    if not value:
-        return ()
-    for sep in (";", "；", "，", "、"):
-        value = value.replace(sep, ",")
-    return tuple(k.strip() for k in value.split(",") if k.strip())

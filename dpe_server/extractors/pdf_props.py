@@ -11,7 +11,6 @@ A broken outline or XMP packet is ignored (it is optional data), never fatal.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pypdf import PdfReader
@@ -20,10 +19,10 @@ from pypdf.generic import Destination
 from dpe_server.extractors import Limits
 from dpe_server.extractors.pdf_collect import plain
 from dpe_server.extractors.pdf_open import PLAIN_ERRORS
+from dpe_server.metadata import split_keywords
 from dpe_server.model import JSON, Properties
 
 MAX_OUTLINE = 10_000
-_SPLIT = re.compile(r"[,;\n]+")
 
 
 def _clean(value: Any) -> str | None:
@@ -34,17 +33,6 @@ def _clean(value: Any) -> str | None:
     except (TypeError, ValueError):
         return None
     return text or None
-
-
-def _keywords(raw: str | None) -> tuple[str, ...]:
-    if not raw:
-        return ()
-    seen: dict[str, None] = {}
-    for part in _SPLIT.split(raw):
-        word = " ".join(part.split())
-        if word:
-            seen.setdefault(word, None)
-    return tuple(seen)
 
 
 def _xmp(reader: PdfReader) -> dict[str, Any]:
@@ -106,9 +94,9 @@ def properties(reader: PdfReader, limits: Limits) -> Properties:
         info = {}
     xmp = _xmp(reader)
     title = _clean(info.get("/Title")) or _clean(xmp.get("title"))
-    keywords = _keywords(_clean(info.get("/Keywords")) or _clean(xmp.get("keywords")))
+    keywords = split_keywords(_clean(info.get("/Keywords")) or _clean(xmp.get("keywords")))
     if not keywords and xmp.get("subject"):
-        keywords = _keywords(", ".join(str(s) for s in xmp["subject"]))
+        keywords = split_keywords(", ".join(str(s) for s in xmp["subject"]))
     summary = _clean(info.get("/Subject")) or _clean(xmp.get("description"))
     extra: dict[str, JSON] = {}
     for key, name in (

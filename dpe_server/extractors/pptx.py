@@ -23,7 +23,7 @@ from lxml import etree
 
 from dpe_server.errors import CorruptError, ExtractionError, UnsupportedError
 from dpe_server.extractors import Extractor, Limits
-from dpe_server.extractors.ooxml import NS, Package, normalize_name, parse_xml, split_keywords
+from dpe_server.extractors.ooxml import NS, Package, normalize_name, parse_xml
 from dpe_server.extractors.pptx_context import (
     TITLE_TYPES,
     Layout,
@@ -42,6 +42,7 @@ from dpe_server.extractors.pptx_extras import (
 )
 from dpe_server.extractors.pptx_shapes import walk
 from dpe_server.extractors.pptx_text import P, R, plain_text
+from dpe_server.metadata import split_keywords
 from dpe_server.model import JSON, Document, Page, Properties
 
 VERSION = "1"

@@ -26,7 +26,7 @@ from python_calamine import CalamineError, CalamineWorkbook
 
 from dpe_server.errors import CorruptError, DpeError, ExtractionError, UnsupportedError
 from dpe_server.extractors import Extractor, Limits
-from dpe_server.extractors.ooxml import Package, normalize_name, split_keywords
+from dpe_server.extractors.ooxml import Package, normalize_name
 from dpe_server.extractors.xlsx_book import (
     SheetInfo,
     Workbook,
@@ -46,6 +46,7 @@ from dpe_server.extractors.xlsx_drawing import chartsheet_items
 from dpe_server.extractors.xlsx_format import Styles
 from dpe_server.extractors.xlsx_page import build_sheet_items
 from dpe_server.extractors.xlsx_scan import STREAM_MAX_CELLS, SheetScan, read_cells, scan_sheet
+from dpe_server.metadata import split_keywords
 from dpe_server.model import Document, Page, PageBuilder, Properties
 
 VERSION = "1"
