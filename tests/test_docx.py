@@ -413,19 +413,8 @@ def test_registry_maps_docx_and_docm() -> None:
 
 
 def test_fixtures_build_deterministically(tmp_path: Path, fixture_dir: Path) -> None:
-    import importlib.util
-    import sys
+    from fixtures.builders import docx as module
 
-    root = Path(__file__).resolve().parents[1] / "fixtures"
-    sys.path.insert(0, str(root))
-    try:
-        spec = importlib.util.spec_from_file_location("docx_builder", root / "builders" / "docx.py")
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(root))
     for path in module.build(tmp_path):
         assert path.read_bytes() == (fixture_dir / path.name).read_bytes(), path.name
 

@@ -6,36 +6,22 @@ intended, regenerate with `python fixtures/goldens.py --write` and commit the re
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from fixtures import goldens
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _goldens() -> ModuleType:
-    if "fixtures_goldens" in sys.modules:
-        return sys.modules["fixtures_goldens"]
-    spec = importlib.util.spec_from_file_location("fixtures_goldens", ROOT / "fixtures/goldens.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fixtures_goldens"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def produced(fixture_dir: Path) -> dict[str, str]:
-    files: dict[str, str] = _goldens().generate_fresh(fixture_dir)
+    files: dict[str, str] = goldens.generate_fresh(fixture_dir)
     return files
 
 
 def test_goldens_match_committed(produced: dict[str, str]) -> None:
-    goldens = _goldens()
     want = goldens.committed()
     assert want, f"fixtures/expected/ is empty: run `{goldens.REGENERATE}`"
     found = goldens.differences(produced, want)
@@ -62,7 +48,6 @@ def test_goldens_cover_every_level_and_format(produced: dict[str, str]) -> None:
 
 
 def test_goldens_differences_show_a_unified_diff() -> None:
-    goldens = _goldens()
     found = goldens.differences({"a.json": "x\ny\n", "new.md": "z\n"}, {"a.json": "x\n"})
     text = "\n".join(found)
     assert "new files without a golden" in text

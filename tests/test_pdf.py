@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import re
 from pathlib import Path
@@ -27,14 +26,10 @@ from dpe_server.model import Category, Document, Element, Page, parse_element_id
 
 
 def load_builder() -> Any:
-    """fixtures/builders/pdf.py as a module (it is not a package of the project)."""
-    path = Path(__file__).resolve().parents[1] / "fixtures" / "builders" / "pdf.py"
-    spec = importlib.util.spec_from_file_location("pdf_fixture_builder", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """fixtures/builders/pdf.py."""
+    from fixtures.builders import pdf
+
+    return pdf
 
 
 @pytest.fixture(scope="module")

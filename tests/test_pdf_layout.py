@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +23,10 @@ from dpe_server.metadata import split_keywords
 
 
 def load_builder() -> Any:
-    path = Path(__file__).resolve().parents[1] / "fixtures" / "builders" / "pdf.py"
-    spec = importlib.util.spec_from_file_location("pdf_fixture_builder_layout", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """fixtures/builders/pdf.py."""
+    from fixtures.builders import pdf
+
+    return pdf
 
 
 def run(text: str, x: float, y: float, size: float = 10.0, *, font: str = "Helvetica") -> Run:

@@ -3,7 +3,6 @@ contents, titles, notes), properties, per-page reads, limits and errors."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import zipfile
@@ -355,21 +354,12 @@ def test_pptx_page_limit_truncates_document(fixture_dir: Path) -> None:
     assert doc.metadata["truncated"] is True
 
 
-def _builder() -> Any:
-    root = Path(__file__).resolve().parents[1] / "fixtures"
-    spec = importlib.util.spec_from_file_location("pptx_builder", root / "builders" / "pptx.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_pptx_fixtures_are_deterministic(tmp_path: Path, fixture_dir: Path) -> None:
     """Built again (seconds after the session's build, so clocks differ): the same bytes."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    builder = _builder()
+    from fixtures.builders import pptx as builder
+
     first = builder.build(tmp_path / "a")
     second = builder.build(tmp_path / "b")
     for a, b in zip(first, second, strict=True):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import zipfile
 from pathlib import Path
@@ -306,13 +305,8 @@ def test_errors_encrypted_cfb() -> None:
 
 
 def test_fixtures_build_is_deterministic(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location(
-        "xlsx_builder", Path(__file__).resolve().parents[1] / "fixtures" / "builders" / "xlsx.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    builder = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(builder)
+    from fixtures.builders import xlsx as builder
+
     first = [p.read_bytes() for p in builder.build(tmp_path / "a")]
     second = [p.read_bytes() for p in builder.build(tmp_path / "b")]
     assert first == second
