@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
@@ -304,8 +304,3 @@ class PageBuilder:
         if self.truncated:
             meta["truncated"] = True
         return Page(self.page_index, title, tuple(self._elements), meta)
-
-
-def categories_in(pages: Iterable[Page]) -> set[Category]:
-    """Every category that occurs in `pages`."""
-    return {el.category for page in pages for el in page.elements}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import anyio
@@ -153,11 +153,3 @@ class Hub:
                 await conn.send_resource_list_changed()
             for uri in uris:
                 await conn.send_resource_updated(uri)
-
-    def listen_handler(
-        self,
-    ) -> Callable[
-        [ServerRequestContext[Any, Any], SubscriptionsListenRequestParams],
-        Any,
-    ]:
-        return self.listen

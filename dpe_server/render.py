@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import assert_never
 
 from dpe_server.model import JSON, Category
-from dpe_server.uri import Format, format_uri
+from dpe_server.uri import Format
 
 MIME_TYPES: dict[Format, str] = {
     "json": "application/json",
@@ -276,7 +276,3 @@ def _longest_backtick_run(text: str) -> int:
 def _md_inline(text: str) -> str:
     """Text safe inside link brackets and headings: brackets escaped, one line."""
     return " ".join(text.split()).replace("[", "\\[").replace("]", "\\]")
-
-
-def element_uri(host: str, doc_ref: str, element_id: str) -> str:
-    return format_uri(host, doc_ref, element_id=element_id)
