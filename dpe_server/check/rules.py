@@ -243,3 +243,15 @@ def l1_page_title(entry: JSON, level2: JSON) -> list[Problem]:
         f"title {level2.get('title')!r}",
         entry.get("title"),
     )
+
+
+DOCUMENT_RULES = (
+    doc_fields,
+    doc_last_modified,
+    doc_doc_ref,
+    doc_file_uri,
+    doc_title,
+    doc_summary,
+    doc_error,
+)
+"""The rules every DocumentSummary obeys, at Level 0 and at Level 1."""

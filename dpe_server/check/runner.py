@@ -155,15 +155,7 @@ class EraWalk:
         docs = [d for d in payload["documents"] if isinstance(d, dict)]
         r.check(rules.l0_unique, uri, docs)
         for doc in docs:
-            for check in (
-                rules.doc_fields,
-                rules.doc_last_modified,
-                rules.doc_doc_ref,
-                rules.doc_file_uri,
-                rules.doc_title,
-                rules.doc_summary,
-                rules.doc_error,
-            ):
+            for check in rules.DOCUMENT_RULES:
                 r.check(check, f"{uri} ({doc.get('doc_ref')})", doc)
             r.check(rules.doc_uri, f"{uri} ({doc.get('doc_ref')})", doc, self.host)
         for res in listed:

@@ -53,15 +53,7 @@ class DocumentWalk:
         if not isinstance(level1, dict):
             return None
         r = self.report
-        for check in (
-            rules.doc_fields,
-            rules.doc_last_modified,
-            rules.doc_doc_ref,
-            rules.doc_file_uri,
-            rules.doc_title,
-            rules.doc_summary,
-            rules.doc_error,
-        ):
+        for check in rules.DOCUMENT_RULES:
             r.check(check, uri, level1)
         r.check(rules.doc_uri, uri, level1, self.host)
         await self._matches_level0(uri, level1, entry)
