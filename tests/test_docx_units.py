@@ -10,11 +10,11 @@ import pytest
 from lxml import etree
 
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
+from dpe_server.extractors.a1 import col_letters
 from dpe_server.extractors.docx import extract, probe
 from dpe_server.extractors.docx_pages import MAX_BLOCKS, MAX_CHARS, Block, plan_pages
 from dpe_server.extractors.docx_parts import html_blocks
 from dpe_server.extractors.docx_styles import TITLE_LEVEL, Numbering, Styles
-from dpe_server.extractors.docx_tables import column_letters
 from dpe_server.extractors.docx_xml import W_NS, from_strict
 from dpe_server.model import TABLE_BLOCK_ROWS, Category, Document
 
@@ -308,7 +308,7 @@ def test_table_large_split_into_row_blocks() -> None:
 
 @pytest.mark.parametrize(("index", "letters"), [(0, "A"), (25, "Z"), (26, "AA"), (701, "ZZ")])
 def test_column_letters(index: int, letters: str) -> None:
-    assert column_letters(index) == letters
+    assert col_letters(index) == letters
 
 
 # --- runs and fields ----------------

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from dpe_server import summaries
+from dpe_server.extractors.a1 import range_ref
 from dpe_server.extractors.docx_forms import form_item, sdt_field
 from dpe_server.extractors.docx_items import Item
 from dpe_server.extractors.docx_pages import block_text
@@ -44,16 +45,6 @@ class TableData:
     nested: list[TableData] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
-
-
-def column_letters(index: int) -> str:
-    """0 → A, 25 → Z, 26 → AA."""
-    out = ""
-    index += 1
-    while index:
-        index, rem = divmod(index - 1, 26)
-        out = chr(65 + rem) + out
-    return out
 
 
 def _unwrap(el: etree._Element, tag: str) -> list[etree._Element]:
@@ -174,7 +165,7 @@ def _resolve(rows: list[list[_Cell]], width: int) -> tuple[list[list[str]], list
             if vmerge == "restart":
                 above[col] = (r, col)
     merged = [
-        f"{column_letters(c)}{r + 1}:{column_letters(c + nc - 1)}{r + nr}"
+        range_ref(r, c, r + nr - 1, c + nc - 1)
         for (r, c), (nr, nc) in sorted(spans.items())
         if nr > 1 or nc > 1
     ]

@@ -12,6 +12,7 @@ from lxml import etree
 
 from dpe_server import summaries
 from dpe_server.errors import CorruptError, TooLargeError
+from dpe_server.extractors.a1 import range_ref
 from dpe_server.extractors.drawingml import (
     diagram_content,
     emu_to_px,
@@ -64,16 +65,6 @@ MEDIA_MIME = {
 }
 
 
-def column_name(index: int) -> str:
-    """0 → A, 25 → Z, 26 → AA."""
-    name = ""
-    index += 1
-    while index:
-        index, rem = divmod(index - 1, 26)
-        name = chr(65 + rem) + name
-    return name
-
-
 def _int(value: str | None, default: int = 1) -> int:
     try:
         return max(int(value), 1) if value is not None else default
@@ -105,7 +96,7 @@ def read_table(tbl: etree._Element) -> tuple[list[list[str]], list[str], int]:
             row.append("" if covered else plain_text(tc.find(f"{A}txBody")))
             span, down = _int(tc.get("gridSpan")), _int(tc.get("rowSpan"))
             if not covered and (span > 1 or down > 1):
-                merged.append(f"{column_name(c)}{r + 1}:{column_name(c + span - 1)}{r + down}")
+                merged.append(range_ref(r, c, r + down - 1, c + span - 1))
         rows.append(row)
         columns = max(columns, len(row))
     return rows, merged, columns

@@ -26,11 +26,11 @@ from python_calamine import CalamineError, CalamineWorkbook
 
 from dpe_server.errors import CorruptError, DpeError, ExtractionError, UnsupportedError
 from dpe_server.extractors import Extractor, Limits
+from dpe_server.extractors.a1 import parse_range
 from dpe_server.extractors.ooxml import Package, normalize_name
 from dpe_server.extractors.xlsx_book import (
     SheetInfo,
     Workbook,
-    parse_range,
     people,
     read_workbook,
     shared_strings,

@@ -19,7 +19,7 @@ from itertools import chain
 from typing import Any
 
 from dpe_server import summaries
-from dpe_server.extractors.xlsx_book import range_ref
+from dpe_server.extractors.a1 import range_ref
 from dpe_server.extractors.xlsx_format import CELL_MAX_CHARS, Styles, clip, show, show_number
 from dpe_server.extractors.xlsx_scan import SheetScan, SparseCells
 from dpe_server.model import JSON, TABLE_BLOCK_ROWS, Category

@@ -14,8 +14,9 @@ from lxml import etree
 from dpe_server import summaries
 from dpe_server.errors import CorruptError
 from dpe_server.extractors import drawingml
+from dpe_server.extractors.a1 import cell_ref
 from dpe_server.extractors.ooxml import Package, Relationship
-from dpe_server.extractors.xlsx_book import cell_ref, kid, local, rel_id, walk
+from dpe_server.extractors.xlsx_book import kid, local, rel_id, walk
 from dpe_server.extractors.xlsx_cells import Item
 from dpe_server.model import JSON, Category
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from dpe_server import summaries
-from dpe_server.extractors.xlsx_book import cell_ref, col_index, col_letters, range_ref
+from dpe_server.extractors.a1 import cell_ref, col_index, col_letters, range_ref
 from dpe_server.extractors.xlsx_cells import Item
 from dpe_server.extractors.xlsx_scan import FormulaCell
 from dpe_server.model import JSON, Category

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from lxml import etree
 
 from dpe_server import summaries
+from dpe_server.extractors.a1 import parse_range
 from dpe_server.extractors.ooxml import Package, Relationship
 from dpe_server.extractors.xlsx_book import (
     kid,
     kids,
     local,
-    parse_range,
     rel_id,
     string_item,
     walk,

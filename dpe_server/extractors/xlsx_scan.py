@@ -23,8 +23,9 @@ from typing import NamedTuple
 from lxml import etree
 
 from dpe_server.errors import CorruptError
+from dpe_server.extractors.a1 import cell_ref, col_index, parse_ref
 from dpe_server.extractors.ooxml import parse_xml
-from dpe_server.extractors.xlsx_book import col_index, parse_ref, string_item
+from dpe_server.extractors.xlsx_book import string_item
 from dpe_server.extractors.xlsx_format import GENERAL, Styles, clip, general, show_number
 
 DENSE_MIN_AREA = 1_000_000
@@ -112,21 +113,12 @@ class SheetScan:
 
     def style_of(self, row: int, col: int) -> int:
         """The style index of one cell (a targeted search; for a few cells only)."""
-        ref = f"{_letters(col)}{row + 1}".encode()
+        ref = cell_ref(row, col).encode()
         m = re.search(rb"<" + self.prefix + rb"c\b[^>]*?\br=\"" + ref + rb"\"[^>]*>", self.cells)
         if m is None:
             return 0
         s = re.search(rb'\bs="(\d+)"', m.group(0))
         return int(s.group(1)) if s else 0
-
-
-def _letters(col: int) -> str:
-    out = ""
-    n = col + 1
-    while n:
-        n, rem = divmod(n - 1, 26)
-        out = chr(65 + rem) + out
-    return out
 
 
 _ROOT = re.compile(rb"<(\w+:)?(worksheet|chartsheet|dialogsheet|macrosheet)\b")

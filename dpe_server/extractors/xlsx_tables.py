@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from lxml import etree
 
 from dpe_server import summaries
+from dpe_server.extractors.a1 import parse_range, range_ref
 from dpe_server.extractors.ooxml import Package, Relationship
-from dpe_server.extractors.xlsx_book import kid, kids, parse_range, range_ref, walk
+from dpe_server.extractors.xlsx_book import kid, kids, walk
 from dpe_server.extractors.xlsx_cells import Grid, Item, Rect, SheetCells
 from dpe_server.model import JSON, Category
 
