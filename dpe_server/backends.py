@@ -11,7 +11,7 @@ Both run `jobs.run_job`, so they produce the same trees and the same errors.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +24,7 @@ from dpe_server.jobs import (
     Job,
     decode_document,
     decode_error,
+    decode_image,
     decode_pages,
     decode_probe,
     pages_arg,
@@ -45,6 +46,12 @@ class Backend(Protocol):
     async def extract(self, root: Path, rel: str) -> Document: ...
 
     async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]: ...
+
+    async def image(
+        self, root: Path, rel: str, metadata: Mapping[str, JSON]
+    ) -> tuple[str, str] | None:
+        """The picture an image element's metadata names: (base64 bytes, mime type)."""
+        ...
 
     async def aclose(self) -> None: ...
 
@@ -81,6 +88,12 @@ class ThreadBackend:
     async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]:
         job = Job(str(root), rel, "pages", pages_arg(pages), self._limits)
         return decode_pages(await self._run(job))
+
+    async def image(
+        self, root: Path, rel: str, metadata: Mapping[str, JSON]
+    ) -> tuple[str, str] | None:
+        job = Job(str(root), rel, "image", limits=self._limits, metadata=dict(metadata))
+        return decode_image(await self._run(job))
 
     async def aclose(self) -> None:
         return None

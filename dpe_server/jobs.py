@@ -8,8 +8,9 @@ let escape are reported as `corrupt` with the exception's type, never with a tra
 
 from __future__ import annotations
 
+import base64
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
@@ -22,13 +23,14 @@ from dpe_server.errors import (
     extraction_error,
 )
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_path
+from dpe_server.images import picture
 from dpe_server.model import JSON, Document, Page, Properties
 from dpe_server.paths import NotConfined, open_confined
 from dpe_server.precheck import precheck
 
 log = logging.getLogger(__name__)
 
-Op = Literal["probe", "extract", "pages"]
+Op = Literal["probe", "extract", "pages", "image"]
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
 OUT_OF_MEMORY = "The file needs more memory than allowed."
@@ -41,6 +43,8 @@ class Job:
     op: Op
     pages: tuple[int, ...] = ()
     limits: Limits = DEFAULT_LIMITS
+    metadata: Mapping[str, JSON] | None = None
+    """For `image`: the image element's metadata, which names its picture."""
 
 
 def run_job(job: Job) -> dict[str, JSON]:
@@ -92,6 +96,11 @@ def _run(job: Job) -> JSON:
                 f"{MAX_FILE_BYTES // (1024 * 1024)} MiB."
             )
         precheck(f, PurePosixPath(job.rel).suffix, job.limits)
+        if job.op == "image":
+            found = picture(f, job.rel, job.metadata or {})
+            if found is None:
+                return None
+            return {"data": base64.b64encode(found[0]).decode("ascii"), "mime_type": found[1]}
         if job.op == "probe":
             return extractor.probe(f, job.limits).to_json()
         if job.op == "pages" and extractor.extract_pages is not None:
@@ -109,6 +118,10 @@ def decode_probe(data: JSON) -> Properties:
 
 def decode_document(data: JSON) -> Document:
     return Document.from_json(data)
+
+
+def decode_image(data: JSON) -> tuple[str, str] | None:
+    return None if data is None else (str(data["data"]), str(data["mime_type"]))
 
 
 def decode_pages(data: JSON) -> list[Page]:

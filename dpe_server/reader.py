@@ -7,19 +7,15 @@ fast.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import anyio.to_thread
-
 from dpe_server.backends import Backend
 from dpe_server.catalog import Catalog
-from dpe_server.errors import DocumentNotFound
-from dpe_server.images import read_image
+from dpe_server.errors import DocumentNotFound, ExtractionError
 from dpe_server.model import Category
 from dpe_server.render import MIME_TYPES, render
 from dpe_server.uri import DpeUri, parse
@@ -99,10 +95,13 @@ class Reader:
             payload = element_view(host, entry.doc_ref, index, element)
             blobs: list[Body] = []
             if parsed.format == "json" and element.category is Category.IMAGE:
-                found = await anyio.to_thread.run_sync(read_image, catalog.root, entry.rel, element)
+                try:
+                    found = await catalog.backend.image(catalog.root, entry.rel, element.metadata)
+                except ExtractionError:
+                    found = None  # the file changed or broke since: no picture, the JSON stands
                 if found is not None:
                     data, mime = found
-                    blobs.append(Body(uri, mime, blob=base64.b64encode(data).decode("ascii")))
+                    blobs.append(Body(uri, mime, blob=data))
             return payload, 3, blobs
         pages = await catalog.page_infos(entry.doc_ref, uri) if parsed.depth == "pages" else None
         if parsed.depth == "metadata":

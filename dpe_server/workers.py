@@ -32,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -48,6 +48,7 @@ from dpe_server.jobs import (
     OUT_OF_MEMORY,
     Job,
     decode_document,
+    decode_image,
     decode_pages,
     decode_probe,
     pages_arg,
@@ -252,6 +253,12 @@ class ProcessBackend:
     async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]:
         job = Job(str(root), rel, "pages", pages_arg(pages), self._limits)
         return decode_pages(await self.run(job, self.settings.timeout))
+
+    async def image(
+        self, root: Path, rel: str, metadata: Mapping[str, JSON]
+    ) -> tuple[str, str] | None:
+        job = Job(str(root), rel, "image", limits=self._limits, metadata=dict(metadata))
+        return decode_image(await self.run(job, self.settings.timeout))
 
     async def aclose(self) -> None:
         self._closed = True

@@ -9,7 +9,8 @@ import pytest
 
 from dpe_server.backends import ThreadBackend
 from dpe_server.catalog import Catalog
-from dpe_server.model import Category, Element
+from dpe_server.images import picture
+from dpe_server.model import Category
 from dpe_server.reader import Reader
 
 pytestmark = pytest.mark.anyio
@@ -54,15 +55,42 @@ async def test_pptx_picture_bytes(fixture_dir: Path) -> None:
     assert all(b[1][0] in {"image/png", "image/jpeg", "image/gif", "image/webp"} for b in showable)
 
 
-def test_non_image_elements_have_no_bytes(tmp_path: Path) -> None:
-    from dpe_server.images import read_image
+async def test_non_image_elements_have_no_bytes(fixture_dir: Path) -> None:
+    catalog = Catalog(fixture_dir, "h", ThreadBackend())
+    await catalog.start()
+    reader = Reader(catalog, "h")
+    ref = next(d.doc_ref for d in catalog.documents() if d.doc_ref.startswith("deck-everything"))
+    bodies = await reader.read(f"dpe://h/{ref}/elements/p0-h1")
+    assert [b.mime_type for b in bodies] == ["application/json"]
 
-    el = Element("p0-txt1", Category.TEXT, "t", {"text": "x"}, {"part": "word/document.xml"})
-    assert read_image(tmp_path, "a.docx", el) is None
+
+def test_a_part_that_is_no_picture_gives_no_bytes(fixture_dir: Path) -> None:
+    with (fixture_dir / "deck-everything.pptx").open("rb") as f:
+        assert picture(f, "deck-everything.pptx", {"part": "ppt/presentation.xml"}) is None
 
 
-def test_missing_file_gives_no_bytes_not_an_error(tmp_path: Path) -> None:
-    from dpe_server.images import read_image
+def test_an_unreadable_file_gives_no_bytes_not_an_error(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.pptx"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    with broken.open("rb") as f:
+        assert picture(f, "broken.pptx", {"part": "ppt/media/image1.png"}) is None
 
-    el = Element("p0-img1", Category.IMAGE, "i", {}, {"part": "ppt/media/image1.png"})
-    assert read_image(tmp_path, "gone.pptx", el) is None
+
+async def test_missing_file_gives_no_picture_in_the_read(fixture_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copy(fixture_dir / "deck-everything.pptx", tmp_path / "deck.pptx")
+    catalog = Catalog(tmp_path, "h", ThreadBackend())
+    await catalog.start()
+    reader = Reader(catalog, "h")
+    ref = catalog.documents()[0].doc_ref
+    images = [
+        el.element_id
+        for info in await catalog.page_infos(ref, "u")
+        for el in (await catalog.page(ref, info.page_index, "u")).elements
+        if el.category is Category.IMAGE
+    ]
+    image = images[0]
+    (tmp_path / "deck.pptx").unlink()
+    bodies = await reader.read(f"dpe://h/{ref}/elements/{image}")
+    assert [b.mime_type for b in bodies] == ["application/json"]
