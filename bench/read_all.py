@@ -2,16 +2,16 @@
 
     python bench/read_all.py DIR CACHE_DIR
 
-One process does what `dpe-server read DIR URI` does for one document (`reader.local_reader`:
-no MCP server, no watcher, no warm-up, the persistent cache in CACHE_DIR, the document parsed in
-this process under the command's own memory cap and deadline, `dpe_server.guard`), for
+One process does what `dpe-server read DIR URI` does for one document (`OneShotReader`: no
+MCP server, no event loop, no workers, the persistent cache in CACHE_DIR, the document parsed
+in this process under the command's own memory cap and deadline, `dpe_server.guard`), for
 every URI a client needs to get the whole document: the Level 1 page index (which extracts the
 document fully), then every page as Markdown, written to stdout. One `dpe-server read`
 process per page would pay the interpreter start-up once per page, which no user converting a
 file would do; this is the honest whole-process equivalent.
 
-With BENCH_RUSAGE set, the peak resident size of this process plus that of its largest worker
-(MB) is written to that file.
+With BENCH_RUSAGE set, the peak resident size of this process plus that of its largest child,
+if any (MB), is written to that file.
 """
 
 from __future__ import annotations
@@ -22,23 +22,22 @@ import resource
 import sys
 from pathlib import Path
 
-import anyio
-
 from dpe_server.guard import arm_deadline, disarm, limit_memory
-from dpe_server.reader import Body, local_reader
+from dpe_server.oneshot import OneShotReader
+from dpe_server.render import Body
 
 
-async def convert(root: Path, cache_dir: Path) -> int:
+def convert(root: Path, cache_dir: Path) -> int:
     out = sys.stdout
     pages = 0
     limit_memory(2048 * 1024 * 1024)
     deadline = arm_deadline(60.0, "the document")
-    async with local_reader(root, cache_dir=cache_dir, isolate=False) as reader:
-        for entry in reader.catalog.entries():
+    with OneShotReader(root, cache_dir=cache_dir) as reader:
+        for entry in reader.entries():
             base = f"dpe://{reader.host}/{entry.doc_ref}"
-            count = int(json.loads(_text(await reader.read(f"{base}?depth=pages")))["page_count"])
+            count = int(json.loads(_text(reader.read(f"{base}?depth=pages")))["page_count"])
             for i in range(count):
-                out.write(_text(await reader.read(f"{base}/pages/{i}?format=markdown")))
+                out.write(_text(reader.read(f"{base}/pages/{i}?format=markdown")))
                 pages += 1
     disarm(deadline)
     return pages
@@ -49,7 +48,7 @@ def _text(bodies: list[Body]) -> str:
 
 
 def main() -> None:
-    pages = anyio.run(convert, Path(sys.argv[1]), Path(sys.argv[2]))
+    pages = convert(Path(sys.argv[1]), Path(sys.argv[2]))
     print(f"{pages} pages", file=sys.stderr)
     where = os.environ.get("BENCH_RUSAGE")
     if where:

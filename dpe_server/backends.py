@@ -23,12 +23,12 @@ from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.jobs import (
     Job,
     decode_document,
-    decode_error,
     decode_image,
     decode_pages,
     decode_probe,
     pages_arg,
     run_job,
+    unwrap,
 )
 from dpe_server.model import JSON, Document, Page, Properties
 
@@ -54,13 +54,6 @@ class Backend(Protocol):
         ...
 
     async def aclose(self) -> None: ...
-
-
-def unwrap(result: dict[str, JSON]) -> JSON:
-    """The `ok` value of a job result, or its error raised."""
-    if "error" in result:
-        raise decode_error(result["error"])
-    return result["ok"]
 
 
 class ThreadBackend:
@@ -99,4 +92,4 @@ class ThreadBackend:
         return None
 
 
-__all__ = ["Backend", "ExtractionError", "ThreadBackend", "unwrap"]
+__all__ = ["Backend", "ExtractionError", "ThreadBackend"]

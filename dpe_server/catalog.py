@@ -21,32 +21,20 @@ import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from dpe_server.backends import Backend
-from dpe_server.errors import (
-    DocumentNotFound,
-    ElementNotFound,
-    ExtractionError,
-    PageNotFound,
-    extraction_error,
-)
-from dpe_server.extractors import (
-    DEFAULT_LIMITS,
-    PAGED_TYPES,
-    extractor_fingerprint,
-    file_type,
-)
-from dpe_server.metadata import derive_keywords, derive_summary, derive_title
-from dpe_server.model import Document, Element, Page, Properties, page_of_element_id
-from dpe_server.paths import FileStat, doc_ref_for, stat_confined, walk
-from dpe_server.store import MemoryStore, Outline, PageCache, Store, cache_key
-from dpe_server.uri import format_uri
+from dpe_server.errors import ExtractionError
+from dpe_server.extractors import DEFAULT_LIMITS, PAGED_TYPES
+from dpe_server.index import Entry as IndexEntry
+from dpe_server.index import Index, outline_of, scan
+from dpe_server.model import Document, Element, Page, page_of_element_id
+from dpe_server.paths import FileStat
+from dpe_server.store import MemoryStore, Outline, Store
 from dpe_server.views import DocumentInfo, PageInfo
 
 log = logging.getLogger(__name__)
@@ -75,49 +63,10 @@ ChangeListener = Callable[[Change], Awaitable[None]]
 
 
 @dataclass(eq=False)
-class Entry:
-    rel: str
-    doc_ref: str
-    stat: FileStat
-    key: str
-    """The store key of the file as it is now."""
-    props: Properties | None = None
-    error: ExtractionError | None = None
-    error_key: str = ""
-    outline: Outline | None = None
-    outline_key: str = ""
-    """The key `outline` (and the pages it serves) belong to: the last good version."""
+class Entry(IndexEntry):
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     retried: anyio.Event | None = None
     """Set when the pending retry of a file caught mid-write has run."""
-
-    @property
-    def file_type(self) -> str:
-        return file_type(self.rel)
-
-    @property
-    def stem(self) -> str:
-        return PurePosixPath(self.rel).stem
-
-    @property
-    def current(self) -> bool:
-        """True when the outline is of the file as it is now."""
-        return self.outline is not None and self.outline_key == self.key
-
-    @property
-    def failed(self) -> bool:
-        """True when the file as it is now cannot be read (and no retry is pending)."""
-        return self.error is not None and self.error_key == self.key
-
-
-def outline_of(doc: Document, entry: Entry) -> Outline:
-    return Outline(
-        title=derive_title(doc, entry.stem),
-        keywords=derive_keywords(doc),
-        summary=derive_summary(doc, entry.file_type),
-        pages=tuple(PageInfo.of(p) for p in doc.pages),
-        metadata=dict(doc.metadata),
-    )
 
 
 def _listing(info: DocumentInfo) -> tuple[object, ...]:
@@ -125,7 +74,7 @@ def _listing(info: DocumentInfo) -> tuple[object, ...]:
     return (info.title, info.summary, info.keywords, info.page_count, info.error)
 
 
-class Catalog:
+class Catalog(Index[Entry]):
     def __init__(
         self,
         root: Path,
@@ -134,16 +83,10 @@ class Catalog:
         on_change: ChangeListener | None = None,
         store: Store | None = None,
     ) -> None:
-        self.root = root.resolve()
-        self.host = host
+        super().__init__(root, host, store if store is not None else MemoryStore())
         self.backend = backend
         self.on_change = on_change
-        self.store: Store = store if store is not None else MemoryStore()
-        self.pages_lru = PageCache()
-        self._entries: dict[str, Entry] = {}
-        self._by_ref: dict[str, Entry] = {}
         self._tg: TaskGroup | None = None
-        self._fingerprint = extractor_fingerprint()
         self.scanned = 0
         self.probed = 0
         self.ready = anyio.Event()
@@ -158,7 +101,7 @@ class Catalog:
         such as `dpe-server read`, which need one document, not the folder's listing).
         """
         self._tg = tg
-        found = {rel: st for rel in walk(self.root) if (st := stat_confined(self.root, rel))}
+        found = scan(self.root)
         entries = [self._add(rel, st) for rel, st in found.items()]
         self.scanned = len(entries)
         cached = await anyio.to_thread.run_sync(self._lookup_all, entries)
@@ -185,21 +128,6 @@ class Catalog:
                 known.add(entry.rel)
         return known
 
-    def _restore(self, entry: Entry) -> bool:
-        cached = self.store.lookup(entry.key)
-        if cached is None:
-            return False
-        if cached.error is not None:
-            entry.error = extraction_error(str(cached.error["kind"]), str(cached.error["message"]))
-            entry.error_key = entry.key
-            return True
-        if cached.props is None and cached.outline is None:
-            return False
-        entry.props = cached.props or entry.props
-        if cached.outline is not None:
-            entry.outline, entry.outline_key = cached.outline, entry.key
-        return True
-
     async def warm(self) -> None:
         """Extract every document fully, most recently modified first (background warm-up)."""
         order = sorted(self._entries.values(), key=lambda e: -e.stat.mtime_ns)
@@ -223,83 +151,10 @@ class Catalog:
             # changed (a Level 1 read never showed the probe's, so no document-level update).
             await self._announce(Change(list_changed=True))
 
-    def _key(self, rel: str, st: FileStat) -> str:
-        return cache_key(str(self.root / rel), st.size, st.mtime_ns, st.inode, self._fingerprint)
-
-    def _add(self, rel: str, st: FileStat) -> Entry:
-        ref = doc_ref_for(rel)
-        chars = 6
-        while ref in self._by_ref and self._by_ref[ref].rel != rel:
-            chars += 2
-            ref = doc_ref_for(rel, chars)
-        entry = Entry(rel, ref, st, self._key(rel, st))
-        self._entries[rel] = entry
-        self._by_ref[ref] = entry
-        return entry
+    def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> Entry:
+        return Entry(rel, doc_ref, st, key)
 
     # ---- queries -------------------------------------------------------------------------
-
-    def entries(self) -> list[Entry]:
-        return sorted(self._entries.values(), key=lambda e: e.rel)
-
-    def documents(self) -> list[DocumentInfo]:
-        """Every document, ordered by relative path."""
-        return [self.info_of(e) for e in self.entries()]
-
-    def entry(self, doc_ref: str, uri: str) -> Entry:
-        entry = self._by_ref.get(doc_ref)
-        if entry is None:
-            raise DocumentNotFound(
-                f"No document '{doc_ref}' on {self.host}; read dpe://{self.host} for the catalog.",
-                uri,
-            )
-        return entry
-
-    def info_of(self, entry: Entry) -> DocumentInfo:
-        modified = datetime.fromtimestamp(entry.stat.mtime_ns / 1e9, UTC)
-        common = {
-            "doc_ref": entry.doc_ref,
-            "file_uri": (self.root / entry.rel).as_uri(),
-            "file_type": entry.file_type,
-            "last_modified": modified.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        }
-        if entry.outline is not None:
-            o = entry.outline
-            extra = {"truncated": True} if o.metadata.get("truncated") else {}
-            return DocumentInfo(
-                title=o.title,
-                page_count=len(o.pages),
-                keywords=o.keywords,
-                summary=o.summary,
-                extra=extra,
-                **common,  # type: ignore[arg-type]
-            )
-        if entry.error is not None and (entry.failed or entry.props is None):
-            return DocumentInfo(
-                title=entry.stem,
-                page_count=0,
-                keywords=(),
-                summary="",
-                error=entry.error.to_json(),
-                **common,  # type: ignore[arg-type]
-            )
-        props = entry.props
-        return DocumentInfo(
-            title=(props.title if props and props.title else entry.stem),
-            page_count=props.page_count if props else 0,
-            keywords=props.keywords if props else (),
-            summary=(props.summary or "") if props else "",
-            extra={"indexing": True},
-            **common,  # type: ignore[arg-type]
-        )
-
-    def page_count(self, entry: Entry) -> int:
-        """Pages of the last good version (while a failure is being retried, too)."""
-        if entry.outline is not None:
-            return len(entry.outline.pages)
-        if entry.failed or entry.props is None:
-            return 0
-        return entry.props.page_count
 
     async def outline(self, doc_ref: str, uri: str) -> tuple[Entry, Outline | None]:
         """The document's outline (extracting it if needed); None when it cannot be read."""
@@ -314,22 +169,10 @@ class Catalog:
     async def page(self, doc_ref: str, index: int, uri: str) -> Page:
         entry = self.entry(doc_ref, uri)
         await self._ensure_counted(entry)
-        count = self.page_count(entry)
-        if index >= count:
-            last = f"pages 0 to {count - 1}" if count else "no pages"
-            raise PageNotFound(
-                f"Page {index} is out of range: '{doc_ref}' has {count} "
-                f"page{'' if count == 1 else 's'} ({last}).",
-                uri,
-                count,
-            )
+        self._check_index(entry, index, uri)
         page = await self._load_page(entry, index)
         if page is None:
-            raise PageNotFound(
-                f"Page {index} of '{doc_ref}' could not be read; the file may have changed.",
-                uri,
-                self.page_count(entry),
-            )
+            raise self._unreadable_page(entry, index, uri)
         return page
 
     async def _ensure_counted(self, entry: Entry) -> None:
@@ -378,12 +221,7 @@ class Catalog:
             el = page.element(element_id) if page else None
             if el is not None:
                 return index, el
-        raise ElementNotFound(
-            f"No element '{element_id}' in '{doc_ref}'; read "
-            f"{format_uri(self.host, doc_ref, page_index=hint or 0)} "
-            "for the element ids of a page.",
-            uri,
-        )
+        raise self._no_element(entry, element_id, uri)
 
     # ---- extraction ----------------------------------------------------------------------
 
@@ -402,11 +240,8 @@ class Catalog:
         if key != entry.key:
             return
         entry.error = exc
-        if self._maybe_retry(entry, exc, attempt):
-            return
-        entry.error_key = key
-        if not exc.transient:
-            self.store.put_error(key, exc.to_json())
+        if not self._maybe_retry(entry, exc, attempt):
+            self._record_failure(entry, key, exc)
 
     async def _ensure_outline(self, entry: Entry) -> None:
         """Make the outline current, or leave the last good one to be served.
@@ -464,16 +299,7 @@ class Catalog:
             return False
         outline = outline_of(doc, entry)
         await anyio.to_thread.run_sync(self.store.put_document, key, outline, doc.pages)
-        for page in doc.pages[: self.pages_lru.capacity // 2]:
-            self.pages_lru.put(key, page)  # what was just extracted is likely read next
-        # Extractions of one file run one at a time (under its lock), so this tree is the
-        # newest good one even when the file changed meanwhile: serve it until the next.
-        entry.outline, entry.outline_key = outline, key
-        if key != entry.key:
-            return False
-        entry.props = doc.properties
-        entry.error, entry.error_key = None, ""
-        return True
+        return self._adopt(entry, key, doc, outline)  # under the entry's lock
 
     async def _wait_for_retry(self, entry: Entry, deadline: float) -> None:
         """Wait for the pending retry of `entry` to run (or the deadline)."""
@@ -512,7 +338,7 @@ class Catalog:
 
     async def rescan(self) -> Change:
         """Compare the folder with the catalog; update it; announce and return what changed."""
-        found = {rel: st for rel in walk(self.root) if (st := stat_confined(self.root, rel))}
+        found = scan(self.root)
         added = [rel for rel in found if rel not in self._entries]
         removed = [rel for rel in self._entries if rel not in found]
         changed = [

@@ -13,15 +13,14 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import anyio
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dpe_server import TOKEN_ENV, __version__
 
 if TYPE_CHECKING:
+    from dpe_server.render import Body
     from dpe_server.server import DpeApp
     from dpe_server.workers import WorkerSettings
 
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
 # starts in a fraction of the time.
 
 log = logging.getLogger("dpe_server")
+T = TypeVar("T")
 
 
 def _folder(value: str) -> Path:
@@ -184,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         return _serve(args)
     if args.command == "read":
-        return anyio.run(_read, args)
+        return _read(args)
     return 2
 
 
@@ -223,9 +223,9 @@ def _serve(args: argparse.Namespace) -> int:
                 session_idle_timeout=args.session_idle_timeout,
                 max_request_bytes=max(1024, args.max_request_bytes),
             )
-            anyio.run(serve_http, server, options)
+            _run(serve_http, server, options)
         else:
-            anyio.run(serve_stdio, server)
+            _run(serve_stdio, server)
     except KeyboardInterrupt:
         return 130
     return 0
@@ -243,10 +243,8 @@ def _banner(app: DpeApp, where: str) -> None:
     )
 
 
-async def _read(args: argparse.Namespace) -> int:
+def _read(args: argparse.Namespace) -> int:
     from dpe_server.errors import RequestError
-    from dpe_server.guard import arm_deadline, disarm, limit_memory
-    from dpe_server.reader import local_reader
     from dpe_server.uri import parse
 
     try:
@@ -254,25 +252,13 @@ async def _read(args: argparse.Namespace) -> int:
     except RequestError as exc:
         print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
         return 2
-    # The whole folder (Level 0) is parsed in worker processes, each file under its limits;
-    # one document is parsed here, this one-shot process being the one that is limited.
-    isolate = level == 0
-    if not isolate:
-        limit_memory(max(0, args.memory_mb) * 1024 * 1024)
-    deadline = None if isolate else arm_deadline(max(1.0, args.timeout), "the document")
     try:
-        async with local_reader(
-            args.dir, args.dpe_host, args.cache_dir, not args.no_cache, isolate=isolate
-        ) as r:
-            if level == 0:
-                await r.catalog.warm()  # Level 0 as a settled server lists it: derived titles
-            bodies = await r.read(args.uri)
+        # The whole folder (Level 0) is parsed in worker processes, each file under its
+        # limits; one document is parsed here, this one-shot process being the one limited.
+        bodies = _read_document(args) if level else _run(_read_folder, args)
     except RequestError as exc:
         print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
         return 2
-    finally:
-        if deadline is not None:
-            disarm(deadline)
     for body in bodies:
         if body.text is not None:
             sys.stdout.write(body.text if body.text.endswith("\n") else body.text + "\n")
@@ -280,3 +266,33 @@ async def _read(args: argparse.Namespace) -> int:
             size = len(body.blob or "") * 3 // 4
             print(f"({body.mime_type} picture of about {size} bytes)", file=sys.stderr)
     return 0
+
+
+def _read_document(args: argparse.Namespace) -> list[Body]:
+    """Levels 1 to 3: no event loop, no workers; this process is capped and timed."""
+    from dpe_server.guard import arm_deadline, disarm, limit_memory
+    from dpe_server.oneshot import OneShotReader
+
+    limit_memory(max(0, args.memory_mb) * 1024 * 1024)
+    deadline = arm_deadline(max(1.0, args.timeout), "the document")
+    try:
+        with OneShotReader(args.dir, args.dpe_host, args.cache_dir, not args.no_cache) as r:
+            return r.read(args.uri)
+    finally:
+        disarm(deadline)
+
+
+async def _read_folder(args: argparse.Namespace) -> list[Body]:
+    """Level 0: every file probed and extracted in worker processes, as a settled server
+    lists them (derived titles)."""
+    from dpe_server.reader import local_reader
+
+    async with local_reader(args.dir, args.dpe_host, args.cache_dir, not args.no_cache) as r:
+        await r.catalog.warm()
+        return await r.read(args.uri)
+
+
+def _run(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    import anyio  # only the commands that need an event loop pay for it
+
+    return anyio.run(fn, *args)

@@ -134,5 +134,12 @@ def decode_error(data: JSON) -> ExtractionError:
     return err
 
 
+def unwrap(result: dict[str, JSON]) -> JSON:
+    """The `ok` value of a job result, or its error raised."""
+    if "error" in result:
+        raise decode_error(result["error"])
+    return result["ok"]
+
+
 def pages_arg(indices: Sequence[int]) -> tuple[int, ...]:
     return tuple(sorted(set(indices)))

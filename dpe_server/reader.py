@@ -1,35 +1,25 @@
 """What a read of a dpe:// URI returns, free of any transport: `Reader.read(uri)`.
 
-The MCP handler (`server.py`), the `read` tool and `dpe-server read` all go through it, so
-they return the same bodies; it imports nothing of the MCP SDK, so the command line starts
-fast.
+The MCP handler (`server.py`), the `read` tool and `dpe-server read` of the catalog (Level 0)
+go through it, so they return the same bodies; it imports nothing of the MCP SDK.
+`dpe-server read` of one document uses `oneshot.OneShotReader`, the same steps without an
+event loop.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dpe_server.backends import Backend
 from dpe_server.catalog import Catalog
-from dpe_server.errors import DocumentNotFound, ExtractionError
+from dpe_server.errors import ExtractionError
 from dpe_server.model import Category
-from dpe_server.render import MIME_TYPES, render
+from dpe_server.render import Body, bodies
 from dpe_server.uri import DpeUri, parse
 from dpe_server.views import catalog_view, document_view, element_view, page_view
-
-
-@dataclass(frozen=True, slots=True)
-class Body:
-    """One content item of a read: text, or a picture's bytes (base64)."""
-
-    uri: str
-    mime_type: str
-    text: str | None = None
-    blob: str | None = None
 
 
 @asynccontextmanager
@@ -73,13 +63,9 @@ class Reader:
     async def read(self, uri: str) -> list[Body]:
         """The bodies of a read of `uri`; raises `RequestError` (`InvalidUri`, not-found...)."""
         parsed = parse(uri)
-        if parsed.host.lower() != self.host.lower():
-            raise DocumentNotFound(
-                f"Unknown host '{parsed.host}': this server is dpe://{self.host}.", uri
-            )
-        payload, level, extra = await self._payload(parsed)
-        text = render(level, payload, parsed.format)
-        return [Body(uri, MIME_TYPES[parsed.format], text=text), *extra]
+        self.catalog.check_host(parsed)
+        payload, level, pictures = await self._payload(parsed)
+        return bodies(parsed, level, payload, pictures)
 
     async def _payload(self, parsed: DpeUri) -> tuple[dict[str, Any], int, list[Body]]:
         uri, host, catalog = parsed.raw, self.host, self.catalog

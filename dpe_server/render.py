@@ -12,16 +12,35 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import assert_never
 
 from dpe_server.model import JSON, Category
-from dpe_server.uri import Format
+from dpe_server.uri import DpeUri, Format
 
 MIME_TYPES: dict[Format, str] = {
     "json": "application/json",
     "markdown": "text/markdown",
     "text": "text/plain",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """One content item of a read: text, or a picture's bytes (base64)."""
+
+    uri: str
+    mime_type: str
+    text: str | None = None
+    blob: str | None = None
+
+
+def bodies(
+    uri: DpeUri, level: int, payload: Mapping[str, JSON], pictures: Sequence[Body] = ()
+) -> list[Body]:
+    """What a read of `uri` returns: the payload rendered in its format, then any pictures."""
+    text = render(level, payload, uri.format)
+    return [Body(uri.raw, MIME_TYPES[uri.format], text=text), *pictures]
 
 
 def render(level: int, payload: Mapping[str, JSON], fmt: Format) -> str:

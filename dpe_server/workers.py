@@ -41,7 +41,6 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from dpe_server.backends import unwrap
 from dpe_server.errors import CorruptError, ExtractionError, ExtractionTimeout, TooLargeError
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.jobs import (
@@ -52,6 +51,7 @@ from dpe_server.jobs import (
     decode_pages,
     decode_probe,
     pages_arg,
+    unwrap,
 )
 from dpe_server.model import JSON, Document, Page, Properties
 
