@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 FILE_NAME = f"cache-v{SCHEMA}.sqlite3"
+_BATCH = 500
+"""Keys per lookup query (under SQLite's oldest limit of 999 bound parameters)."""
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -141,21 +143,35 @@ class SqliteStore:
     # ---- Store ---------------------------------------------------------------------------
 
     def lookup(self, key: str) -> Cached | None:
-        def q(db: sqlite3.Connection) -> Cached | None:
-            row = db.execute(
-                "SELECT props, error, outline FROM docs WHERE key=?", (key,)
-            ).fetchone()
-            if row is None:
-                return None
-            db.execute("UPDATE docs SET used=? WHERE key=?", (time.time(), key))
-            props, error, outline = row
-            return Cached(
-                Properties.from_json(json.loads(props)) if props else None,
-                json.loads(error) if error else None,
-                Outline.from_json(json.loads(outline)) if outline else None,
-            )
+        return self.lookup_many([key]).get(key)
 
-        return self._run(q, None)
+    def lookup_many(self, keys: Sequence[str]) -> dict[str, Cached]:
+        def q(db: sqlite3.Connection) -> dict[str, Cached]:
+            found: dict[str, Cached] = {}
+            for i in range(0, len(keys), _BATCH):
+                batch = keys[i : i + _BATCH]
+                marks = ",".join("?" * len(batch))
+                rows = db.execute(
+                    f"SELECT key, props, error, outline FROM docs WHERE key IN ({marks})", batch
+                ).fetchall()
+                for key, props, error, outline in rows:
+                    found[key] = Cached(
+                        Properties.from_json(json.loads(props)) if props else None,
+                        json.loads(error) if error else None,
+                        Outline.from_json(json.loads(outline)) if outline else None,
+                    )
+            if found:  # one transaction marks them all used (the eviction order)
+                now = time.time()
+                db.execute("BEGIN")
+                try:
+                    db.executemany("UPDATE docs SET used=? WHERE key=?", [(now, k) for k in found])
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            return found
+
+        return self._run(q, {})
 
     def _upsert(self, key: str, column: str, value: str | None) -> None:
         def q(db: sqlite3.Connection) -> None:

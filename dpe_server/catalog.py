@@ -31,9 +31,9 @@ from dpe_server.backends import Backend
 from dpe_server.errors import ExtractionError
 from dpe_server.extractors import DEFAULT_LIMITS, PAGED_TYPES
 from dpe_server.index import Entry as IndexEntry
-from dpe_server.index import Index, outline_of, scan
+from dpe_server.index import Index, outline_of
 from dpe_server.model import Document, Element, Page, page_of_element_id
-from dpe_server.paths import FileStat
+from dpe_server.paths import FileStat, scan
 from dpe_server.store import MemoryStore, Outline, Store
 from dpe_server.views import DocumentInfo, PageInfo
 
@@ -104,7 +104,7 @@ class Catalog(Index[Entry]):
         found = scan(self.root)
         entries = [self._add(rel, st) for rel, st in found.items()]
         self.scanned = len(entries)
-        cached = await anyio.to_thread.run_sync(self._lookup_all, entries)
+        cached = await anyio.to_thread.run_sync(self._restore_all, entries)
         limiter = anyio.Semaphore(16)
 
         async def probe_one(entry: Entry) -> None:
@@ -119,14 +119,6 @@ class Catalog(Index[Entry]):
                 else:
                     probes.start_soon(probe_one, entry)
         self.ready.set()
-
-    def _lookup_all(self, entries: list[Entry]) -> set[str]:
-        """Restore what the store knows; returns the rels it knew."""
-        known: set[str] = set()
-        for entry in entries:
-            if self._restore(entry):
-                known.add(entry.rel)
-        return known
 
     async def warm(self) -> None:
         """Extract every document fully, most recently modified first (background warm-up)."""

@@ -16,6 +16,7 @@ answer the same URI with the same bytes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -31,8 +32,8 @@ from dpe_server.errors import (
 from dpe_server.extractors import extractor_fingerprint, file_type
 from dpe_server.metadata import derive_keywords, derive_summary, derive_title
 from dpe_server.model import Document, Properties, page_of_element_id
-from dpe_server.paths import FileStat, doc_ref_for, stat_confined, walk
-from dpe_server.store import Outline, PageCache, Store, cache_key
+from dpe_server.paths import FileStat, doc_ref_for
+from dpe_server.store import Cached, Outline, PageCache, Store, cache_key
 from dpe_server.uri import DpeUri, format_uri
 from dpe_server.views import DocumentInfo, PageInfo
 
@@ -83,11 +84,6 @@ def outline_of(doc: Document, entry: Entry) -> Outline:
     )
 
 
-def scan(root: Path) -> dict[str, FileStat]:
-    """Every candidate file under `root` that is a regular file reached without a symlink."""
-    return {rel: st for rel in walk(root) if (st := stat_confined(root, rel))}
-
-
 class Index(Generic[E]):
     def __init__(self, root: Path, host: str, store: Store) -> None:
         self.root = root.resolve()
@@ -117,7 +113,14 @@ class Index(Generic[E]):
 
     def _restore(self, entry: Entry) -> bool:
         """Take what the store knows of the entry's key; False when it knows nothing."""
-        cached = self.store.lookup(entry.key)
+        return self._apply(entry, self.store.lookup(entry.key))
+
+    def _restore_all(self, entries: Sequence[Entry]) -> set[str]:
+        """`_restore` for many entries in one store query; returns the rels it knew."""
+        found = self.store.lookup_many([e.key for e in entries])
+        return {e.rel for e in entries if self._apply(e, found.get(e.key))}
+
+    def _apply(self, entry: Entry, cached: Cached | None) -> bool:
         if cached is None:
             return False
         if cached.error is not None:

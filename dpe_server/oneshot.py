@@ -23,7 +23,7 @@ from typing import Any
 from dpe_server.cache import open_store
 from dpe_server.errors import ExtractionError
 from dpe_server.extractors import DEFAULT_LIMITS, PAGED_TYPES, Limits
-from dpe_server.index import Entry, Index, outline_of, scan
+from dpe_server.index import Entry, Index, outline_of
 from dpe_server.jobs import (
     Job,
     Op,
@@ -36,7 +36,7 @@ from dpe_server.jobs import (
     unwrap,
 )
 from dpe_server.model import JSON, Category, Element, Page, page_of_element_id
-from dpe_server.paths import FileStat, default_host
+from dpe_server.paths import FileStat, default_host, scan
 from dpe_server.render import Body, bodies
 from dpe_server.uri import DpeUri, parse
 from dpe_server.views import document_view, element_view, page_view

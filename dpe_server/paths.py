@@ -112,9 +112,20 @@ def stat_confined(root: Path, rel: str) -> FileStat | None:
 
 def walk(root: Path) -> Iterator[str]:
     """Every candidate file below `root` (POSIX relative paths), never entering symlinks."""
-    stack = [root]
+    return (rel for rel, _ in _files(root))
+
+
+def scan(root: Path) -> dict[str, FileStat]:
+    """Every candidate file below `root` that is a regular file reached without a symlink,
+    with its stat (one `lstat` per file, from the listing that found it; `stat_confined` of
+    each would stat every folder on the way again)."""
+    return dict(_files(root))
+
+
+def _files(root: Path) -> Iterator[tuple[str, FileStat]]:
+    stack = [(str(root), "")]
     while stack:
-        folder = stack.pop()
+        folder, prefix = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
@@ -122,19 +133,20 @@ def walk(root: Path) -> Iterator[str]:
         for entry in sorted(entries, key=lambda e: e.name):
             if entry.name.startswith("."):
                 continue
+            rel = prefix + entry.name
             try:
                 if entry.is_symlink():
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
+                    stack.append((entry.path, rel + "/"))
                     continue
-                if not entry.is_file(follow_symlinks=False):
+                if not is_candidate(rel):
                     continue
+                st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            rel = relative(root, Path(entry.path))
-            if rel is not None and is_candidate(rel):
-                yield rel
+            if stat.S_ISREG(st.st_mode):
+                yield rel, FileStat(st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 class NotConfined(OSError):

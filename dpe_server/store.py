@@ -76,6 +76,10 @@ class Cached:
 class Store(Protocol):
     def lookup(self, key: str) -> Cached | None: ...
 
+    def lookup_many(self, keys: Sequence[str]) -> dict[str, Cached]:
+        """What the store knows of each of `keys` it knows (one query: a restart)."""
+        ...
+
     def put_probe(self, key: str, props: Properties) -> None: ...
 
     def put_error(self, key: str, error: Mapping[str, JSON]) -> None: ...
@@ -100,6 +104,9 @@ class MemoryStore:
 
     def lookup(self, key: str) -> Cached | None:
         return self._docs.get(key)
+
+    def lookup_many(self, keys: Sequence[str]) -> dict[str, Cached]:
+        return {k: self._docs[k] for k in keys if k in self._docs}
 
     def put_probe(self, key: str, props: Properties) -> None:
         old = self._docs.get(key)

@@ -306,3 +306,19 @@ async def test_ids_not_of_this_servers_scheme_are_unknown_without_extracting(
     with pytest.raises(ElementNotFound):
         await catalog.element(ref, "t1", "u")
     assert backend.calls["extract"] + backend.calls["pages"] == 0
+
+
+def test_cache_lookup_many_answers_in_batches_and_marks_used(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "cache")
+    keys = [f"k{i:04d}" for i in range(1203)]  # more than one query's worth of keys
+    for i, key in enumerate(keys):
+        if i % 2 == 0:
+            store.put_error(key, {"kind": "corrupt", "message": f"m{i}"})
+    store._db.execute("UPDATE docs SET used=0")
+    found = store.lookup_many([*keys, "unknown"])
+    assert sorted(found) == keys[::2]
+    assert found["k1202"].error == {"kind": "corrupt", "message": "m1202"}
+    assert store.lookup("k0001") is None
+    unused = store._db.execute("SELECT count(*) FROM docs WHERE used=0").fetchone()[0]
+    assert unused == 0  # a lookup marks what it found used (the eviction order)
+    store.close()

@@ -191,3 +191,16 @@ def test_paths_jobs_never_read_outside(tree: Path, rel: str) -> None:
     result = run_job(Job(str(tree), rel, "extract"))
     assert result["error"]["kind"] == "unsupported"  # type: ignore[index]
     assert "SECRET" not in str(result)
+
+
+def test_paths_scan_stats_what_stat_confined_would(tree: Path) -> None:
+    os.symlink(tree.parent / "outside", tree / "linked")
+    os.symlink(tree / "a.docx", tree / "alias.docx")
+    os.mkfifo(tree / "pipe.docx")
+    (tree / "sub" / "deeper").mkdir()
+    (tree / "sub" / "deeper" / "c.pdf").write_bytes(b"%PDF-c")
+    (tree / "~$lock.docx").write_bytes(b"lock")
+    found = paths.scan(tree)
+    assert sorted(found) == ["a.docx", "sub/b.docx", "sub/deeper/c.pdf"]
+    assert found == {rel: stat_confined(tree, rel) for rel in found}
+    assert list(found) == list(walk(tree))  # the order doc_refs are assigned in
