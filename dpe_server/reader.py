@@ -31,7 +31,7 @@ async def local_reader(
     *,
     isolate: bool = True,
 ) -> AsyncIterator[Reader]:
-    """A `Reader` over a folder without a server: what `dpe-server read` uses.
+    """A `Reader` over a folder without a server: what `dpe-server read` of Level 0 uses.
 
     Files are parsed in worker processes (a hostile file cannot hang or exhaust the caller)
     unless `isolate` is False; the persistent cache is used unless `cache` is False. Nothing is
@@ -40,12 +40,15 @@ async def local_reader(
     from dpe_server.backends import ThreadBackend
     from dpe_server.cache import open_store
     from dpe_server.paths import default_host
-    from dpe_server.workers import ProcessBackend
 
     root = root.resolve()
     host = host or default_host(root)
     store = open_store(cache_dir, root, cache)
-    backend: Backend = ProcessBackend() if isolate else ThreadBackend()
+    backend: Backend = ThreadBackend()
+    if isolate:
+        from dpe_server.workers import ProcessBackend
+
+        backend = ProcessBackend()
     catalog = Catalog(root, host, backend, store=store)
     try:
         await catalog.start(probe=False)
