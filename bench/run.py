@@ -248,6 +248,20 @@ def folder_rows(cfg: Config) -> list[Row]:
             "<= 0.02",
         ),
     ]
+    # What no server on this SDK can go below: the interpreter importing it, before it can
+    # answer `initialize` (both protocol eras' pydantic models are built at import).
+    sdk = Stats([whole_process([PYTHON, "-c", "import mcp.server.lowlevel"]) for _ in range(5)])
+    rows.append(
+        compare(
+            "2b floor: a fresh interpreter importing the MCP SDK (`import mcp.server.lowlevel`, "
+            "which `serve` needs before it can answer `initialize`) vs cold full extraction",
+            sdk,
+            settled,
+            None,
+            "for reference",
+        )
+    )
+    rows[-1].extra += f"; {sdk.seconds / restart.seconds:.0%} of the warm restart"
     if isinstance(md, Stats):
         rows[0].extra = rows[0].extra.replace(f"n={listed.runs}", f"n={listed.runs} / {md.runs}")
     rows[0].extra += f"; cold full extraction {settled.seconds:.2f} s; {errors} docs in error"
