@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,3 +137,24 @@ def test_errors_name_what_is_missing(folder: Path) -> None:
             reader.read(format_uri(HOST, ref, element_id="p0-x1"))
         with pytest.raises(ValueError, match="Level 0"):
             reader.read(format_uri(HOST))
+
+
+def test_dpe_server_read_of_a_document_starts_no_event_loop(folder: Path, tmp_path: Path) -> None:
+    """The one-document read path is cheap to start: no asyncio, anyio, MCP SDK or workers."""
+    with OneShotReader(folder, HOST, cache=False) as reader:
+        ref = next(e for e in reader.entries() if e.rel.endswith("deck-everything.pptx")).doc_ref
+    uri = format_uri(HOST, ref, page_index=0) + "?format=markdown"
+    code = (
+        "import sys\n"
+        "from dpe_server.cli import main\n"
+        f"rc = main(['read', {str(folder)!r}, {uri!r}, '--dpe-host', {HOST!r},"
+        f" '--cache-dir', {str(tmp_path / 'cache')!r}])\n"
+        "heavy = ('asyncio', 'anyio', 'mcp', 'multiprocessing')\n"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    argv = [sys.executable, "-c", code]
+    done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+    assert done.stdout.startswith("#")  # the slide, as Markdown
