@@ -16,6 +16,7 @@ answer the same URI with the same bytes.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -84,7 +85,7 @@ def outline_of(doc: Document, entry: Entry) -> Outline:
     )
 
 
-class Index(Generic[E]):
+class Index(ABC, Generic[E]):
     def __init__(self, root: Path, host: str, store: Store) -> None:
         self.root = root.resolve()
         self.host = host
@@ -94,8 +95,9 @@ class Index(Generic[E]):
         self._by_ref: dict[str, E] = {}
         self._fingerprint = extractor_fingerprint()
 
+    @abstractmethod
     def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> E:
-        raise NotImplementedError
+        """A new entry of the reader's own kind (the catalog's carries a lock)."""
 
     def _key(self, rel: str, st: FileStat) -> str:
         return cache_key(str(self.root / rel), st.size, st.mtime_ns, st.inode, self._fingerprint)
