@@ -278,7 +278,10 @@ class Catalog(Index[Entry]):
         pages = sorted((p for part in parts for p in part), key=lambda p: p.page_index)
         if [p.page_index for p in pages] != list(range(count)):
             return await self.backend.extract(self.root, entry.rel)
-        return Document(entry.props, tuple(pages))
+        # What the extractors say of a whole document read within max_pages: truncated when
+        # a cap stopped a page.
+        cut = any(p.metadata.get("truncated") for p in pages)
+        return Document(entry.props, tuple(pages), {"truncated": True} if cut else {})
 
     async def _extract_locked(self, entry: Entry, attempt: int = 0) -> bool:
         key = entry.key

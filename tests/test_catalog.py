@@ -14,6 +14,7 @@ from dpe_server.backends import ThreadBackend
 from dpe_server.cache import FILE_NAME, SqliteStore, open_store
 from dpe_server.catalog import Catalog, Change
 from dpe_server.errors import ElementNotFound, PageNotFound
+from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.model import Document, Page, Properties
 from dpe_server.store import MemoryStore
 from tests.e2e.harness import write_deck, write_encrypted
@@ -29,8 +30,10 @@ def anyio_backend() -> str:
 class Counting(ThreadBackend):
     """A ThreadBackend that counts its calls and can be slowed down or forbidden."""
 
-    def __init__(self, delay: float = 0.0, forbid: bool = False) -> None:
-        super().__init__()
+    def __init__(
+        self, delay: float = 0.0, forbid: bool = False, limits: Limits = DEFAULT_LIMITS
+    ) -> None:
+        super().__init__(limits=limits)
         self.calls: Counter[str] = Counter()
         self.delay = delay
         self.forbid = forbid
@@ -294,6 +297,27 @@ async def test_large_paged_document_in_chunks_equals_one_extraction(tmp_path: Pa
     assert len(infos) == 30
     for page in whole.pages:
         assert await catalog.page(ref, page.page_index, "u") == page
+
+
+@pytest.mark.parametrize("cap", [DEFAULT_LIMITS.max_elements_per_page, 2])
+async def test_large_paged_document_in_chunks_is_listed_as_when_whole(
+    tmp_path: Path, cap: int
+) -> None:
+    """Title, summary, keywords, page count and `truncated` (a cap stopped a page) alike."""
+    folder = tmp_path / "long"
+    folder.mkdir()
+    _long_pdf(folder / "long.pdf", 30)
+    listed = []
+    for ways in (1, 3):
+        backend = Counting(limits=Limits(max_elements_per_page=cap))
+        backend.ways = ways
+        catalog = _catalog(folder, backend)
+        await catalog.start()
+        await catalog.warm()
+        assert backend.calls["extract" if ways == 1 else "pages"] == ways
+        listed.append(catalog.documents())
+    assert listed[0] == listed[1]
+    assert bool(listed[0][0].extra.get("truncated")) == (cap == 2)
 
 
 async def test_ids_not_of_this_servers_scheme_are_unknown_without_extracting(

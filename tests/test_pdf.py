@@ -450,3 +450,12 @@ def test_one_broken_page_does_not_sink_the_document(
     assert doc.pages[2].metadata["error"]["kind"] == "corrupt"
     assert doc.pages[2].title == "Page 3"
     assert doc.pages[3].title == "PDFSENT Form Section"
+
+
+def test_a_truncated_page_marks_the_document_truncated(structure: Path) -> None:
+    with structure.open("rb") as f:
+        doc = pdf_mod.extract(f, Limits(max_elements_per_page=3))
+    assert any(p.metadata.get("truncated") for p in doc.pages)
+    assert doc.metadata["truncated"] is True
+    with structure.open("rb") as f:
+        assert "truncated" not in pdf_mod.extract(f, Limits()).metadata

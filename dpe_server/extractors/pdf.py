@@ -326,7 +326,8 @@ def extract(f: BinaryIO, limits: Limits) -> Document:
         for index in range(count):
             pages.append(_safe_page(doc, index, f))
             doc.forget(index - 2)
-    metadata: dict[str, JSON] = {"truncated": True} if doc.count > count else {}
+    cut = doc.count > count or any(p.metadata.get("truncated") for p in pages)
+    metadata: dict[str, JSON] = {"truncated": True} if cut else {}
     return Document(props, tuple(pages), metadata)
 
 
