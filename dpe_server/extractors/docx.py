@@ -208,7 +208,8 @@ def extract(f: BinaryIO, limits: Limits) -> Document:
             props = _properties(pkg, opened.plans)
     except _LIBRARY_ERRORS as exc:
         raise _translate(exc) from None
-    meta = {"truncated": True} if opened.truncated else {}
+    cut = opened.truncated or any(p.metadata.get("truncated") for p in pages)
+    meta = {"truncated": True} if cut else {}
     return Document(props, tuple(pages), meta)
 
 

@@ -317,7 +317,8 @@ def _run(f: BinaryIO, limits: Limits, indices: Sequence[int] | None) -> Document
             pages = [book.page(i, sheets[i]) for i in wanted if 0 <= i < len(sheets)]
             props = _properties(book.wb, pkg.core_properties(), limits)
             meta: dict[str, Any] = {}
-            if book.truncated or len(book.wb.sheets) > limits.max_pages:
+            cut = any(p.metadata.get("truncated") for p in pages)
+            if cut or book.truncated or len(book.wb.sheets) > limits.max_pages:
                 meta["truncated"] = True
             return Document(props, tuple(pages), meta)
     except ExtractionError:
