@@ -26,13 +26,12 @@ import argparse
 import contextlib
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -43,13 +42,11 @@ import httpx2
 from mcp import Client
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.harness import http_server  # noqa: E402
+
 FORMATS = ("json", "markdown", "text")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def cpu_seconds(pid: int) -> float:
@@ -59,24 +56,6 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-@contextlib.contextmanager
-def http_server(folder: Path) -> Iterator[tuple[str, int]]:
-    port = free_port()
-    args = ["-m", "dpe_server", "serve", str(folder), "--transport", "http", "--port", str(port)]
-    proc = subprocess.Popen([sys.executable, *args], stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp", proc.pid
-    finally:
-        proc.terminate()
-        proc.wait(15)
 
 
 async def page_uris(url: str) -> list[str]:
@@ -265,7 +244,10 @@ def main() -> None:
             check=True,
             capture_output=True,
         )
-        with http_server(folder) as (url, pid):
+        # The serve defaults for what is measured (the harness sets test values).
+        defaults = ("--page-size", "50", "--debounce-ms", "150")
+        with http_server(folder, *defaults) as server:
+            url, pid = server.url, server.process.pid
             uris = anyio.run(page_uris, url)
             print(
                 f"{args.clients} {args.client} clients, {args.seconds:.0f} s per run, "

@@ -21,14 +21,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import warnings
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -39,33 +37,15 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.harness import free_port, settled, write_doc  # noqa: E402
+from tests.e2e.harness import http_server, server_args, settled, write_doc  # noqa: E402
 
 COMBOS = ("stdio-legacy", "stdio-auto", "http-legacy", "http-auto")
 GAP = 0.25
 """Quiet time after each notification before the next save, so saves are separate bursts."""
 
 
-def serve_args(folder: Path, debounce_ms: int, *extra: str) -> list[str]:
-    return ["-m", "dpe_server", "serve", str(folder), "--debounce-ms", str(debounce_ms), *extra]
-
-
-@contextlib.contextmanager
-def http_server(folder: Path, debounce_ms: int) -> Iterator[str]:
-    port = free_port()
-    args = serve_args(folder, debounce_ms, "--transport", "http", "--port", str(port))
-    proc = subprocess.Popen([sys.executable, *args], stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(15)
+def serve_args(folder: Path, debounce_ms: int) -> list[str]:
+    return server_args(folder, "--debounce-ms", str(debounce_ms))
 
 
 @contextlib.asynccontextmanager
@@ -75,7 +55,8 @@ async def client_for(
     with contextlib.ExitStack() as stack:
         target: Any
         if transport == "http":
-            target = stack.enter_context(http_server(folder, debounce_ms))
+            server = stack.enter_context(http_server(folder, "--debounce-ms", str(debounce_ms)))
+            target = server.url
         else:
             target = StdioServerParameters(
                 command=sys.executable, args=serve_args(folder, debounce_ms)
