@@ -1,4 +1,5 @@
-"""Shared test fixtures: the built fixture folder and the corpus (skipped when absent)."""
+"""Shared test fixtures: the built fixture folder, the corpus (skipped when absent), and the
+event loop of async tests (asyncio, the one the server runs on)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ from fixtures.build import build_all
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
 
 
 @pytest.fixture(scope="session")

@@ -22,11 +22,6 @@ from tests.e2e.harness import write_deck, write_encrypted
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Counting(ThreadBackend):
     """A ThreadBackend that counts its calls and can be slowed down or forbidden."""
 

@@ -176,8 +176,3 @@ async def test_check_in_process_server_passes(fixture_dir: Path) -> None:
     target = InProcessTarget(lambda: _broken_server(fixture_dir, lambda read: read))
     report = await run_check(target, limits=Limits(max_docs=6, max_pages=2, max_elements=5))
     assert report.failures == [], render_text(report)
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"

@@ -16,11 +16,6 @@ from dpe_server.reader import Reader
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def _images(folder: Path, prefix: str) -> list[tuple[str, list[tuple[str, int]]]]:
     catalog = Catalog(folder, "h", ThreadBackend())
     await catalog.start()

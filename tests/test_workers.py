@@ -22,11 +22,6 @@ RUNNER = "tests.hostile.runners:misbehave"
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 async def backend() -> AsyncIterator[ProcessBackend]:
     pb = ProcessBackend(WorkerSettings(workers=2, memory_bytes=512 * MIB, runner=RUNNER))
     try:

@@ -41,11 +41,6 @@ IDS = [f"{t}-{m}" for t, m in COMBOS]
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def folder(tmp_path: Path) -> Path:
     return make_folder(tmp_path / "docs")
 

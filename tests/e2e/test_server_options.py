@@ -29,11 +29,6 @@ pytestmark = [
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def folder(tmp_path: Path) -> Path:
     return make_folder(tmp_path / "docs")
 
