@@ -211,28 +211,33 @@ class SlideContext:
 def emit_links(links: Iterable[RunLink], sp: etree._Element, ctx: SlideContext) -> None:
     """Hyperlinks on text runs of a shape, as link elements after the shape's text; adjacent
     runs linking to the same place are one link."""
-    found: list[dict[str, JSON]] = []
+    found: list[tuple[str, str, int | None]] = []
     for link in links:
         target = ctx.link(link.rid, link.action)
         if target is None:
             continue
         url, page = target
-        if link.follows and found and found[-1]["url"] == url:
-            found[-1]["text"] = f"{found[-1]['text']}{link.text}"
+        if link.follows and found and found[-1][1] == url:
+            text, _, page = found[-1]
+            found[-1] = (text + link.text, url, page)
             continue
-        content: dict[str, JSON] = {"text": link.text, "url": url}
-        if page is not None:
-            content["target_page"] = page
-        found.append(content)
-    for content in found:
-        text, url = str(content["text"]), str(content["url"])
-        ctx.sink.add(
-            Category.LINK,
-            summaries.link(text, url),
-            content,
-            shape_meta(sp, kind="text_run"),
-            len(text),
-        )
+        found.append((link.text, url, page))
+    for text, url, page in found:
+        add_link(ctx, sp, text, (url, page), "text_run")
+
+
+def add_link(
+    ctx: SlideContext, sp: etree._Element, text: str, target: tuple[str, int | None], kind: str
+) -> None:
+    """A link element of shape `sp`: `target` is (url, slide index or None), as `ctx.link`
+    gives it; `kind` says what carries it (`text_run`, `click_action`)."""
+    url, page = target
+    content: dict[str, JSON] = {"text": text, "url": url}
+    if page is not None:
+        content["target_page"] = page
+    ctx.sink.add(
+        Category.LINK, summaries.link(text, url), content, shape_meta(sp, kind=kind), len(text)
+    )
 
 
 def shape_ids(sp: etree._Element) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from dpe_server.extractors.pptx_context import (
     TITLE_TYPES,
     Point,
     SlideContext,
+    add_link,
     click_action,
     emit_links,
     placeholder,
@@ -185,18 +186,8 @@ def shape_link(sp: etree._Element, ctx: SlideContext) -> None:
     target = ctx.link(click.get(f"{R}id", ""), click.get("action", ""))
     if target is None:
         return
-    url, page = target
     text = plain_text(sp.find(f"{P}txBody"), " ") or shape_ids(sp)[1]
-    content: dict[str, JSON] = {"text": text, "url": url}
-    if page is not None:
-        content["target_page"] = page
-    ctx.sink.add(
-        Category.LINK,
-        summaries.link(text, url),
-        content,
-        shape_meta(sp, kind="click_action"),
-        len(text),
-    )
+    add_link(ctx, sp, text, target, "click_action")
 
 
 # --- connector diagrams --------------------------------------------------------------------
