@@ -287,7 +287,9 @@ async def _read_folder(args: argparse.Namespace) -> list[Body]:
     lists them (derived titles)."""
     from dpe_server.reader import local_reader
 
-    async with local_reader(args.dir, args.dpe_host, args.cache_dir, not args.no_cache) as r:
+    cache = not args.no_cache
+    workers = _worker_settings(args)
+    async with local_reader(args.dir, args.dpe_host, args.cache_dir, cache, workers=workers) as r:
         await r.catalog.warm()
         return await r.read(args.uri)
 

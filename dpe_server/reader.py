@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpe_server.backends import Backend
 from dpe_server.catalog import Catalog
@@ -20,6 +20,9 @@ from dpe_server.model import Category
 from dpe_server.render import Body, bodies
 from dpe_server.uri import DpeUri, parse
 from dpe_server.views import catalog_view, document_view, element_view, page_view
+
+if TYPE_CHECKING:
+    from dpe_server.workers import WorkerSettings
 
 
 @asynccontextmanager
@@ -30,12 +33,13 @@ async def local_reader(
     cache: bool = True,
     *,
     isolate: bool = True,
+    workers: WorkerSettings | None = None,
 ) -> AsyncIterator[Reader]:
     """A `Reader` over a folder without a server: what `dpe-server read` of Level 0 uses.
 
-    Files are parsed in worker processes (a hostile file cannot hang or exhaust the caller)
-    unless `isolate` is False; the persistent cache is used unless `cache` is False. Nothing is
-    probed up front: each document is read when a URI names it.
+    Files are parsed in worker processes under `workers` (a hostile file cannot hang or exhaust
+    the caller) unless `isolate` is False; the persistent cache is used unless `cache` is False.
+    Nothing is probed up front: each document is read when a URI names it.
     """
     from dpe_server.backends import ThreadBackend
     from dpe_server.cache import open_store
@@ -48,7 +52,7 @@ async def local_reader(
     if isolate:
         from dpe_server.workers import ProcessBackend
 
-        backend = ProcessBackend()
+        backend = ProcessBackend(workers)
     catalog = Catalog(root, host, backend, store=store)
     try:
         await catalog.start(probe=False)

@@ -48,6 +48,30 @@ def test_read_error_is_one_sentence_with_its_code_and_exit_two(tmp_path: Path) -
     assert "(dpe 4204)" in invalid.stderr
 
 
+def test_read_of_the_catalog_parses_under_the_worker_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dpe_server import cli, workers
+
+    used: list[workers.WorkerSettings | None] = []
+
+    class Recording(ThreadBackend):
+        def __init__(self, settings: workers.WorkerSettings | None = None) -> None:
+            super().__init__()
+            used.append(settings)
+
+    monkeypatch.setattr(workers, "ProcessBackend", Recording)
+    folder = make_folder(tmp_path / "docs")
+    options = ["--no-cache", "--workers", "1", "--timeout", "7", "--memory-mb", "900"]
+    assert cli.main(["read", str(folder), "dpe://local.dpe.docs?format=text", *options]) == 0
+    assert capsys.readouterr().out.startswith("Documents (4)")
+    assert used == [
+        workers.WorkerSettings(
+            workers=1, timeout=7.0, probe_timeout=1.75, memory_bytes=900 * 1024 * 1024
+        )
+    ]
+
+
 def test_serve_prints_a_one_line_banner_on_stderr(tmp_path: Path) -> None:
     folder = make_folder(tmp_path / "docs")
     with http_server(folder) as server:
