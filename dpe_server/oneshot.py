@@ -58,7 +58,7 @@ class OneShotReader(Index[Entry]):
         self._limits = limits
         self._restored: set[str] = set()
         for rel, st in scan(self.root).items():
-            self._add(rel, st)  # in walk order, as the catalog does: the same doc_refs
+            self._add(rel, st)  # in scan order, as the catalog does: the same doc_refs
 
     def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> Entry:
         return Entry(rel, doc_ref, st, key)

@@ -5,6 +5,7 @@
   folders do not collide.
 - `is_ignored(rel)`: editor temp and lock files (`~$*`, `.~lock.*#`, `~WRL*.tmp`, `*.tmp`),
   dotfiles and anything under a dot folder.
+- `scan(root)`: the candidate files and their stats, never entering or following a symlink.
 - `open_confined(root, rel)`: open a file for reading only when it is a regular file inside
   the root with no symlink on the way, and return the descriptor that was checked, so what is
   parsed is what was checked (no swap between check and use).
@@ -90,35 +91,10 @@ def _parts(rel: str) -> tuple[str, ...] | None:
     return parts
 
 
-def stat_confined(root: Path, rel: str) -> FileStat | None:
-    """The stat of a regular file at `rel` reached without following any symlink, else None."""
-    parts = _parts(rel)
-    if parts is None:
-        return None
-    path = root
-    st = None
-    for part in parts:
-        path = path / part
-        try:
-            st = path.lstat()
-        except OSError:
-            return None
-        if stat.S_ISLNK(st.st_mode):
-            return None
-    if st is None or not stat.S_ISREG(st.st_mode):
-        return None
-    return FileStat(st.st_size, st.st_mtime_ns, st.st_ino)
-
-
-def walk(root: Path) -> Iterator[str]:
-    """Every candidate file below `root` (POSIX relative paths), never entering symlinks."""
-    return (rel for rel, _ in _files(root))
-
-
 def scan(root: Path) -> dict[str, FileStat]:
-    """Every candidate file below `root` that is a regular file reached without a symlink,
-    with its stat (one `lstat` per file, from the listing that found it; `stat_confined` of
-    each would stat every folder on the way again)."""
+    """Every candidate file below `root` that is a regular file reached without entering or
+    following a symlink, with its stat (one `lstat` per file, from the listing that found it),
+    in the order doc_refs are assigned in (each folder's entries sorted, depth first)."""
     return dict(_files(root))
 
 

@@ -14,7 +14,7 @@ import pytest
 from dpe_server.errors import ExtractionError
 from dpe_server.extractors import DEFAULT_LIMITS, file_type, for_path
 from dpe_server.model import Category, Document, Page
-from dpe_server.paths import walk
+from dpe_server.paths import scan
 
 Docs = dict[str, Document | ExtractionError]
 
@@ -25,7 +25,7 @@ RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 @pytest.fixture(scope="module")
 def docs(fixture_dir: Path) -> Docs:
     out: Docs = {}
-    for rel in walk(fixture_dir):
+    for rel in scan(fixture_dir):
         extractor = for_path(rel)
         if extractor is None:
             continue

@@ -17,7 +17,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from dpe_server.paths import walk
+from dpe_server.paths import scan
 from tests.e2e.harness import http_server
 from tests.hostile.test_hostile import _listed, _relative, _text, outcome_of, vm_hwm_mb
 
@@ -67,7 +67,7 @@ async def _read_all(url: str, sweep: Sweep) -> None:
 
 @pytest.fixture(scope="module")
 def sweep(corpus: Path) -> Iterator[Sweep]:
-    result = Sweep(corpus, set(walk(corpus.resolve())))
+    result = Sweep(corpus, set(scan(corpus.resolve())))
     with http_server(corpus, "--page-size", "100", "--no-watch") as server:
         anyio.run(_read_all, server.url, result, backend="asyncio")
         result.alive = server.process.poll() is None
