@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dpe_server.backends import Backend
 from dpe_server.catalog import Catalog
 from dpe_server.errors import ExtractionError
 from dpe_server.model import Category
@@ -32,27 +31,22 @@ async def local_reader(
     cache_dir: Path | None = None,
     cache: bool = True,
     *,
-    isolate: bool = True,
     workers: WorkerSettings | None = None,
 ) -> AsyncIterator[Reader]:
     """A `Reader` over a folder without a server: what `dpe-server read` of Level 0 uses.
 
     Files are parsed in worker processes under `workers` (a hostile file cannot hang or exhaust
-    the caller) unless `isolate` is False; the persistent cache is used unless `cache` is False.
-    Nothing is probed up front: each document is read when a URI names it.
+    the caller); the persistent cache is used unless `cache` is False. Nothing is probed up
+    front: each document is read when a URI names it.
     """
-    from dpe_server.backends import ThreadBackend
     from dpe_server.cache import open_store
     from dpe_server.paths import default_host
+    from dpe_server.workers import ProcessBackend
 
     root = root.resolve()
     host = host or default_host(root)
     store = open_store(cache_dir, root, cache)
-    backend: Backend = ThreadBackend()
-    if isolate:
-        from dpe_server.workers import ProcessBackend
-
-        backend = ProcessBackend(workers)
+    backend = ProcessBackend(workers)
     catalog = Catalog(root, host, backend, store=store)
     try:
         await catalog.start(probe=False)
