@@ -1,5 +1,6 @@
-"""The catalog: the only owner of state. Which files exist, their doc_refs, their outlines
-(derived title, keywords, summary, page index) or their errors. Handlers ask it; the watcher
+"""The catalog: the serving process's only owner of state. Which files exist, their doc_refs,
+their outlines (derived title, keywords, summary, page index) or their errors, kept by its
+`index.Index` half (shared with `dpe-server read`'s one-shot reader). Handlers ask it; the watcher
 tells it (`rescan`); it tells whoever listens (`on_change`) which documents changed, and never
 knows about sessions.
 
