@@ -11,14 +11,16 @@ Both run `jobs.run_job`, so they produce the same trees and the same errors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Protocol
+import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from typing import Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
 
-from dpe_server.errors import ExtractionError
+from dpe_server.errors import CorruptError, ExtractionError
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.jobs import (
     Job,
@@ -31,6 +33,27 @@ from dpe_server.jobs import (
     unwrap,
 )
 from dpe_server.model import JSON, Document, Page, Properties
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@contextmanager
+def failures_as_extraction_errors(job: Job) -> Iterator[None]:
+    """The boundary of every job: whatever goes wrong running it or decoding its result
+    (a worker that cannot start, a result of the wrong shape, a bug of ours) comes out as the
+    document's `ExtractionError`, never as an exception that would stop the caller's tasks."""
+    try:
+        yield
+    except ExtractionError:
+        raise
+    except Exception as exc:
+        log.error("%s of %s failed: %r", job.op, job.rel, exc, exc_info=True)
+        raise CorruptError(
+            f"The server failed while reading this {PurePosixPath(job.rel).suffix} file "
+            f"({type(exc).__name__}); it is read again when it changes or the server restarts.",
+            transient=True,
+        ) from exc
 
 
 class Backend(Protocol):
@@ -68,25 +91,27 @@ class ThreadBackend:
     def parallelism(self) -> int:
         return 1  # threads share one interpreter lock: splitting a parse gains nothing
 
-    async def _run(self, job: Job) -> JSON:
-        result = await anyio.to_thread.run_sync(run_job, job, limiter=self._limiter)
-        return unwrap(result)
+    async def _run(self, job: Job, decode: Callable[[JSON], T]) -> T:
+        with failures_as_extraction_errors(job):
+            result = await anyio.to_thread.run_sync(run_job, job, limiter=self._limiter)
+            return decode(unwrap(result))
 
     async def probe(self, root: Path, rel: str) -> Properties:
-        return decode_probe(await self._run(Job(str(root), rel, "probe", limits=self._limits)))
+        return await self._run(Job(str(root), rel, "probe", limits=self._limits), decode_probe)
 
     async def extract(self, root: Path, rel: str) -> Document:
-        return decode_document(await self._run(Job(str(root), rel, "extract", limits=self._limits)))
+        job = Job(str(root), rel, "extract", limits=self._limits)
+        return await self._run(job, decode_document)
 
     async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]:
         job = Job(str(root), rel, "pages", pages_arg(pages), self._limits)
-        return decode_pages(await self._run(job))
+        return await self._run(job, decode_pages)
 
     async def image(
         self, root: Path, rel: str, metadata: Mapping[str, JSON]
     ) -> tuple[str, str] | None:
         job = Job(str(root), rel, "image", limits=self._limits, metadata=dict(metadata))
-        return decode_image(await self._run(job))
+        return await self._run(job, decode_image)
 
     async def aclose(self) -> None:
         return None

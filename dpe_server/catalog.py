@@ -20,9 +20,10 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import anyio
 import anyio.to_thread
@@ -39,6 +40,7 @@ from dpe_server.store import MemoryStore, Outline, Store
 from dpe_server.views import DocumentInfo, PageInfo
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds between attempts at a file that failed while it may still be being written."""
@@ -92,6 +94,8 @@ class Catalog(Index[Entry]):
         self.probed = 0
         self.ready = anyio.Event()
         """Set once every file found at start is listed (from the store or a probe)."""
+        self._warming = False
+        self._warm_limiter = anyio.Semaphore(WARM_CONCURRENCY)
 
     # ---- life cycle ----------------------------------------------------------------------
 
@@ -122,27 +126,50 @@ class Catalog(Index[Entry]):
         self.ready.set()
 
     async def warm(self) -> None:
-        """Extract every document fully, most recently modified first (background warm-up)."""
-        order = sorted(self._entries.values(), key=lambda e: -e.stat.mtime_ns)
-        refined: set[str] = set()
-        limiter = anyio.Semaphore(WARM_CONCURRENCY)
+        """Extract every document fully, most recently modified first (background warm-up);
+        from then on, files that appear or change are extracted in the background too."""
+        self._warming = True
+        await self._warm(sorted(self._entries.values(), key=lambda e: -e.stat.mtime_ns))
+
+    async def _warm(self, entries: Sequence[Entry]) -> None:
+        refined = False
+        limiter = self._warm_limiter
 
         async def one(entry: Entry) -> None:
+            nonlocal refined
             async with limiter:
                 if self._entries.get(entry.rel) is not entry or entry.current or entry.failed:
                     return
-                before = self.info_of(entry)
+                before = _listing(self.info_of(entry))
                 await self._ensure_outline(entry)
-                if _listing(self.info_of(entry)) != _listing(before):
-                    refined.add(entry.doc_ref)
+                refined |= _listing(self.info_of(entry)) != before
 
         async with anyio.create_task_group() as tg:
-            for entry in order:
+            for entry in entries:
                 tg.start_soon(one, entry)
         if refined:
             # Titles and summaries derived from the content differ from the probe's: the list
             # changed (a Level 1 read never showed the probe's, so no document-level update).
             await self._announce(Change(list_changed=True))
+
+    def _warm_later(self, entries: Sequence[Entry]) -> None:
+        """Extract files found after the start-up warm-up, in the background."""
+        if self._warming and entries and self._tg is not None:
+            self._in_background(self._warm, entries)
+
+    def _in_background(self, work: Callable[[T], Awaitable[None]], arg: T) -> None:
+        """Run `work(arg)` in the catalog's task group. Nothing it raises may reach the group
+        (that would stop the server's background work and its transport): a failure of ours
+        is logged and costs only the reads it was doing."""
+
+        async def guarded() -> None:
+            try:
+                await work(arg)
+            except Exception:
+                log.exception("background work of the catalog failed; serving goes on")
+
+        assert self._tg is not None
+        self._tg.start_soon(guarded)
 
     def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> Entry:
         return Entry(rel, doc_ref, st, key)
@@ -269,13 +296,22 @@ class Catalog(Index[Entry]):
         size = -(-count // ways)
         chunks = [list(range(i, min(i + size, count))) for i in range(0, count, size)]
         parts: list[list[Page]] = [[] for _ in chunks]
+        failures: list[ExtractionError] = []
 
         async def run(i: int) -> None:
-            parts[i] = await self.backend.extract_pages(self.root, entry.rel, chunks[i])
+            try:
+                parts[i] = await self.backend.extract_pages(self.root, entry.rel, chunks[i])
+            except ExtractionError as exc:
+                # The document's error, raised below as itself (a task group would wrap it in
+                # an exception group that no caller expects); the other chunks are wasted.
+                failures.append(exc)
+                tg.cancel_scope.cancel()
 
         async with anyio.create_task_group() as tg:
             for i in range(len(chunks)):
                 tg.start_soon(run, i)
+        if failures:
+            raise failures[0]
         pages = sorted((p for part in parts for p in part), key=lambda p: p.page_index)
         if [p.page_index for p in pages] != list(range(count)):
             return await self.backend.extract(self.root, entry.rel)
@@ -311,23 +347,33 @@ class Catalog(Index[Entry]):
         fresh = time.time() - entry.stat.mtime_ns / 1e9 < FRESH_SECONDS
         if not (exc.transient or fresh) or attempt >= len(RETRY_DELAYS) or self._tg is None:
             return False
+        log.info(
+            "%s could not be read (%s); trying again in %g s (attempt %d of %d)",
+            entry.rel,
+            exc.message,
+            RETRY_DELAYS[attempt],
+            attempt + 1,
+            len(RETRY_DELAYS),
+        )
         key = entry.key
         done = entry.retried = anyio.Event()
 
-        async def again() -> None:
+        async def again(_: None) -> None:
             try:
                 await anyio.sleep(RETRY_DELAYS[attempt])
                 if entry.key != key or self._entries.get(entry.rel) is not entry:
                     return
+                before = _listing(self.info_of(entry))
                 async with entry.lock:
                     if entry.key != key or entry.current:
                         return
-                    if await self._extract_locked(entry, attempt + 1) or entry.failed:
-                        await self._announce(Change(updated=frozenset({entry.doc_ref})))
+                    if not (await self._extract_locked(entry, attempt + 1) or entry.failed):
+                        return
+                await self._announce_entry(entry, before)
             finally:
                 done.set()
 
-        self._tg.start_soon(again)
+        self._in_background(again, None)
         return True
 
     # ---- changes -------------------------------------------------------------------------
@@ -351,12 +397,13 @@ class Catalog(Index[Entry]):
             for entry in new_entries:
                 if not self._restore(entry):
                     tg.start_soon(self._probe, entry)
+        self._warm_later(new_entries)
         for rel in changed:
             entry = self._entries[rel]
             entry.stat = found[rel]
             entry.key = self._key(rel, entry.stat)
             if self._tg is not None:
-                self._tg.start_soon(self._refresh_changed, entry)
+                self._in_background(self._refresh_changed, entry)
             else:
                 await self._refresh_changed(entry)
         change = Change(list_changed=bool(added or removed))
@@ -367,6 +414,7 @@ class Catalog(Index[Entry]):
     async def _refresh_changed(self, entry: Entry) -> None:
         """Re-read a changed file, then announce it (the last good version is served meanwhile)."""
         key = entry.key
+        before = _listing(self.info_of(entry))
         async with entry.lock:
             if key != entry.key:
                 return
@@ -377,7 +425,14 @@ class Catalog(Index[Entry]):
                 elif entry.failed:
                     entry.outline, entry.outline_key = None, ""
         if key == entry.key:
-            await self._announce(Change(updated=frozenset({entry.doc_ref})))
+            await self._announce_entry(entry, before)
+            if not (entry.current or entry.failed or entry.error is not None):
+                self._warm_later([entry])  # repaired, or only probed so far: extract it
+
+    async def _announce_entry(self, entry: Entry, before: tuple[object, ...]) -> None:
+        """A document's content changed; the list did too when what it shows of it did."""
+        listed = _listing(self.info_of(entry)) != before
+        await self._announce(Change(list_changed=listed, updated=frozenset({entry.doc_ref})))
 
     async def _announce(self, change: Change) -> None:
         if self.on_change is not None:

@@ -42,8 +42,8 @@ async def watch(catalog: Catalog, debounce_ms: int = 150) -> None:
         ):
             try:
                 await catalog.rescan()
-            except OSError:
-                log.warning("rescan of %s failed; will retry on the next change", catalog.root)
+            except Exception:  # the watcher outlives any one rescan, whatever failed in it
+                log.exception("rescan of %s failed; will retry on the next change", catalog.root)
     except (OSError, RuntimeError) as exc:
         log.error("watching %s stopped: %s; changes will not be noticed", catalog.root, exc)
         await anyio.sleep_forever()

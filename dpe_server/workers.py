@@ -32,15 +32,16 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
 
+from dpe_server.backends import failures_as_extraction_errors
 from dpe_server.errors import CorruptError, ExtractionError, ExtractionTimeout, TooLargeError
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.jobs import (
@@ -56,6 +57,7 @@ from dpe_server.jobs import (
 from dpe_server.model import JSON, Document, Page, Properties
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 GIB = 1024 * 1024 * 1024
 MEMORY_EXIT = 86
@@ -244,21 +246,25 @@ class ProcessBackend:
 
     async def probe(self, root: Path, rel: str) -> Properties:
         job = Job(str(root), rel, "probe", limits=self._limits)
-        return decode_probe(await self.run(job, self.settings.probe_timeout))
+        return await self._decoded(job, self.settings.probe_timeout, decode_probe)
 
     async def extract(self, root: Path, rel: str) -> Document:
         job = Job(str(root), rel, "extract", limits=self._limits)
-        return decode_document(await self.run(job, self.settings.timeout))
+        return await self._decoded(job, self.settings.timeout, decode_document)
 
     async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]:
         job = Job(str(root), rel, "pages", pages_arg(pages), self._limits)
-        return decode_pages(await self.run(job, self.settings.timeout))
+        return await self._decoded(job, self.settings.timeout, decode_pages)
 
     async def image(
         self, root: Path, rel: str, metadata: Mapping[str, JSON]
     ) -> tuple[str, str] | None:
         job = Job(str(root), rel, "image", limits=self._limits, metadata=dict(metadata))
-        return decode_image(await self.run(job, self.settings.timeout))
+        return await self._decoded(job, self.settings.timeout, decode_image)
+
+    async def _decoded(self, job: Job, deadline: float, decode: Callable[[JSON], T]) -> T:
+        with failures_as_extraction_errors(job):
+            return decode(await self.run(job, deadline))
 
     async def aclose(self) -> None:
         self._closed = True

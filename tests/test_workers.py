@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -228,3 +229,28 @@ def test_workers_end_when_the_server_dies_mid_parse() -> None:
         time.sleep(0.2)
     os.kill(worker, 9)
     pytest.fail("the worker outlived its server by more than 10 s")
+
+
+async def test_workers_result_of_the_wrong_shape_is_the_documents_error(
+    backend: ProcessBackend,
+) -> None:
+    """Whatever goes wrong past the worker (here: a result that is not a probe) is the
+    document's ExtractionError, never an exception that would end the caller's tasks."""
+    with pytest.raises(CorruptError, match=r"server failed while reading this \.pptx file"):
+        await backend.probe(Path("/nonexistent"), "ok-shape.pptx")
+
+
+async def test_workers_that_cannot_start_fail_the_job_not_the_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_more_files(*_: object, **__: object) -> None:
+        raise OSError(24, "Too many open files")
+
+    pb = ProcessBackend(WorkerSettings(workers=1, runner=RUNNER))
+    monkeypatch.setattr(subprocess, "Popen", no_more_files)
+    try:
+        with pytest.raises(CorruptError, match=r"\(OSError\)") as caught:
+            await pb.extract(Path("/nonexistent"), "ok.docx")
+        assert caught.value.transient
+    finally:
+        await pb.aclose()
