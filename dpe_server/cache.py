@@ -3,9 +3,10 @@
 - Where: `--cache-dir`, else `$XDG_CACHE_HOME/dpe-server` (`~/.cache/dpe-server`),
   `~/Library/Caches/dpe-server` on macOS, `%LOCALAPPDATA%\\dpe-server\\Cache` on Windows;
   never inside the watched folder.
-- What: per key (file identity, size, mtime, extractor version: `store.cache_key`) the probe,
-  the error or the outline, and each page's tree as compressed JSON, so a Level 2 read loads
-  one page and a restart serves Level 0 and cached pages at once.
+- What: per key (file identity, size, mtime, ctime, a content fingerprint where the file
+  system's times are coarse, extractor version: `store.cache_key`) the probe, the error or
+  the outline, and each page's tree as compressed JSON, so a Level 2 read loads one page and
+  a restart serves Level 0 and cached pages at once.
 - Safety: WAL mode and a busy timeout, so two servers can share one cache; rows are
   content-addressed, so concurrent writers write the same thing. A cache that cannot be
   opened or read (corrupt, wrong schema) is moved aside and rebuilt; if even that fails the

@@ -45,7 +45,8 @@ T = TypeVar("T")
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds between attempts at a file that failed while it may still be being written."""
 FRESH_SECONDS = 5.0
-"""A file modified this recently may be half-written: its failures are retried."""
+"""A file modified this recently may be half-written: its failures are retried. Where its times
+are coarse, it may also have been rewritten within one tick: each rescan reads its content."""
 READ_WAIT = 15.0
 """Seconds a read of a file caught mid-write, with no last good version, waits to settle."""
 CHUNK_MIN_PAGES = 24
@@ -70,6 +71,18 @@ class Entry(IndexEntry):
     lock: anyio.Lock = field(default_factory=anyio.Lock)
     retried: anyio.Event | None = None
     """Set when the pending retry of a file caught mid-write has run."""
+
+
+def _fresh(st: FileStat) -> bool:
+    """Modified within the last `FRESH_SECONDS`."""
+    return time.time() - st.mtime_ns / 1e9 < FRESH_SECONDS
+
+
+def _may_have_changed(known: FileStat, st: FileStat) -> bool:
+    """Whether a file known as `known` may be another version now that it is `st`: its stat
+    moved, or its times are coarse and recent, so a rewrite within the same tick as the last
+    may have left them all as they were (its content fingerprint then tells)."""
+    return st != known or (st.coarse and _fresh(st))
 
 
 def _listing(info: DocumentInfo) -> tuple[object, ...]:
@@ -107,7 +120,8 @@ class Catalog(Index[Entry]):
         """
         self._tg = tg
         found = scan(self.root)
-        entries = [self._add(rel, st) for rel, st in found.items()]
+        keys = await anyio.to_thread.run_sync(self._keys, found)  # coarse times read files
+        entries = [self._add(rel, st, keys[rel]) for rel, st in found.items()]
         self.scanned = len(entries)
         cached = await anyio.to_thread.run_sync(self._restore_all, entries)
         limiter = anyio.Semaphore(16)
@@ -344,7 +358,7 @@ class Catalog(Index[Entry]):
 
     def _maybe_retry(self, entry: Entry, exc: ExtractionError, attempt: int) -> bool:
         """Schedule another attempt when the failure may be a file caught mid-write."""
-        fresh = time.time() - entry.stat.mtime_ns / 1e9 < FRESH_SECONDS
+        fresh = _fresh(entry.stat)
         if not (exc.transient or fresh) or attempt >= len(RETRY_DELAYS) or self._tg is None:
             return False
         log.info(
@@ -383,11 +397,12 @@ class Catalog(Index[Entry]):
         found = scan(self.root)
         added = [rel for rel in found if rel not in self._entries]
         removed = [rel for rel in self._entries if rel not in found]
-        changed = [
-            rel
+        keys = {
+            rel: self._key(rel, st)
             for rel, st in found.items()
-            if rel in self._entries and self._entries[rel].stat != st
-        ]
+            if rel in self._entries and _may_have_changed(self._entries[rel].stat, st)
+        }
+        changed = [rel for rel, key in keys.items() if key != self._entries[rel].key]
         for rel in removed:
             entry = self._entries.pop(rel)
             self._by_ref.pop(entry.doc_ref, None)
@@ -400,8 +415,7 @@ class Catalog(Index[Entry]):
         self._warm_later(new_entries)
         for rel in changed:
             entry = self._entries[rel]
-            entry.stat = found[rel]
-            entry.key = self._key(rel, entry.stat)
+            entry.stat, entry.key = found[rel], keys[rel]
             if self._tg is not None:
                 self._in_background(self._refresh_changed, entry)
             else:

@@ -17,7 +17,7 @@ answer the same URI with the same bytes.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -33,7 +33,7 @@ from dpe_server.errors import (
 from dpe_server.extractors import extractor_fingerprint, file_type
 from dpe_server.metadata import derive_keywords, derive_summary, derive_title
 from dpe_server.model import Document, Properties, page_of_element_id
-from dpe_server.paths import FileStat, doc_ref_for
+from dpe_server.paths import FileStat, content_fingerprint, doc_ref_for
 from dpe_server.store import Cached, Outline, PageCache, Store, cache_key
 from dpe_server.uri import DpeUri, format_uri
 from dpe_server.views import DocumentInfo, PageInfo
@@ -100,15 +100,22 @@ class Index(ABC, Generic[E]):
         """A new entry of the reader's own kind (the catalog's carries a lock)."""
 
     def _key(self, rel: str, st: FileStat) -> str:
-        return cache_key(str(self.root / rel), st.size, st.mtime_ns, st.inode, self._fingerprint)
+        """The store key of the file at `rel` as `st` says it is; where the times are coarse
+        (`FileStat.coarse`) this reads the file for its content fingerprint."""
+        content = content_fingerprint(self.root, rel) if st.coarse else ""
+        return cache_key(str(self.root / rel), st, self._fingerprint, content)
 
-    def _add(self, rel: str, st: FileStat) -> E:
+    def _keys(self, found: Mapping[str, FileStat]) -> dict[str, str]:
+        return {rel: self._key(rel, st) for rel, st in found.items()}
+
+    def _add(self, rel: str, st: FileStat, key: str | None = None) -> E:
+        """Add the file at `rel` with its doc_ref and its store key (`key` when given)."""
         ref = doc_ref_for(rel)
         chars = 6
         while ref in self._by_ref and self._by_ref[ref].rel != rel:
             chars += 2
             ref = doc_ref_for(rel, chars)
-        entry = self._new_entry(rel, ref, st, self._key(rel, st))
+        entry = self._new_entry(rel, ref, st, self._key(rel, st) if key is None else key)
         self._entries[rel] = entry
         self._by_ref[ref] = entry
         return entry

@@ -58,7 +58,9 @@ class OneShotReader(Index[Entry]):
         self._limits = limits
         self._restored: set[str] = set()
         for rel, st in scan(self.root).items():
-            self._add(rel, st)  # in scan order, as the catalog does: the same doc_refs
+            # In scan order, as the catalog does: the same doc_refs. Keyed when first read:
+            # the key of a file whose times are coarse reads the file.
+            self._add(rel, st, key="")
 
     def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> Entry:
         return Entry(rel, doc_ref, st, key)
@@ -84,6 +86,7 @@ class OneShotReader(Index[Entry]):
             raise ValueError("Level 0 lists every document: read it through the catalog")
         entry = self.entry(parsed.doc_ref, uri)
         if entry.rel not in self._restored:  # what the store knows, for this document only
+            entry.key = self._key(entry.rel, entry.stat)
             self._restore(entry)
             self._restored.add(entry.rel)
         payload, level, pictures = self._payload(parsed, entry)

@@ -6,6 +6,8 @@
 - `is_ignored(rel)`: editor temp and lock files (`~$*`, `.~lock.*#`, `~WRL*.tmp`, `*.tmp`),
   dotfiles and anything under a dot folder.
 - `scan(root)`: the candidate files and their stats, never entering or following a symlink.
+- `content_fingerprint(root, rel)`: a cheap digest of a file's content, for where the file
+  system's times are too coarse to tell two versions apart (`FileStat.coarse`).
 - `open_confined(root, rel)`: open a file for reading only when it is a regular file inside
   the root with no symlink on the way, and return the descriptor that was checked, so what is
   parsed is what was checked (no swap between check and use).
@@ -67,9 +69,24 @@ def is_candidate(rel: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class FileStat:
+    """What `stat` says of one version of a file.
+
+    `ctime_ns` moves on every write and cannot be set back (`os.utime` sets only the access
+    and modification times), so an in-place rewrite that restores the size and the mtime is
+    still another version.
+    """
+
     size: int
     mtime_ns: int
+    ctime_ns: int
     inode: int
+
+    @property
+    def coarse(self) -> bool:
+        """The mtime is a whole second, as on FAT (2 s), HFS+ (1 s) and some network mounts,
+        where ctime is as coarse or is the creation time: two writes within one tick can leave
+        every time as it was, and only the content tells the versions apart."""
+        return self.mtime_ns % 1_000_000_000 == 0
 
 
 def relative(root: Path, path: Path) -> str | None:
@@ -122,7 +139,7 @@ def _files(root: Path) -> Iterator[tuple[str, FileStat]]:
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode):
-                yield rel, FileStat(st.st_size, st.st_mtime_ns, st.st_ino)
+                yield rel, FileStat(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 class NotConfined(OSError):
@@ -165,3 +182,33 @@ def open_confined(root: Path, rel: str) -> BinaryIO:
         raise NotConfined(f"{rel}: not a regular file")
     os.set_blocking(file_fd, True)
     return os.fdopen(file_fd, "rb")
+
+
+FINGERPRINT_BLOCK = 64 * 1024
+FINGERPRINT_BLOCKS = 5
+
+
+def content_fingerprint(root: Path, rel: str) -> str:
+    """A blake2b digest of the content of `root/rel`, read as `open_confined` opens it; "" when
+    it cannot be read.
+
+    A file of at most 5 × 64 KiB is digested whole; a larger one by its size and five 64 KiB
+    blocks: the first, the last (where a zip keeps its central directory, with every member's
+    CRC, and a pdf its cross-reference table and trailer) and three evenly spaced between. So
+    a same-size rewrite that leaves all five sampled blocks alone is not seen.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    try:
+        with open_confined(root, rel) as f:
+            size = os.fstat(f.fileno()).st_size
+            digest.update(size.to_bytes(8, "little"))
+            if size <= FINGERPRINT_BLOCK * FINGERPRINT_BLOCKS:
+                digest.update(f.read(size))
+            else:
+                step = (size - FINGERPRINT_BLOCK) // (FINGERPRINT_BLOCKS - 1)
+                for i in range(FINGERPRINT_BLOCKS):
+                    f.seek(i * step)
+                    digest.update(f.read(FINGERPRINT_BLOCK))
+    except OSError:
+        return ""
+    return digest.hexdigest()

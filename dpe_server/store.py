@@ -9,7 +9,8 @@ serving process's memory does not grow with the size of what it serves.
   shared safely by several servers and kept across restarts.
 
 A key names one version of one file as one extractor version reads it (`cache_key`), so a
-changed file, or a new extractor, never meets a stale tree.
+changed file (even one rewritten in place with its size and mtime restored), or a new
+extractor, never meets a stale tree.
 """
 
 from __future__ import annotations
@@ -21,15 +22,20 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from dpe_server.model import JSON, Page, Properties
+from dpe_server.paths import FileStat
 from dpe_server.views import PageInfo
 
 SCHEMA = "1"
 
 
-def cache_key(path: str, size: int, mtime_ns: int, inode: int, extractor_version: str) -> str:
-    """The key of one version of one file, as one extractor version reads it."""
-    ident = f"{SCHEMA}\0{path}\0{size}\0{mtime_ns}\0{inode}\0{extractor_version}"
-    return hashlib.sha256(ident.encode("utf-8")).hexdigest()
+def cache_key(path: str, st: FileStat, extractor_version: str, content: str = "") -> str:
+    """The key of one version of one file, as one extractor version reads it.
+
+    The version is the file's stat (size, mtime, ctime, inode) and, where the file system's
+    times are coarse, `content`: `paths.content_fingerprint`.
+    """
+    ident = (SCHEMA, path, st.size, st.mtime_ns, st.ctime_ns, st.inode, extractor_version, content)
+    return hashlib.sha256("\0".join(map(str, ident)).encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

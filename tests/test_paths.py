@@ -190,5 +190,32 @@ def test_paths_scan_stats_each_regular_file_and_nothing_else(tree: Path) -> None
     assert sorted(found) == ["a.docx", "sub/b.docx", "sub/deeper/c.pdf"]
     for rel, st in found.items():
         real = (tree / rel).lstat()
-        assert st == paths.FileStat(real.st_size, real.st_mtime_ns, real.st_ino)
+        assert st == paths.FileStat(real.st_size, real.st_mtime_ns, real.st_ctime_ns, real.st_ino)
     assert list(found) == ["a.docx", "sub/b.docx", "sub/deeper/c.pdf"]  # doc_ref order
+
+
+@pytest.mark.parametrize(
+    ("size", "offset"),
+    [
+        (1000, 500),  # a small file is digested whole
+        (5 * paths.FINGERPRINT_BLOCK, 3 * paths.FINGERPRINT_BLOCK + 7),
+        (50 * paths.FINGERPRINT_BLOCK, 0),  # a large one by sampled blocks: the first,
+        (50 * paths.FINGERPRINT_BLOCK, 50 * paths.FINGERPRINT_BLOCK - 1),  # the last
+    ],
+    ids=["small", "largest-whole", "large-head", "large-tail"],
+)
+def test_paths_content_fingerprint_moves_with_a_same_size_rewrite(
+    tree: Path, size: int, offset: int
+) -> None:
+    data = bytearray(os.urandom(size))
+    (tree / "a.docx").write_bytes(data)
+    before = paths.content_fingerprint(tree, "a.docx")
+    data[offset] ^= 0xFF
+    (tree / "a.docx").write_bytes(data)
+    assert paths.content_fingerprint(tree, "a.docx") not in ("", before)
+
+
+def test_paths_content_fingerprint_reads_only_inside_the_root(tree: Path) -> None:
+    os.symlink(tree.parent / "outside" / "secret.docx", tree / "alias.docx")
+    assert paths.content_fingerprint(tree, "alias.docx") == ""
+    assert paths.content_fingerprint(tree, "gone.docx") == ""
