@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from dpe_server.integers import TooLarge, parse_uint
+
 JSON: TypeAlias = Any
 """A value that `json.dumps` accepts (dicts, lists, str, int, float, bool, None)."""
 
@@ -103,16 +105,22 @@ class ElementIdParts:
 
 
 def parse_element_id(value: str) -> ElementIdParts | None:
-    """Split an id of this server's scheme; None when `value` is not of that scheme."""
+    """Split an id of this server's scheme; None when `value` is not of that scheme.
+
+    Raises `integers.TooLarge` for an id of the scheme whose page or number has more digits
+    than any page or element could (`p99999999999999999999-txt1`)."""
     m = _ID_RE.fullmatch(value)
     if m is None:
         return None
-    return ElementIdParts(int(m["page"]), _BY_ABBR[m["abbr"]], int(m["n"]))
+    return ElementIdParts(parse_uint(m["page"]), _BY_ABBR[m["abbr"]], parse_uint(m["n"]))
 
 
 def page_of_element_id(value: str) -> int | None:
-    """The page an element id names, or None for an id not of this server's scheme."""
-    parts = parse_element_id(value)
+    """The page an element id names, or None for an id that names none this server has."""
+    try:
+        parts = parse_element_id(value)
+    except TooLarge:
+        return None
     return None if parts is None else parts.page_index
 
 

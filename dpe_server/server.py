@@ -28,6 +28,7 @@ from dpe_server.cache import open_store
 from dpe_server.catalog import Catalog, Change
 from dpe_server.completion import RateLimiter, cap, rank
 from dpe_server.errors import DocumentNotFound, RequestError
+from dpe_server.integers import uint_or_none
 from dpe_server.mcp_errors import INVALID_PARAMS, RATE_LIMITED, to_mcp_error
 from dpe_server.notify import Hub
 from dpe_server.paths import default_host
@@ -148,9 +149,10 @@ class DpeApp:
         await self.catalog.ready.wait()
         start = 0
         if params is not None and params.cursor:
-            if not params.cursor.isdigit():
+            given = uint_or_none(params.cursor)
+            if given is None:
                 raise MCPError(INVALID_PARAMS, "The cursor is not one this server gave out.")
-            start = int(params.cursor)
+            start = given
         docs = self.catalog.documents()
         size = self.settings.page_size
         chunk = docs[start : start + size]
@@ -296,8 +298,11 @@ class DpeApp:
             return [str(i) for i in range(count) if str(i).startswith(typed)]
         if name == "element_id":
             page = context.get("page_index")
-            if page is not None and page.isdigit():
-                indices = [int(page)] if int(page) < self.catalog.page_count(entry) else []
+            if page is not None and page.strip():
+                index = uint_or_none(page)  # a page index that names no page narrows to none
+                indices = (
+                    [index] if index is not None and index < self.catalog.page_count(entry) else []
+                )
             else:
                 _, outline = await self.catalog.outline(doc_ref, "")
                 indices = [p.page_index for p in outline.pages] if outline else []

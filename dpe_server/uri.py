@@ -9,13 +9,13 @@ parameters at a level they do not apply to, are ignored; a duplicated parameter 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from dpe_server.errors import InvalidUri
-from dpe_server.model import Category
+from dpe_server.integers import MAX_DIGITS, TooLarge, parse_uint
+from dpe_server.model import Category, parse_element_id
 
 Format = Literal["json", "markdown", "text"]
 Depth = Literal["metadata", "pages"]
@@ -25,7 +25,6 @@ DEPTHS: tuple[Depth, ...] = ("metadata", "pages")
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 
-_UINT = re.compile(r"[0-9]+")
 _CATEGORY_NAMES = frozenset(c.value for c in Category)
 
 # Which parameters each level reads (SPEC §2): others are ignored there.
@@ -108,15 +107,28 @@ def _parse_path(uri: str, path: str) -> tuple[str | None, int | None, str | None
     if len(segments) == 1:
         return doc_ref, None, None
     if len(segments) == 3 and segments[1] == "pages":
-        if not _UINT.fullmatch(segments[2]):
+        try:
+            return doc_ref, parse_uint(segments[2]), None
+        except TooLarge:
             raise InvalidUri(
-                uri, "sub-path", f"pages/{{N}} needs a non-negative integer, got '{segments[2]}'"
-            )
-        return doc_ref, int(segments[2]), None
+                uri, "sub-path", f"pages/{{N}} is too large to be a page index ({_AT_MOST})"
+            ) from None
+        except ValueError:
+            raise InvalidUri(
+                uri,
+                "sub-path",
+                f"pages/{{N}} needs a non-negative integer, got '{_clip(segments[2])}'",
+            ) from None
     if len(segments) == 3 and segments[1] == "elements":
         element_id = unquote(segments[2])
         if not element_id:
             raise InvalidUri(uri, "sub-path", "elements/{ID} needs a non-empty element id")
+        try:
+            parse_element_id(element_id)
+        except TooLarge:
+            raise InvalidUri(
+                uri, "sub-path", f"the element id's numbers are too large to name one ({_AT_MOST})"
+            ) from None
         return doc_ref, None, element_id
     rest = "/".join(segments[1:])
     raise InvalidUri(
@@ -158,19 +170,37 @@ def _depth(uri: str, value: str | None) -> Depth:
 def _offset(uri: str, value: str | None) -> int | None:
     if value is None:
         return None
-    if not _UINT.fullmatch(value):
-        raise InvalidUri(uri, "offset", f"offset must be a non-negative integer, got '{value}'")
-    return int(value)
+    try:
+        return parse_uint(value)
+    except TooLarge:
+        raise InvalidUri(uri, "offset", f"offset is too large ({_AT_MOST})") from None
+    except ValueError:
+        raise InvalidUri(
+            uri, "offset", f"offset must be a non-negative integer, got '{_clip(value)}'"
+        ) from None
 
 
 def _limit(uri: str, value: str | None) -> int | None:
     if value is None:
         return None
-    if not _UINT.fullmatch(value) or not 1 <= int(value) <= MAX_LIMIT:
+    try:
+        limit = parse_uint(value)
+    except ValueError:
+        limit = 0
+    if not 1 <= limit <= MAX_LIMIT:
         raise InvalidUri(
-            uri, "limit", f"limit must be an integer from 1 to {MAX_LIMIT}, got '{value}'"
+            uri, "limit", f"limit must be an integer from 1 to {MAX_LIMIT}, got '{_clip(value)}'"
         )
-    return int(value)
+    return limit
+
+
+_CLIP = 40
+_AT_MOST = f"at most {MAX_DIGITS} digits"
+
+
+def _clip(value: str) -> str:
+    """A value quoted in a reason, cut short: a hostile URI may be a megabyte long."""
+    return value if len(value) <= _CLIP else value[: _CLIP - 1] + "…"
 
 
 def _categories(uri: str, value: str | None) -> frozenset[Category] | None:

@@ -77,6 +77,19 @@ CASES: list[tuple[str, Rule[Any], tuple[Any, ...], bool]] = [
     ("id-wrong-page", rules_page.l2_element_id, ([_el("p2-tbl1", "table")], 3), False),
     ("id-wrong-abbr", rules_page.l2_element_id, ([_el("p3-txt1", "table")], 3), False),
     (
+        "id-huge-page",
+        rules_page.l2_element_id,
+        ([_el("p" + "9" * 5000 + "-txt1", "text")], 3),
+        False,
+    ),
+    ("id-huge-n", rules_page.l2_element_id, ([_el("p3-txt" + "9" * 5000, "text")], 3), False),
+    (
+        "numbering-huge-n",
+        rules_page.l2_element_numbering,
+        ([_el("p0-txt1", "text"), _el("p0-txt" + "9" * 5000, "text")],),
+        True,  # the id itself fails L2.element_id
+    ),
+    (
         "numbering-gap",
         rules_page.l2_element_numbering,
         ([_el("p0-txt1", "text"), _el("p0-txt3", "text")],),

@@ -43,6 +43,10 @@ def test_element_id_names_its_page(category: Category) -> None:
         ("p1-xyz1", None),
         ("p-1-h1", None),
         ("", None),
+        ("p" + "9" * 18 + "-h1", 10**18 - 1),
+        ("p" + "9" * 19 + "-h1", None),  # more digits than any page: names none
+        ("p" + "9" * 5000 + "-h1", None),  # past Python's int() limit of 4,300 digits
+        ("p0-h" + "9" * 5000, None),
     ],
 )
 def test_page_of_element_id(value: str, page: int | None) -> None:

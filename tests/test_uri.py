@@ -31,6 +31,7 @@ VALID: list[tuple[str, str, dict[str, object]]] = [
     ("level1-percent-decoded", H + "/a%20b", {"doc_ref": "a b"}),
     ("level2", H + "/d/pages/0", {"level": 2, "page_index": 0}),
     ("level2-large", H + "/d/pages/1234", {"page_index": 1234}),
+    ("level2-18-digits", H + "/d/pages/" + "9" * 18, {"page_index": 10**18 - 1}),
     (
         "level2-categories",
         H + "/d/pages/0?categories=table,pivot_table",
@@ -41,6 +42,9 @@ VALID: list[tuple[str, str, dict[str, object]]] = [
     ("level2-format-markdown", H + "/d/pages/3?format=markdown", {"format": "markdown"}),
     ("level3", H + "/d/elements/p0-tbl1", {"level": 3, "element_id": "p0-tbl1"}),
     ("level3-foreign-id", H + "/d/elements/tbl-001", {"element_id": "tbl-001"}),
+    ("level3-foreign-long-id", H + "/d/elements/p" + "9" * 5000, {"level": 3}),
+    ("level3-18-digit-page", H + "/d/elements/p" + "9" * 18 + "-txt1", {"level": 3}),
+    ("level0-offset-18-digits", H + "?offset=" + "9" * 18, {"offset": 10**18 - 1}),
     ("level3-percent-id", H + "/d/elements/a%2Fb", {"element_id": "a/b"}),
     ("level3-ignores-categories", H + "/d/elements/x?categories=", {"level": 3}),
     ("scheme-upper", "DPE://h/d", {"level": 1, "host": "h"}),
@@ -65,6 +69,11 @@ INVALID: list[tuple[str, str, str]] = [
     ("subpath-elements-empty", "dpe://h/d/elements/", "sub-path"),
     ("subpath-elements-missing", "dpe://h/d/elements", "sub-path"),
     ("subpath-elements-extra", "dpe://h/d/elements/a/b", "sub-path"),
+    ("subpath-pages-19-digits", "dpe://h/d/pages/" + "9" * 19, "sub-path"),
+    ("subpath-pages-5000-digits", "dpe://h/d/pages/" + "9" * 5000, "sub-path"),
+    ("subpath-pages-superscript", "dpe://h/d/pages/%C2%B2", "sub-path"),
+    ("subpath-elements-huge-page", "dpe://h/d/elements/p" + "9" * 5000 + "-txt1", "sub-path"),
+    ("subpath-elements-huge-n", "dpe://h/d/elements/p0-txt" + "9" * 5000, "sub-path"),
     ("format-unknown", "dpe://h/d?format=html", "format"),
     ("format-case", "dpe://h/d?format=JSON", "format"),
     ("format-empty", "dpe://h?format=", "format"),
@@ -76,11 +85,14 @@ INVALID: list[tuple[str, str, str]] = [
     ("offset-word", "dpe://h/d?offset=two", "offset"),
     ("offset-float", "dpe://h/d?offset=1.0", "offset"),
     ("offset-level0", "dpe://h?offset=x", "offset"),
+    ("offset-5000-digits", "dpe://h/d?offset=" + "9" * 5000, "offset"),
+    ("offset-level0-19-digits", "dpe://h?offset=" + "1" + "0" * 18, "offset"),
     ("limit-zero", "dpe://h/d?limit=0", "limit"),
     ("limit-101", "dpe://h/d?limit=101", "limit"),
     ("limit-negative", "dpe://h/d?limit=-5", "limit"),
     ("limit-word", "dpe://h/d?limit=ten", "limit"),
     ("limit-level0", "dpe://h?limit=1000", "limit"),
+    ("limit-5000-digits", "dpe://h/d?limit=" + "9" * 5000, "limit"),
     ("categories-unknown", "dpe://h/d/pages/0?categories=tables", "categories"),
     ("categories-empty", "dpe://h/d/pages/0?categories=", "categories"),
     ("categories-empty-item", "dpe://h/d/pages/0?categories=table,,text", "categories"),
@@ -110,6 +122,27 @@ def test_parse_invalid_names_rule(uri: str, rule: str) -> None:
     assert data["dpe_code"] == 4204
     assert str(data["reason"]).startswith(rule)
     assert err.message.endswith(".")
+
+
+@pytest.mark.parametrize(
+    ("uri", "words"),
+    [
+        ("dpe://h/d/pages/" + "9" * 5000, "pages/{N} is too large to be a page index"),
+        ("dpe://h/d/elements/p" + "9" * 5000 + "-txt1", "too large"),
+        ("dpe://h/d?offset=" + "9" * 5000, "offset is too large"),
+        ("dpe://h/d?limit=" + "9" * 5000, "limit must be an integer from 1 to 100"),
+        ("dpe://h/d/pages/" + "x" * 5000, "pages/{N} needs a non-negative integer"),
+    ],
+    ids=["page", "element", "offset", "limit", "not-a-number"],
+)
+def test_parse_oversized_number_says_so_in_one_short_sentence(uri: str, words: str) -> None:
+    """Past 4,300 digits Python's int() raises its own ValueError; the reason is ours, and it
+    does not quote the thousands of digits back."""
+    with pytest.raises(InvalidUri) as info:
+        parse(uri)
+    assert words in info.value.message
+    assert "18 digits" in info.value.message or "got '" in info.value.message
+    assert len(info.value.message) < 160
 
 
 def test_parse_defaults_when_absent() -> None:

@@ -11,6 +11,7 @@ from dpe_server.check import spec
 from dpe_server.check.report import Problem, problem_if, rule
 from dpe_server.check.rules import JSON, span
 from dpe_server.check.shapes import Kind, all_kind, fields, items_of
+from dpe_server.integers import uint_or_none
 
 L2_FIELDS: Final[dict[str, Kind]] = {
     "page_index": "int",
@@ -81,7 +82,12 @@ def l2_element_id(elements: Sequence[JSON], index: int) -> list[Problem]:
         eid, cat = str(e.get("element_id")), e.get("category")
         m = spec.ELEMENT_ID_RE.fullmatch(eid)
         want = f"p{index}-{spec.ABBR.get(str(cat), '?')}{{n}}"
-        if m is None or int(m[1]) != index or m[2] != spec.ABBR.get(str(cat)):
+        if (
+            m is None
+            or uint_or_none(m[1]) != index
+            or uint_or_none(m[3]) is None
+            or m[2] != spec.ABBR.get(str(cat))
+        ):
             out.append(Problem(f"an id like {want} for a {cat}", eid))
     return out[:5]
 
@@ -91,8 +97,9 @@ def l2_element_numbering(elements: Sequence[JSON]) -> list[Problem]:
     seen: dict[str, list[int]] = defaultdict(list)
     for e in elements:
         m = spec.ELEMENT_ID_RE.fullmatch(str(e.get("element_id")))
-        if m:
-            seen[m[2]].append(int(m[3]))
+        n = uint_or_none(m[3]) if m else None  # an n of 19 digits or more fails L2.element_id
+        if m and n is not None:
+            seen[m[2]].append(n)
     out: list[Problem] = []
     for abbr, ns in seen.items():
         want = list(range(1, len(ns) + 1))
