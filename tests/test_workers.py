@@ -14,7 +14,7 @@ from dpe_server.backends import ThreadBackend
 from dpe_server.errors import CorruptError, ExtractionTimeout, TooLargeError, UnsupportedError
 from dpe_server.jobs import Job
 from dpe_server.workers import ProcessBackend, WorkerSettings
-from tests.e2e.harness import write_doc
+from tests.e2e.harness import alive, write_doc
 
 pytestmark = pytest.mark.anyio
 MIB = 1024 * 1024
@@ -128,6 +128,27 @@ async def test_workers_aclose_leaves_no_process() -> None:
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+async def test_workers_aclose_kills_a_busy_worker_and_blames_no_file(tmp_path: Path) -> None:
+    """A parse cut short by shutdown fails as transient (not cached as the file's error)."""
+    pb = ProcessBackend(WorkerSettings(workers=1, runner=RUNNER))
+    (tmp_path / "docs").mkdir()
+    failed: list[CorruptError] = []
+
+    async def parse() -> None:
+        with pytest.raises(CorruptError) as info:
+            await pb.run(Job(str(tmp_path / "docs"), "stall", "extract"), 3600)
+        failed.append(info.value)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(parse)
+        while not (marker := next(tmp_path.glob("stalled-*"), None)):
+            await anyio.sleep(0.02)
+        await pb.aclose()
+    assert failed[0].transient
+    assert "shutting down" in failed[0].message
+    assert not alive(int(marker.name.split("-")[1]))
 
 
 async def test_workers_recycled_after_max_jobs() -> None:
