@@ -4,7 +4,8 @@
     dpe-server read DIR URI            print what resources/read of URI returns
     dpe-server check TARGET            check a DPE server (a command line or an HTTP URL)
 
-Logs go to stderr; in stdio mode stdout carries nothing but protocol messages.
+Logs go to stderr; in stdio mode stdout carries nothing but protocol messages. SIGINT or
+SIGTERM stops `serve` cleanly (exit 0).
 """
 
 from __future__ import annotations
@@ -226,7 +227,7 @@ def _serve(args: argparse.Namespace) -> int:
             _run(serve_http, server, options)
         else:
             _run(serve_stdio, server)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before the signal handlers are in place
         return 130
     return 0
 
