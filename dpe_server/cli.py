@@ -51,7 +51,7 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
     serve.add_argument("dir", type=_folder, help="the documents folder (watched recursively)")
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     serve.add_argument("--bind", default="127.0.0.1", help="HTTP: address to bind")
-    serve.add_argument("--port", type=int, default=8765, help="HTTP: port")
+    serve.add_argument("--port", type=int, default=8765, help="HTTP: port (0: any free port)")
     serve.add_argument(
         "--token",
         default=os.environ.get(TOKEN_ENV),
@@ -207,11 +207,8 @@ def _serve(args: argparse.Namespace) -> int:
         workers=_worker_settings(args),
     )
     server = build_server(settings)
-    app = server.app
-    where = "stdio"
-    if args.transport == "http":
-        where = f"http://{args.bind}:{args.port}/mcp" + (" (bearer token)" if args.token else "")
-    app.on_ready = lambda: _banner(app, where)
+    banner = _Banner(server.app)
+    server.app.on_ready = banner.indexed
     try:
         if args.transport == "http":
             options = HttpOptions(
@@ -224,12 +221,35 @@ def _serve(args: argparse.Namespace) -> int:
                 session_idle_timeout=args.session_idle_timeout,
                 max_request_bytes=max(1024, args.max_request_bytes),
             )
-            _run(serve_http, server, options)
+            token = " (bearer token)" if args.token else ""
+            _run(serve_http, server, options, lambda url: banner.listening(url + token))
         else:
+            banner.listening("stdio")
             _run(serve_stdio, server)
     except KeyboardInterrupt:  # before the signal handlers are in place
         return 130
     return 0
+
+
+class _Banner:
+    """The line `serve` prints once the folder is indexed and the transport listens."""
+
+    def __init__(self, app: DpeApp) -> None:
+        self.app = app
+        self.where: str | None = None
+        self.ready = False
+
+    def indexed(self) -> None:
+        self.ready = True
+        self._show()
+
+    def listening(self, where: str) -> None:
+        self.where = where
+        self._show()
+
+    def _show(self) -> None:
+        if self.ready and self.where is not None:
+            _banner(self.app, self.where)
 
 
 def _banner(app: DpeApp, where: str) -> None:

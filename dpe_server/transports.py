@@ -204,9 +204,10 @@ def http_app(server: DpeServer, options: HttpOptions) -> ASGIApp:
 
 
 async def serve_http(
-    server: DpeServer, options: HttpOptions, ready: anyio.Event | None = None
+    server: DpeServer, options: HttpOptions, on_listening: Callable[[str], None] | None = None
 ) -> None:
-    """Serve until SIGINT or SIGTERM; `ready` is set once the port is bound."""
+    """Serve until SIGINT or SIGTERM; `on_listening` gets the URL once the port is bound (the
+    port actually bound when `options.port` is 0)."""
     import uvicorn  # the SDK depends on it; imported here so stdio never loads it
 
     class Uvicorn(uvicorn.Server):
@@ -229,8 +230,8 @@ async def serve_http(
     userver = Uvicorn(config)
     stop = stop_on_signal(lambda signum: userver.handle_exit(signum, None))
     async with stop, anyio.create_task_group() as tg:
-        if ready is not None:
-            tg.start_soon(_signal_ready, userver, ready)
+        if on_listening is not None:
+            tg.start_soon(_report_listening, userver, options, on_listening)
         failed = await _serve(userver)
         tg.cancel_scope.cancel()
     if failed is not None:  # raised out here, where no task group wraps it in a group
@@ -246,7 +247,11 @@ async def _serve(userver: uvicorn.Server) -> SystemExit | None:
     return None
 
 
-async def _signal_ready(userver: uvicorn.Server, ready: anyio.Event) -> None:
+async def _report_listening(
+    userver: uvicorn.Server, options: HttpOptions, on_listening: Callable[[str], None]
+) -> None:
     while not userver.started:  # uvicorn has no start-up hook
         await anyio.sleep(0.02)
-    ready.set()
+    port = userver.servers[0].sockets[0].getsockname()[1]
+    host = f"[{options.bind}]" if ":" in options.bind else options.bind
+    on_listening(f"http://{host}:{port}{options.path}")

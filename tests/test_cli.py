@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -15,7 +17,9 @@ from dpe_server.backends import ThreadBackend
 from dpe_server.catalog import Catalog
 from dpe_server.model import Properties
 from dpe_server.progress import MIN_FILES, progress_bar
-from tests.e2e.harness import http_server, make_folder, write_deck
+from tests.e2e.harness import connect, http_server, make_folder, wait_for, write_deck
+
+SERVE = [sys.executable, "-m", "dpe_server", "serve"]
 
 
 def _read(folder: Path, uri: str) -> subprocess.CompletedProcess[str]:
@@ -83,6 +87,32 @@ def test_serve_prints_a_one_line_banner_on_stderr(tmp_path: Path) -> None:
         f"dpe-server: 4 documents, 1 unreadable in {folder.resolve()} as dpe://local.dpe.docs, "
         f"serving on {server.url}"
     ]
+
+
+def test_serve_on_port_zero_names_the_port_it_bound(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path / "docs")
+    command = [*SERVE, str(folder), "--no-cache", "--transport", "http", "--port", "0"]
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+        try:
+
+            def banner() -> str | None:
+                log.seek(0)
+                found = re.search(rb"serving on (http://\S+)", log.read())
+                return found.group(1).decode() if found else None
+
+            url = wait_for(banner, "the banner")
+            port = int(url.rsplit(":", 1)[1].split("/")[0])
+            assert port != 0
+
+            async def listed() -> int:
+                async with connect("http", "auto", folder, url=url) as client:
+                    return len((await client.list_resources()).resources)
+
+            assert anyio.run(listed) > 0
+        finally:
+            server.terminate()
+            server.wait(30)
 
 
 class _SlowProbes(ThreadBackend):
