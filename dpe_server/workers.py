@@ -324,13 +324,19 @@ class ProcessBackend:
         return worker
 
     def _take(self) -> _Worker | None:
+        dead: list[_Worker] = []
         with self._lock:
             while self._idle:
                 worker = self._idle.pop()
                 if worker.alive():
-                    return worker
+                    break
                 self._all.discard(worker)
-        return None
+                dead.append(worker)
+            else:
+                worker = None
+        for gone in dead:  # died while idle: reap it, close its pipes
+            gone.kill()
+        return worker
 
     def _give_back(self, worker: _Worker) -> None:
         if self._closed or worker.jobs >= self.settings.max_jobs:
