@@ -211,9 +211,9 @@ async def serve_http(
     import uvicorn  # the SDK depends on it; imported here so stdio never loads it
 
     class Uvicorn(uvicorn.Server):
-        """uvicorn without its signal handlers (it re-raises the signal once stopped, so
-        SIGTERM ended the process with status -15): `stop_on_signal` calls `handle_exit`,
-        which sse-starlette also hooks to end the open event streams."""
+        """uvicorn without its own signal handlers (once stopped, it re-raises the signal:
+        SIGTERM would end the process with status -15): `stop_on_signal` calls
+        `handle_exit`, which sse-starlette also hooks to end the open event streams."""
 
         @contextmanager
         def capture_signals(self) -> Iterator[None]:
