@@ -4,18 +4,20 @@
     dpe-server read DIR URI            print what resources/read of URI returns
     dpe-server check TARGET            check a DPE server (a command line or an HTTP URL)
 
-Logs go to stderr; in stdio mode stdout carries nothing but protocol messages.
+Logs go to stderr; in stdio mode stdout carries nothing but protocol messages. A bad option
+value is a one-line usage error (exit 2); SIGINT or SIGTERM stops `serve` cleanly (exit 0).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
 
 from dpe_server import TOKEN_ENV, __version__
 
@@ -38,8 +40,46 @@ def _folder(value: str) -> Path:
     return path
 
 
+def _option(convert: Callable[[str], T], ok: Callable[[T], bool], rule: str) -> Callable[[str], T]:
+    """An argparse `type`: `convert` the value, refuse it (usage error) unless `ok`."""
+
+    def parse(value: str) -> T:
+        try:
+            number = convert(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not {rule}") from None
+        if not ok(number):
+            raise argparse.ArgumentTypeError(f"{value!r} is not {rule}")
+        return number
+
+    return parse
+
+
+_PORT = _option(int, lambda n: 0 <= n <= 65535, "a port from 0 to 65535, 0 for any free port")
+_AT_LEAST_ONE = _option(int, lambda n: n >= 1, "a whole number of at least 1")
+_WORKERS = _option(int, lambda n: n >= 0, "a whole number, 0 for one per core")
+_MEGABYTES = _option(  # below about 64 MB the interpreter cannot even start its threads
+    int,
+    lambda n: n == 0 or 128 <= n <= 1024 * 1024,
+    "a number of MB from 128 to 1048576, 0 for no limit",
+)
+_DEBOUNCE = _option(int, lambda n: 0 <= n <= 60_000, "a number of milliseconds from 0 to 60000")
+_REQUEST_BYTES = _option(int, lambda n: n >= 1024, "a number of bytes of at least 1024")
+_IDLE_SECONDS = _option(
+    float, lambda x: x > 0 and math.isfinite(x), "a number of seconds greater than 0"
+)
+_TIMEOUT_SECONDS = _option(float, lambda x: 1 <= x <= 86_400, "a number of seconds from 1 to 86400")
+
+
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line naming the fix, not the whole usage block; exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser(with_check: bool) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="dpe-server",
         description="Serve office files (xlsx, pdf, pptx, docx) as dpe:// MCP resources.",
     )
@@ -50,7 +90,7 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
     serve.add_argument("dir", type=_folder, help="the documents folder (watched recursively)")
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     serve.add_argument("--bind", default="127.0.0.1", help="HTTP: address to bind")
-    serve.add_argument("--port", type=int, default=8765, help="HTTP: port")
+    serve.add_argument("--port", type=_PORT, default=8765, help="HTTP: port (0: any free port)")
     serve.add_argument(
         "--token",
         default=os.environ.get(TOKEN_ENV),
@@ -75,10 +115,12 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
         action="store_true",
         help="HTTP: stateless mode (no sessions; handshake-era subscriptions not offered)",
     )
-    serve.add_argument("--max-sessions", type=int, default=100, help="HTTP: sessions at most")
+    serve.add_argument(
+        "--max-sessions", type=_AT_LEAST_ONE, default=100, help="HTTP: sessions at most"
+    )
     serve.add_argument(
         "--session-idle-timeout",
-        type=float,
+        type=_IDLE_SECONDS,
         default=600.0,
         metavar="SECONDS",
         help="HTTP: idle sessions expire after this long",
@@ -90,15 +132,17 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
         action="store_true",
         help="send `updated` for a changed document to every session, subscribed or not",
     )
-    serve.add_argument("--page-size", type=int, default=50, help="resources/list entries per page")
     serve.add_argument(
-        "--debounce-ms", type=int, default=150, help="wait this long for a burst of changes"
+        "--page-size", type=_AT_LEAST_ONE, default=50, help="resources/list entries per page"
+    )
+    serve.add_argument(
+        "--debounce-ms", type=_DEBOUNCE, default=150, help="wait this long for a burst of changes"
     )
     serve.add_argument("--no-watch", action="store_true", help="do not watch the folder")
     _worker_options(serve)
     serve.add_argument(
         "--max-request-bytes",
-        type=int,
+        type=_REQUEST_BYTES,
         default=1024 * 1024,
         metavar="BYTES",
         help="HTTP: larger request bodies are refused (413)",
@@ -117,7 +161,7 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
     if with_check:
         from dpe_server.check.command import add_parser
 
-        add_parser(sub)
+        add_parser(cast("argparse._SubParsersAction[argparse.ArgumentParser]", sub))
     else:
         sub.add_parser(
             "check", help="check a DPE server against SPEC (a command line or an HTTP URL)"
@@ -139,18 +183,22 @@ def _cache_options(parser: argparse.ArgumentParser) -> None:
 
 def _worker_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--workers", type=int, default=0, metavar="N", help="parsing processes (default: cores)"
+        "--workers",
+        type=_WORKERS,
+        default=0,
+        metavar="N",
+        help="parsing processes (default: cores)",
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=_TIMEOUT_SECONDS,
         default=60.0,
         metavar="SECONDS",
         help="stop a file's parse after this long (probes: a quarter of it, at most 15 s)",
     )
     parser.add_argument(
         "--memory-mb",
-        type=int,
+        type=_MEGABYTES,
         default=2048,
         metavar="MB",
         help="memory (address space) of one parsing process; 0 for no limit",
@@ -160,12 +208,11 @@ def _worker_options(parser: argparse.ArgumentParser) -> None:
 def _worker_settings(args: argparse.Namespace) -> WorkerSettings:
     from dpe_server.workers import WorkerSettings
 
-    timeout = max(1.0, args.timeout)
     return WorkerSettings(
-        workers=max(0, args.workers),
-        timeout=timeout,
-        probe_timeout=min(15.0, max(1.0, timeout / 4)),
-        memory_bytes=max(0, args.memory_mb) * 1024 * 1024,
+        workers=args.workers,
+        timeout=args.timeout,
+        probe_timeout=min(15.0, max(1.0, args.timeout / 4)),
+        memory_bytes=args.memory_mb * 1024 * 1024,
     )
 
 
@@ -198,19 +245,16 @@ def _serve(args: argparse.Namespace) -> int:
         tools=not args.no_tools,
         broadcast_updates=args.broadcast_updates,
         stateless=args.stateless,
-        page_size=max(1, args.page_size),
+        page_size=args.page_size,
         watch=not args.no_watch,
         cache=not args.no_cache,
         cache_dir=args.cache_dir,
-        debounce_ms=max(10, args.debounce_ms),
+        debounce_ms=max(10, args.debounce_ms),  # the watcher polls at most every 10 ms
         workers=_worker_settings(args),
     )
     server = build_server(settings)
-    app = server.app
-    where = "stdio"
-    if args.transport == "http":
-        where = f"http://{args.bind}:{args.port}/mcp" + (" (bearer token)" if args.token else "")
-    app.on_ready = lambda: _banner(app, where)
+    banner = _Banner(server.app)
+    server.app.on_ready = banner.indexed
     try:
         if args.transport == "http":
             options = HttpOptions(
@@ -221,14 +265,37 @@ def _serve(args: argparse.Namespace) -> int:
                 allow_origins=args.allow_origin,
                 max_sessions=args.max_sessions,
                 session_idle_timeout=args.session_idle_timeout,
-                max_request_bytes=max(1024, args.max_request_bytes),
+                max_request_bytes=args.max_request_bytes,
             )
-            _run(serve_http, server, options)
+            token = " (bearer token)" if args.token else ""
+            _run(serve_http, server, options, lambda url: banner.listening(url + token))
         else:
+            banner.listening("stdio")
             _run(serve_stdio, server)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before the signal handlers are in place
         return 130
     return 0
+
+
+class _Banner:
+    """The line `serve` prints once the folder is indexed and the transport listens."""
+
+    def __init__(self, app: DpeApp) -> None:
+        self.app = app
+        self.where: str | None = None
+        self.ready = False
+
+    def indexed(self) -> None:
+        self.ready = True
+        self._show()
+
+    def listening(self, where: str) -> None:
+        self.where = where
+        self._show()
+
+    def _show(self) -> None:
+        if self.ready and self.where is not None:
+            _banner(self.app, self.where)
 
 
 def _banner(app: DpeApp, where: str) -> None:
@@ -273,8 +340,8 @@ def _read_document(args: argparse.Namespace) -> list[Body]:
     from dpe_server.guard import arm_deadline, disarm, limit_memory
     from dpe_server.oneshot import OneShotReader
 
-    limit_memory(max(0, args.memory_mb) * 1024 * 1024)
-    deadline = arm_deadline(max(1.0, args.timeout), "the document")
+    limit_memory(args.memory_mb * 1024 * 1024)
+    deadline = arm_deadline(args.timeout, "the document")
     try:
         with OneShotReader(args.dir, args.dpe_host, args.cache_dir, not args.no_cache) as r:
             return r.read(args.uri)

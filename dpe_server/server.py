@@ -117,12 +117,17 @@ class DpeApp:
 
     @asynccontextmanager
     async def lifespan(self, _server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self.run_background, tg)
-            try:
-                yield {}
-            finally:
-                tg.cancel_scope.cancel()
+        """Background work while serving; then, however serving ends (a signal cancels it),
+        that work stopped, the workers gone and the cache closed."""
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self.run_background, tg)
+                try:
+                    yield {}
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):  # a cancelled shutdown would skip the close
                 await self.aclose()
 
     async def aclose(self) -> None:

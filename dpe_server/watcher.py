@@ -8,6 +8,7 @@ of the same comparison, and editor temp and lock files are ignored there (`paths
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -31,12 +32,31 @@ async def watch(catalog: Catalog, debounce_ms: int = 150) -> None:
     def keep(change: FsChange, path: str) -> bool:
         return _interesting(catalog, path)
 
+    stop = anyio.Event()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_set_when_cancelled, stop)
+        await _rescan_on_changes(catalog, keep, debounce_ms, stop)
+
+
+async def _set_when_cancelled(stop: anyio.Event) -> None:
+    """awatch waits for changes in a thread that a cancellation cannot interrupt: only its
+    stop event ends the wait at once (else a shutdown waits up to 5 s for it)."""
+    try:
+        await anyio.sleep_forever()
+    finally:
+        stop.set()
+
+
+async def _rescan_on_changes(
+    catalog: Catalog, keep: Callable[[FsChange, str], bool], debounce_ms: int, stop: anyio.Event
+) -> None:
     try:
         async for _changes in awatch(
             catalog.root,
             watch_filter=keep,
             debounce=debounce_ms,
             step=min(50, debounce_ms),
+            stop_event=stop,
             recursive=True,
             ignore_permission_denied=True,
         ):

@@ -9,6 +9,9 @@ that hangs, eats memory or crashes takes down its worker, never the server.
   re-imported). Each talks over a socketpair with multiprocessing's `Connection`.
 - A worker's fd 1 is the parent's stderr from its first instruction, so nothing it prints
   can reach the stdio transport; it sets RLIMIT_AS (default 2 GiB) on itself.
+- A worker never outlives the server: it holds the read end of a pipe (its lifeline) whose
+  only write end the server holds, and exits the moment that read returns (the server exited,
+  died or dropped it), even mid-parse. SIGINT and SIGTERM are the server's to handle.
 - Each job has a wall-clock deadline (probe 15 s, extract 60 s by default). On overrun the
   worker is SIGKILLed, reaped, and replaced on next use; the job fails with `timeout`.
 - A worker that dies on a job (out of memory, a native crash) fails that job with
@@ -17,6 +20,7 @@ that hangs, eats memory or crashes takes down its worker, never the server.
   50k-row sheet, json is faster than pickle both ways); the event loop never blocks: a
   thread per in-flight job waits on the pipe and decodes.
 - Workers are recycled after `max_jobs` jobs (fragmented heaps are returned to the system).
+- On shutdown, workers in the middle of a job are killed at once; idle ones are asked to exit.
 """
 
 from __future__ import annotations
@@ -86,20 +90,22 @@ class WorkerSettings:
         return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)
 
 
-def child_main(fd: int, memory_bytes: int, runner: str = "dpe_server.jobs:run_job") -> None:
-    """A worker's loop: run jobs from the pipe on `fd` until told to stop (None) or it closes."""
+def child_main(fd: int, lifeline: int, memory_bytes: int, runner: str) -> None:
+    """A worker's loop: run jobs from the pipe on `fd` until told to stop (None) or it closes;
+    the process ends as soon as `lifeline` (the read end of the server's pipe) reads EOF."""
     os.dup2(2, 1)  # belt and braces: the parent already started us with fd 1 on its stderr
     if memory_bytes > 0:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    for stop in (signal.SIGINT, signal.SIGTERM):  # the server's to handle: it ends us
+        signal.signal(stop, signal.SIG_IGN)
     logging.basicConfig(  # library chatter about hostile files stays out of the server's log
         level=logging.ERROR, stream=sys.stderr, format="dpe-server worker %(name)s: %(message)s"
     )
+    threading.Thread(target=_orphan_watch, args=(lifeline,), daemon=True).start()
     module, _, name = runner.partition(":")
     run_job = getattr(importlib.import_module(module), name)
-    threading.Thread(target=_orphan_watch, args=(os.getppid(),), daemon=True).start()
     conn = Connection(fd)
     while True:
         try:
@@ -116,16 +122,19 @@ def child_main(fd: int, memory_bytes: int, runner: str = "dpe_server.jobs:run_jo
             return
 
 
-def _orphan_watch(parent: int) -> None:
-    """End this worker when the server is gone (even mid-parse, where nobody else would)."""
-    while os.getppid() == parent:
-        time.sleep(1.0)
+def _orphan_watch(lifeline: int) -> None:
+    """End this worker when the server is gone (even mid-parse, where nobody else would).
+
+    The server never writes to the lifeline and holds its only write end, so this read
+    returns (EOF) exactly when the server exits, is killed, or closes it to drop us."""
+    with contextlib.suppress(OSError):
+        os.read(lifeline, 1)
     os._exit(0)
 
 
 _BOOT = (
     "import sys; from dpe_server.workers import child_main; "
-    "child_main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])"
+    "child_main(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])"
 )
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[1])
 TOKEN_ENV = "DPE_SERVER_TOKEN"
@@ -160,19 +169,27 @@ class _Worker:
 
     def __init__(self, memory_bytes: int, runner: str) -> None:
         ours, theirs = socket.socketpair()
-        with ours, theirs:
-            # The child's fd 1 is our stderr from its first instruction: nothing it prints
-            # can reach a stdio transport on our stdout.
-            # -P: the working folder (maybe the documents folder) is not on sys.path.
-            argv = [sys.executable, "-P", "-c", _BOOT, str(theirs.fileno()), str(memory_bytes)]
-            self.process = subprocess.Popen(
-                [*argv, runner],
-                stdin=subprocess.DEVNULL,
-                stdout=_stderr_fd(),
-                pass_fds=(theirs.fileno(),),
-                env=_child_env(),
-            )
-            self.conn = Connection(ours.detach())
+        lifeline, self._lifeline = os.pipe()  # we keep the write end, and never write
+        try:
+            with ours, theirs:
+                # The child's fd 1 is our stderr from its first instruction: nothing it
+                # prints can reach a stdio transport on our stdout.
+                # -P: the working folder (maybe the documents folder) is not on sys.path.
+                fds = (theirs.fileno(), lifeline)
+                argv = [sys.executable, "-P", "-c", _BOOT, *map(str, fds), str(memory_bytes)]
+                self.process = subprocess.Popen(
+                    [*argv, runner],
+                    stdin=subprocess.DEVNULL,
+                    stdout=_stderr_fd(),
+                    pass_fds=fds,
+                    env=_child_env(),
+                )
+                self.conn = Connection(ours.detach())
+        except BaseException:
+            os.close(self._lifeline)
+            raise
+        finally:
+            os.close(lifeline)
         self.jobs = 0
         self.dead = False
         self._lock = threading.Lock()
@@ -208,6 +225,8 @@ class _Worker:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(5)
             self.conn.close()
+            with contextlib.suppress(OSError):
+                os.close(self._lifeline)
 
     def stop(self, grace: float) -> None:
         """Ask the worker to exit; kill it when it has not within `grace` seconds."""
@@ -267,20 +286,22 @@ class ProcessBackend:
             return decode(await self.run(job, deadline))
 
     async def aclose(self) -> None:
+        """Kill the workers in the middle of a job at once; ask the idle ones to exit."""
         self._closed = True
         with self._lock:
-            workers = list(self._all)
+            idle = list(self._idle)
+            busy = [worker for worker in self._all if worker not in idle]
             self._all.clear()
             self._idle.clear()
-        if workers:
-            await anyio.to_thread.run_sync(_stop_all, workers)
+        if idle or busy:
+            await anyio.to_thread.run_sync(_stop_all, idle, busy)
 
     # ---- the pool -----------------------------------------------------------------------
 
     async def run(self, job: Job, deadline: float) -> JSON:
         """Run any job in a worker; its `ok` value, or its error raised."""
         if self._closed:
-            raise CorruptError("The server is shutting down; the file was not read.")
+            raise _shutting_down()
         async with self._slots:
             worker = self._take()
             if worker is None:
@@ -297,6 +318,8 @@ class ProcessBackend:
                 self._give_back(worker)
                 return unwrap(self._rewrite(value))
             self._drop(worker)
+            if self._closed:  # killed by `aclose`: says nothing about the file
+                raise _shutting_down()
             raise self._failure(job, status, value, deadline)
 
     def _spawn(self) -> _Worker:
@@ -307,13 +330,19 @@ class ProcessBackend:
         return worker
 
     def _take(self) -> _Worker | None:
+        dead: list[_Worker] = []
         with self._lock:
             while self._idle:
                 worker = self._idle.pop()
                 if worker.alive():
-                    return worker
+                    break
                 self._all.discard(worker)
-        return None
+                dead.append(worker)
+            else:
+                worker = None
+        for gone in dead:  # died while idle: reap it, close its pipes
+            gone.kill()
+        return worker
 
     def _give_back(self, worker: _Worker) -> None:
         if self._closed or worker.jobs >= self.settings.max_jobs:
@@ -355,13 +384,20 @@ class ProcessBackend:
         )
 
 
-def _stop_all(workers: list[_Worker]) -> None:
-    """Stop every worker: a polite request to all first, then one shared grace period."""
-    for worker in workers:
+def _shutting_down() -> CorruptError:
+    """A job refused or cut short by `aclose` (transient: the file is not to blame)."""
+    return CorruptError("The server is shutting down; the file was not read.", transient=True)
+
+
+def _stop_all(idle: list[_Worker], busy: list[_Worker]) -> None:
+    """Kill the busy workers; ask the idle ones to exit, with one shared grace period."""
+    for worker in busy:
+        worker.kill()
+    for worker in idle:
         with contextlib.suppress(OSError):
             worker.conn.send(None)
     end = time.monotonic() + 2.0
-    for worker in workers:
+    for worker in idle:
         with contextlib.suppress(subprocess.TimeoutExpired):
             worker.process.wait(max(0.01, end - time.monotonic()))
         worker.kill()

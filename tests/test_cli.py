@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -15,7 +17,9 @@ from dpe_server.backends import ThreadBackend
 from dpe_server.catalog import Catalog
 from dpe_server.model import Properties
 from dpe_server.progress import MIN_FILES, progress_bar
-from tests.e2e.harness import http_server, make_folder, write_deck
+from tests.e2e.harness import connect, http_server, make_folder, wait_for, write_deck
+
+SERVE = [sys.executable, "-m", "dpe_server", "serve"]
 
 
 def _read(folder: Path, uri: str) -> subprocess.CompletedProcess[str]:
@@ -83,6 +87,98 @@ def test_serve_prints_a_one_line_banner_on_stderr(tmp_path: Path) -> None:
         f"dpe-server: 4 documents, 1 unreadable in {folder.resolve()} as dpe://local.dpe.docs, "
         f"serving on {server.url}"
     ]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "transport"),
+    [
+        ("--port", "70000", "http"),
+        ("--port", "-1", "http"),
+        ("--max-sessions", "0", "http"),
+        ("--session-idle-timeout", "0", "http"),
+        ("--session-idle-timeout", "nan", "http"),
+        ("--max-request-bytes", "100", "http"),
+        ("--workers", "-1", "stdio"),
+        ("--timeout", "0", "stdio"),
+        ("--timeout", "inf", "stdio"),
+        ("--memory-mb", "-5", "stdio"),
+        ("--memory-mb", "20", "stdio"),
+        ("--memory-mb", str(1 << 50), "stdio"),
+        ("--page-size", "0", "stdio"),
+        ("--debounce-ms", "-1", "stdio"),
+        ("--debounce-ms", "600000", "stdio"),
+    ],
+    ids=str,
+)
+def test_serve_refuses_a_bad_option_value_in_one_line(
+    tmp_path: Path, option: str, value: str, transport: str
+) -> None:
+    done = subprocess.run(
+        [*SERVE, str(tmp_path), "--no-cache", "--transport", transport, f"{option}={value}"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert done.stderr.startswith(f"dpe-server serve: error: argument {option}: '{value}' is not ")
+    assert "Traceback" not in done.stderr
+
+
+def test_read_refuses_a_bad_worker_option_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "dpe_server", "read", str(tmp_path), "dpe://x", "--timeout=-3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dpe-server read: error: argument --timeout: '-3' is not a number of seconds from 1 to "
+        "86400 (see dpe-server read --help)"
+    ]
+
+
+def test_serve_accepts_the_edge_values(tmp_path: Path) -> None:
+    from dpe_server import cli
+
+    args = cli._parser(with_check=False).parse_args(
+        [
+            *("serve", str(tmp_path), "--port", "0", "--workers", "0", "--memory-mb", "0"),
+            *("--debounce-ms", "0", "--timeout", "1", "--session-idle-timeout", "0.5"),
+        ]
+    )
+    assert (args.port, args.workers, args.memory_mb, args.debounce_ms) == (0, 0, 0, 0)
+    assert (args.timeout, args.session_idle_timeout) == (1.0, 0.5)
+
+
+def test_serve_on_port_zero_names_the_port_it_bound(tmp_path: Path) -> None:
+    folder = make_folder(tmp_path / "docs")
+    command = [*SERVE, str(folder), "--no-cache", "--transport", "http", "--port", "0"]
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+        try:
+
+            def banner() -> str | None:
+                log.seek(0)
+                found = re.search(rb"serving on (http://\S+)", log.read())
+                return found.group(1).decode() if found else None
+
+            url = wait_for(banner, "the banner")
+            port = int(url.rsplit(":", 1)[1].split("/")[0])
+            assert port != 0
+
+            async def listed() -> int:
+                async with connect("http", "auto", folder, url=url) as client:
+                    return len((await client.list_resources()).resources)
+
+            assert anyio.run(listed) > 0
+        finally:
+            server.terminate()
+            server.wait(30)
 
 
 class _SlowProbes(ThreadBackend):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from collections.abc import AsyncIterator
@@ -15,7 +16,7 @@ from dpe_server.backends import ThreadBackend
 from dpe_server.errors import CorruptError, ExtractionTimeout, TooLargeError, UnsupportedError
 from dpe_server.jobs import Job
 from dpe_server.workers import ProcessBackend, WorkerSettings
-from tests.e2e.harness import write_doc
+from tests.e2e.harness import HAS_PROC, alive, write_doc
 
 pytestmark = pytest.mark.anyio
 MIB = 1024 * 1024
@@ -129,6 +130,44 @@ async def test_workers_aclose_leaves_no_process() -> None:
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="reads /proc")
+async def test_workers_aclose_kills_a_busy_worker_and_blames_no_file(tmp_path: Path) -> None:
+    """A parse cut short by shutdown fails as transient (not cached as the file's error)."""
+    pb = ProcessBackend(WorkerSettings(workers=1, runner=RUNNER))
+    (tmp_path / "docs").mkdir()
+    failed: list[CorruptError] = []
+
+    async def parse() -> None:
+        with pytest.raises(CorruptError) as info:
+            await pb.run(Job(str(tmp_path / "docs"), "stall", "extract"), 3600)
+        failed.append(info.value)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(parse)
+        while not (marker := next(tmp_path.glob("stalled-*"), None)):
+            await anyio.sleep(0.02)
+        await pb.aclose()
+    assert failed[0].transient
+    assert "shutting down" in failed[0].message
+    assert not alive(int(marker.name.split("-")[1]))
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="reads /proc")
+async def test_workers_one_dead_while_idle_leaves_no_descriptor_open() -> None:
+    pb = ProcessBackend(WorkerSettings(workers=1, runner=RUNNER))
+    try:
+        first = (await pb.run(_job("ok-0"), 30))["pid"]
+        open_fds = len(os.listdir("/proc/self/fd"))
+        os.kill(first, signal.SIGKILL)
+        # until it can be reaped (not merely a zombie leader while its threads still exit)
+        while os.waitid(os.P_PID, first, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            await anyio.sleep(0.02)
+        assert (await pb.run(_job("ok-1"), 30))["pid"] != first
+        assert len(os.listdir("/proc/self/fd")) == open_fds
+    finally:
+        await pb.aclose()
 
 
 async def test_workers_recycled_after_max_jobs() -> None:

@@ -14,10 +14,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import anyio
 import httpx2
@@ -26,6 +26,9 @@ from mcp import Client, StdioServerParameters
 
 Transport = Literal["stdio", "http"]
 Mode = Literal["legacy", "auto"]
+T = TypeVar("T")
+HAS_PROC = Path("/proc/self/stat").exists()
+"""The process table can be read (Linux): the tests that look at worker processes need it."""
 
 
 def write_deck(path: Path, titles: list[str]) -> None:
@@ -89,6 +92,41 @@ def server_args(folder: Path, *extra: str) -> list[str]:
         str(cache),
         *extra,
     ]
+
+
+def _stat(pid: int) -> list[str] | None:
+    """/proc/<pid>/stat after the command name: [state, ppid, ...]; None once reaped."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text.rsplit(")", 1)[1].split()
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (stat := _stat(int(entry.name))) and stat[1] == str(pid):
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` is a process still running (neither reaped nor a zombie)."""
+    stat = _stat(pid)
+    return stat is not None and stat[0] != "Z"
+
+
+def wait_for(probe: Callable[[], T | None], what: str, timeout: float = 30.0) -> T:
+    """Poll `probe` until it returns something (not None, not False)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = probe()
+        if found is not None and found is not False:
+            return found
+        time.sleep(0.02)
+    raise AssertionError(f"{what}: not within {timeout:g} s")
 
 
 @dataclass

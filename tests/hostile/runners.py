@@ -1,9 +1,11 @@
 """Job runners for worker tests, chosen by the job's file name (run inside a worker).
 
-`ok*`: echoes the job; `sleep*`: hangs; `hog*`: allocates until RLIMIT_AS stops it (Python's
-MemoryError, caught by the job); `abort*`: a native abort (as Rust/glibc allocators do on
-refused memory); `segv*`: a segfault; `print*`: writes to stdout, then answers; `json*`: a
-stored JSON result read from `job.root`; `exit*`: the worker exits mid-job.
+`ok*`: echoes the job; `sleep*`: hangs; `stall*`: hangs after creating `stalled-<pid>` beside
+the served folder (tests wait for that file to know a parse is under way); `hog*`: allocates
+until RLIMIT_AS stops it (Python's MemoryError, caught by the job); `abort*`: a native abort
+(as Rust/glibc allocators do on refused memory); `segv*`: a segfault; `print*`: writes to
+stdout, then answers; `json*`: a stored JSON result read from `job.root`; `exit*`: the worker
+exits mid-job.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from dpe_server.jobs import OUT_OF_MEMORY
@@ -22,6 +25,9 @@ from dpe_server.jobs import OUT_OF_MEMORY
 def misbehave(job: Any) -> dict[str, Any]:
     name = job.rel
     if name.startswith("sleep"):
+        time.sleep(3600)
+    if name.startswith("stall"):
+        (Path(job.root).parent / f"stalled-{os.getpid()}").touch()
         time.sleep(3600)
     if name.startswith("hog"):
         try:

@@ -1,0 +1,64 @@
+"""Stopping `dpe-server serve` (a real process) with SIGTERM or SIGINT while a file is being
+parsed: exit status 0, the cache closed (its write-ahead log checkpointed and removed, so
+nothing is replayed at the next start), no worker process left behind."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from dpe_server.cache import FILE_NAME
+from tests.e2e.harness import HAS_PROC, alive, children, wait_for
+
+pytestmark = pytest.mark.skipif(not HAS_PROC, reason="reads the process table in /proc")
+
+# `dpe-server` whose workers run the tests' misbehaving jobs: a file named stall* hangs its
+# parse, after leaving a `stalled-<pid>` file beside the served folder.
+SERVE_STALLING = (
+    "import dataclasses, sys\n"
+    "from dpe_server import cli\n"
+    "settings = cli._worker_settings\n"
+    "runner = 'tests.hostile.runners:misbehave'\n"
+    "cli._worker_settings = lambda args: dataclasses.replace(settings(args), runner=runner)\n"
+    "sys.exit(cli.main())\n"
+)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_shutdown_on_signal_mid_parse(tmp_path: Path, transport: str, signum: int) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "stall.docx").write_bytes(b"PK")
+    cache = tmp_path / "cache"
+    command = [sys.executable, "-c", SERVE_STALLING, "serve", str(folder), "--cache-dir"]
+    command += [str(cache), "--workers", "1", "--transport", transport, "--port", "0"]
+    with tempfile.TemporaryFile() as log:
+        # stdin stays open: a stdio client still connected when the signal comes
+        server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log, stderr=log)
+        try:
+            marker = wait_for(lambda: next(tmp_path.glob("stalled-*"), None), "a parse started")
+            worker = int(marker.name.split("-")[1])
+            workers = children(server.pid)
+            assert worker in workers
+            wal = cache / f"{FILE_NAME}-wal"
+            assert wal.exists()  # the cache is open, with a write-ahead log
+            server.send_signal(signum)
+            status = server.wait(30)
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+            assert server.stdin is not None
+            server.stdin.close()
+        log.seek(0)
+        output = log.read().decode("utf-8", "replace")
+    assert status == 0, output
+    assert not wal.exists(), "the cache was not closed"
+    assert [pid for pid in workers if alive(pid)] == []
+    assert "Traceback" not in output
