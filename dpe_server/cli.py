@@ -274,7 +274,7 @@ def _serve(args: argparse.Namespace) -> int:
             _run(serve_stdio, server)
     except KeyboardInterrupt:  # before the signal handlers are in place
         return 130
-    return 0
+    return 1 if server.app.failure is not None else 0
 
 
 class _Banner:

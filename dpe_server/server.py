@@ -109,6 +109,10 @@ class DpeApp:
         self.toolbox = ToolBox(self)
         self.on_ready: Callable[[], None] | None = None
         """Called once the folder is indexed (the CLI prints its banner)."""
+        self.stop: Callable[[], None] | None = None
+        """Ends serving (set by the transport); called when the background work fails."""
+        self.failure: BaseException | None = None
+        """Why the background work failed, if it did (the command then exits with status 1)."""
 
     async def _changed(self, change: Change) -> None:
         await self.hub.publish(change)
@@ -121,7 +125,7 @@ class DpeApp:
         that work stopped, the workers gone and the cache closed."""
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(self.run_background, tg)
+                tg.start_soon(self._background, tg)
                 try:
                     yield {}
                 finally:
@@ -133,6 +137,22 @@ class DpeApp:
     async def aclose(self) -> None:
         await self.backend.aclose()
         self.store.close()
+
+    async def _background(self, tg: anyio.abc.TaskGroup) -> None:
+        """`run_background`, and if it ever fails, serving stopped: a server whose folder is
+        no longer indexed nor watched must exit (status 1, so a supervisor restarts it) rather
+        than stay up answering errors. The failure is logged, never raised into the task
+        group, which would leave the transport up without its lifespan."""
+        try:
+            async with anyio.create_task_group() as work:  # whatever it starts, too
+                await self.run_background(work)
+        except Exception as exc:
+            while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
+                exc = exc.exceptions[0]  # the task group's wrapping says nothing
+            log.critical("the server's background work failed; stopping: %r", exc, exc_info=exc)
+            self.failure = exc
+            if self.stop is not None:
+                self.stop()
 
     async def run_background(self, tg: anyio.abc.TaskGroup) -> None:
         """Index the folder, then watch it and warm every document up."""

@@ -65,6 +65,7 @@ async def stop_on_signal(stop: Callable[[int], None]) -> AsyncIterator[None]:
 
 async def serve_stdio(server: DpeServer) -> None:
     with anyio.CancelScope() as serving:
+        server.app.stop = serving.cancel
         stop = stop_on_signal(lambda _signum: serving.cancel())
         async with stop, stdio_server(stdin=_stdin()) as (read, write):
             await server.run(read, write, server.create_initialization_options())
@@ -228,6 +229,7 @@ async def serve_http(
         access_log=False,
     )
     userver = Uvicorn(config)
+    server.app.stop = lambda: userver.handle_exit(signal.SIGTERM, None)
     stop = stop_on_signal(lambda signum: userver.handle_exit(signum, None))
     async with stop, anyio.create_task_group() as tg:
         if on_listening is not None:

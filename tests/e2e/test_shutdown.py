@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from dpe_server.cache import FILE_NAME
-from tests.e2e.harness import HAS_PROC, alive, children, wait_for
+from tests.e2e.harness import HAS_PROC, alive, children, wait_for, write_doc
 
 pytestmark = pytest.mark.skipif(not HAS_PROC, reason="reads the process table in /proc")
 
@@ -62,3 +62,42 @@ def test_shutdown_on_signal_mid_parse(tmp_path: Path, transport: str, signum: in
     assert not wal.exists(), "the cache was not closed"
     assert [pid for pid in workers if alive(pid)] == []
     assert "Traceback" not in output
+
+
+# `dpe-server` whose background work fails once the folder is indexed (a bug of ours).
+SERVE_FAILING = (
+    "import sys\n"
+    "from dpe_server import catalog, cli\n"
+    "async def warm(self):\n"
+    "    raise RuntimeError('a bug in the warm-up')\n"
+    "catalog.Catalog.warm = warm\n"
+    "sys.exit(cli.main())\n"
+)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_server_whose_background_work_fails_exits_with_status_1(
+    tmp_path: Path, transport: str
+) -> None:
+    """Not up answering errors (HTTP 500 to every request, initialize included, or silence
+    over stdio) with nothing to restart it: it exits, saying why, and leaves no worker."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    write_doc(folder / "notes.docx", ["Intro"])
+    command = [sys.executable, "-c", SERVE_FAILING, "serve", str(folder), "--cache-dir"]
+    command += [str(tmp_path / "cache"), "--transport", transport, "--port", "0"]
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log, stderr=log)
+        try:
+            status = server.wait(30)
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
+            assert server.stdin is not None
+            server.stdin.close()
+        log.seek(0)
+        output = log.read().decode("utf-8", "replace")
+    assert status == 1, output
+    assert "background work failed; stopping: RuntimeError('a bug in the warm-up')" in output
+    assert not (tmp_path / "cache" / f"{FILE_NAME}-wal").exists(), "the cache was not closed"
