@@ -116,7 +116,8 @@ class Reader:
         if parsed.page_index is not None:
             key, page = await catalog.keyed_page(entry.doc_ref, parsed.page_index, uri)
             view = page_view(host, entry.doc_ref, page, parsed)
-            return ("page", key, page.page_index, parsed.categories), 2, view, []
+            shared = ("page", key, entry.doc_ref, page.page_index, parsed.categories)
+            return shared, 2, view, []
         if parsed.element_id is not None:
             key, index, element = await catalog.keyed_element(entry.doc_ref, parsed.element_id, uri)
             payload = element_view(host, entry.doc_ref, index, element)
@@ -129,7 +130,7 @@ class Reader:
                 if found is not None:
                     data, mime = found
                     blobs.append(Body(uri, mime, blob=data))
-            return ("element", key, element.element_id), 3, payload, blobs
+            return ("element", key, entry.doc_ref, element.element_id), 3, payload, blobs
         pages = await catalog.page_infos(entry.doc_ref, uri) if parsed.depth == "pages" else None
         if parsed.depth == "metadata":
             await catalog.outline(entry.doc_ref, uri)  # settle derived title and summary
