@@ -201,13 +201,17 @@ class Catalog(Index[Entry]):
         return list(outline.pages) if outline else []
 
     async def page(self, doc_ref: str, index: int, uri: str) -> Page:
+        return (await self.keyed_page(doc_ref, index, uri))[1]
+
+    async def keyed_page(self, doc_ref: str, index: int, uri: str) -> tuple[str, Page]:
+        """The page, with the store key of the version of the file it is of."""
         entry = self.entry(doc_ref, uri)
         await self._ensure_counted(entry)
         self._check_index(entry, index, uri)
-        page = await self._load_page(entry, index)
-        if page is None:
+        loaded = await self._load_page(entry, index)
+        if loaded is None:
             raise self._unreadable_page(entry, index, uri)
-        return page
+        return loaded
 
     async def _ensure_counted(self, entry: Entry) -> None:
         """Know the page count: from the outline, or (pdf, pptx) a probe, so that one page
@@ -219,7 +223,8 @@ class Catalog(Index[Entry]):
         elif entry.props is None and entry.outline is None:
             await self._probe(entry)
 
-    async def _load_page(self, entry: Entry, index: int) -> Page | None:
+    async def _load_page(self, entry: Entry, index: int) -> tuple[str, Page] | None:
+        """The page with the store key it was found under (None: it cannot be read)."""
         key = entry.outline_key if entry.outline is not None else entry.key
         page = self.pages_lru.get(key, index)
         if page is None:
@@ -230,7 +235,8 @@ class Catalog(Index[Entry]):
             except ExtractionError:
                 await self._ensure_outline(entry)
                 return await self._load_page(entry, index) if entry.outline else None
-            await anyio.to_thread.run_sync(self.store.put_pages, entry.key, pages)
+            if entry.key == key:  # else the file changed meanwhile: these pages are of neither
+                await anyio.to_thread.run_sync(self.store.put_pages, key, pages)
             page = next((p for p in pages if p.page_index == index), None)
         if page is None and entry.outline is not None:
             # The store lost it (evicted or unreadable): extract the document again.
@@ -239,11 +245,19 @@ class Catalog(Index[Entry]):
             await self._ensure_outline(entry)
             key = entry.outline_key
             page = await anyio.to_thread.run_sync(self.store.page, key, index)
-        if page is not None:
-            self.pages_lru.put(key, page)
-        return page
+        if page is None:
+            return None
+        self.pages_lru.put(key, page)
+        return key, page
 
     async def element(self, doc_ref: str, element_id: str, uri: str) -> tuple[int, Element]:
+        _, index, element = await self.keyed_element(doc_ref, element_id, uri)
+        return index, element
+
+    async def keyed_element(
+        self, doc_ref: str, element_id: str, uri: str
+    ) -> tuple[str, int, Element]:
+        """The element and its page index, with the store key of the version it is of."""
         entry = self.entry(doc_ref, uri)
         # Every id this server gives out names its page (p{page}-{abbr}{n}): another is unknown.
         hint = page_of_element_id(element_id)
@@ -251,10 +265,10 @@ class Catalog(Index[Entry]):
             await self._ensure_counted(entry)
         indices = [hint] if hint is not None and hint < self.page_count(entry) else []
         for index in indices:
-            page = await self._load_page(entry, index)
-            el = page.element(element_id) if page else None
-            if el is not None:
-                return index, el
+            loaded = await self._load_page(entry, index)
+            el = loaded[1].element(element_id) if loaded else None
+            if loaded is not None and el is not None:
+                return loaded[0], index, el
         raise self._no_element(entry, element_id, uri)
 
     # ---- extraction ----------------------------------------------------------------------

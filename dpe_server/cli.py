@@ -148,6 +148,7 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
         help="HTTP: larger request bodies are refused (413)",
     )
     _cache_options(serve)
+    _element_option(serve)
     serve.add_argument(
         "--log-level", default="warning", choices=("debug", "info", "warning", "error")
     )
@@ -158,6 +159,7 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
     read.add_argument("--dpe-host", default="", help="the dpe:// host (default local.dpe.<dir>)")
     _cache_options(read)
     _worker_options(read)
+    _element_option(read)
     if with_check:
         from dpe_server.check.command import add_parser
 
@@ -179,6 +181,32 @@ def _cache_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-cache", action="store_true", help="keep extracted trees in memory only"
     )
+
+
+def _element_option(parser: argparse.ArgumentParser) -> None:
+    from dpe_server.element_cap import DEFAULT_MAX_ELEMENT_BYTES
+
+    parser.add_argument(
+        "--max-element-bytes",
+        type=_element_bytes,
+        default=DEFAULT_MAX_ELEMENT_BYTES,
+        metavar="BYTES",
+        help="a Level 3 element whose JSON is larger is served with its long texts cut; 0: never",
+    )
+
+
+def _element_bytes(value: str) -> int:
+    from dpe_server.element_cap import MIN_MAX_ELEMENT_BYTES
+
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if n != 0 and n < MIN_MAX_ELEMENT_BYTES:
+        raise argparse.ArgumentTypeError(
+            f"give a number of bytes of at least {MIN_MAX_ELEMENT_BYTES}, or 0 for no limit"
+        )
+    return n
 
 
 def _worker_options(parser: argparse.ArgumentParser) -> None:
@@ -250,6 +278,7 @@ def _serve(args: argparse.Namespace) -> int:
         cache=not args.no_cache,
         cache_dir=args.cache_dir,
         debounce_ms=max(10, args.debounce_ms),  # the watcher polls at most every 10 ms
+        max_element_bytes=args.max_element_bytes,
         workers=_worker_settings(args),
     )
     server = build_server(settings)
@@ -343,7 +372,13 @@ def _read_document(args: argparse.Namespace) -> list[Body]:
     limit_memory(args.memory_mb * 1024 * 1024)
     deadline = arm_deadline(args.timeout, "the document")
     try:
-        with OneShotReader(args.dir, args.dpe_host, args.cache_dir, not args.no_cache) as r:
+        with OneShotReader(
+            args.dir,
+            args.dpe_host,
+            args.cache_dir,
+            not args.no_cache,
+            max_element_bytes=args.max_element_bytes,
+        ) as r:
             return r.read(args.uri)
     finally:
         disarm(deadline)

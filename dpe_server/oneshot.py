@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from dpe_server.cache import open_store
+from dpe_server.element_cap import DEFAULT_MAX_ELEMENT_BYTES
 from dpe_server.errors import ExtractionError
 from dpe_server.extractors import DEFAULT_LIMITS, PAGED_TYPES, Limits
 from dpe_server.index import Entry, Index, outline_of
@@ -52,10 +53,13 @@ class OneShotReader(Index[Entry]):
         cache_dir: Path | None = None,
         cache: bool = True,
         limits: Limits = DEFAULT_LIMITS,
+        *,
+        max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES,
     ) -> None:
         root = root.resolve()
         super().__init__(root, host or default_host(root), open_store(cache_dir, root, cache))
         self._limits = limits
+        self._max_element_bytes = max_element_bytes
         self._restored: set[str] = set()
         for rel, st in scan(self.root).items():
             # In scan order, as the catalog does: the same doc_refs. Keyed when first read:
@@ -90,7 +94,7 @@ class OneShotReader(Index[Entry]):
             self._restore(entry)
             self._restored.add(entry.rel)
         payload, level, pictures = self._payload(parsed, entry)
-        return bodies(parsed, level, payload, pictures)
+        return bodies(parsed, level, payload, pictures, self._max_element_bytes)
 
     def _payload(self, parsed: DpeUri, entry: Entry) -> tuple[dict[str, Any], int, list[Body]]:
         uri, host = parsed.raw, self.host

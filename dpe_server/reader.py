@@ -8,16 +8,21 @@ event loop.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Hashable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
+import anyio.to_thread
+
+from dpe_server.body_cache import BIG_BYTES, BodyCache, ByteBudget
 from dpe_server.catalog import Catalog
+from dpe_server.element_cap import DEFAULT_MAX_ELEMENT_BYTES, json_size, size_within
 from dpe_server.errors import ExtractionError
 from dpe_server.model import Category
-from dpe_server.render import Body, bodies
-from dpe_server.uri import DpeUri, parse
+from dpe_server.render import MIME_TYPES, Body, render_capped
+from dpe_server.uri import DpeUri, Format, parse
 from dpe_server.views import catalog_view, document_view, element_view, page_view
 
 if TYPE_CHECKING:
@@ -56,29 +61,65 @@ async def local_reader(
         store.close()
 
 
+BUILD_BYTES = 32 * 1024 * 1024
+"""Bytes of big bodies being built at once (`ByteBudget`)."""
+
+
 class Reader:
-    def __init__(self, catalog: Catalog, host: str) -> None:
+    """Reads for many clients at once: each body is rendered off the event loop; bodies of
+    pages and elements are shared by concurrent reads and kept when big (`BodyCache`), and big
+    ones are built within `BUILD_BYTES` at a time. A Level 3 element whose JSON passes
+    `max_element_bytes` is served cut (`element_cap`; 0: never)."""
+
+    def __init__(
+        self, catalog: Catalog, host: str, max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES
+    ) -> None:
         self.catalog = catalog
         self.host = host
+        self.max_element_bytes = max_element_bytes
+        self.bodies = BodyCache()
+        self.budget = ByteBudget(BUILD_BYTES)
 
     async def read(self, uri: str) -> list[Body]:
         """The bodies of a read of `uri`; raises `RequestError` (`InvalidUri`, not-found...)."""
         parsed = parse(uri)
         self.catalog.check_host(parsed)
-        payload, level, pictures = await self._payload(parsed)
-        return bodies(parsed, level, payload, pictures)
+        key, level, payload, pictures = await self._payload(parsed)
 
-    async def _payload(self, parsed: DpeUri) -> tuple[dict[str, Any], int, list[Body]]:
+        async def build() -> str:
+            return await self._render(level, payload, parsed.format)
+
+        text = await (build() if key is None else self.bodies.get((*key, parsed.format), build))
+        return [Body(parsed.raw, MIME_TYPES[parsed.format], text=text), *pictures]
+
+    async def _render(self, level: int, payload: dict[str, Any], fmt: Format) -> str:
+        """`render`: a small body here (a worker thread costs more), a big one in a worker
+        thread once the budget has room for it."""
+        cap = self.max_element_bytes if level == 3 else 0
+        small = size_within(payload, BIG_BYTES)  # bounded work, however big the payload
+        if small is not None:
+            return render_capped(level, payload, fmt, cap, small)
+        size = await anyio.to_thread.run_sync(json_size, payload)
+        async with self.budget.hold(min(size, cap) if cap else size):
+            return await anyio.to_thread.run_sync(render_capped, level, payload, fmt, cap, size)
+
+    async def _payload(
+        self, parsed: DpeUri
+    ) -> tuple[tuple[Hashable, ...] | None, int, dict[str, Any], list[Body]]:
+        """What to render: the key its body is shared under (pages and elements), its level,
+        the payload, the pictures that follow it."""
         uri, host, catalog = parsed.raw, self.host, self.catalog
         await catalog.ready.wait()
         if parsed.doc_ref is None:
-            return catalog_view(host, catalog.documents(), parsed), 0, []
+            return None, 0, catalog_view(host, catalog.documents(), parsed), []
         entry = catalog.entry(parsed.doc_ref, uri)
         if parsed.page_index is not None:
-            page = await catalog.page(entry.doc_ref, parsed.page_index, uri)
-            return page_view(host, entry.doc_ref, page, parsed), 2, []
+            key, page = await catalog.keyed_page(entry.doc_ref, parsed.page_index, uri)
+            view = page_view(host, entry.doc_ref, page, parsed)
+            shared = ("page", key, entry.doc_ref, page.page_index, parsed.categories)
+            return shared, 2, view, []
         if parsed.element_id is not None:
-            index, element = await catalog.element(entry.doc_ref, parsed.element_id, uri)
+            key, index, element = await catalog.keyed_element(entry.doc_ref, parsed.element_id, uri)
             payload = element_view(host, entry.doc_ref, index, element)
             blobs: list[Body] = []
             if parsed.format == "json" and element.category is Category.IMAGE:
@@ -89,9 +130,9 @@ class Reader:
                 if found is not None:
                     data, mime = found
                     blobs.append(Body(uri, mime, blob=data))
-            return payload, 3, blobs
+            return ("element", key, entry.doc_ref, element.element_id), 3, payload, blobs
         pages = await catalog.page_infos(entry.doc_ref, uri) if parsed.depth == "pages" else None
         if parsed.depth == "metadata":
             await catalog.outline(entry.doc_ref, uri)  # settle derived title and summary
         info = catalog.info_of(entry)
-        return document_view(host, info, pages, parsed), 1, []
+        return None, 1, document_view(host, info, pages, parsed), []

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
+from dpe_server.element_cap import DEFAULT_MAX_ELEMENT_BYTES, cap_element
 from dpe_server.model import JSON, Category
 from dpe_server.uri import DpeUri, Format
 
@@ -36,11 +37,23 @@ class Body:
 
 
 def bodies(
-    uri: DpeUri, level: int, payload: Mapping[str, JSON], pictures: Sequence[Body] = ()
+    uri: DpeUri,
+    level: int,
+    payload: dict[str, JSON],
+    pictures: Sequence[Body] = (),
+    max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES,
 ) -> list[Body]:
     """What a read of `uri` returns: the payload rendered in its format, then any pictures."""
-    text = render(level, payload, uri.format)
+    text = render_capped(level, payload, uri.format, max_element_bytes)
     return [Body(uri.raw, MIME_TYPES[uri.format], text=text), *pictures]
+
+
+def render_capped(
+    level: int, payload: dict[str, JSON], fmt: Format, cap: int, size: int | None = None
+) -> str:
+    """`render`, a Level 3 element over `cap` bytes of JSON being cut first (`element_cap`);
+    `size`: the payload's `json_size`, if known."""
+    return render(level, cap_element(payload, cap, size) if level == 3 else payload, fmt)
 
 
 def render(level: int, payload: Mapping[str, JSON], fmt: Format) -> str:
@@ -158,12 +171,28 @@ def render_element(element: Mapping[str, JSON], *, markdown: bool, full: bool) -
         if markdown
         else _text(category, content, summary)
     )
+    notes = []
     if content.get("rows_truncated"):
         shown = len(content.get("rows") or [])
         total = content.get("total_rows", shown)
-        note = f"Showing {shown} of {total} rows; the whole table: {uri}"
+        whole = "" if full else f"; the whole table: {uri}"  # Level 3 is cut (below)
+        notes.append(f"Showing {shown} of {total} rows{whole}")
+    cut: Mapping[str, JSON] | None = element.get("cut")
+    if full and cut:
+        notes.append(_cut_note(cut))
+    for note in notes:
         body += f"\n\n*{note}*" if markdown else f"\n({note})"
     return body + "\n"
+
+
+def _cut_note(cut: Mapping[str, JSON]) -> str:
+    """What a Level 3 element cut to the size cap says of it (`element_cap`)."""
+    note = (
+        f"Cut to fit {cut['max_bytes']:,} bytes (the element is {cut['bytes']:,} bytes as JSON): "
+        f"{cut['strings_cut']:,} long texts keep their first {cut['kept_chars']:,} characters"
+    )
+    dropped = sum((cut.get("dropped") or {}).values())
+    return note + (f" and {dropped:,} list entries are left out" if dropped else "")
 
 
 def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str) -> str:

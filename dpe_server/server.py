@@ -27,6 +27,7 @@ from dpe_server.backends import Backend
 from dpe_server.cache import open_store
 from dpe_server.catalog import Catalog, Change
 from dpe_server.completion import RateLimiter, cap, rank
+from dpe_server.element_cap import DEFAULT_MAX_ELEMENT_BYTES
 from dpe_server.errors import DocumentNotFound, RequestError
 from dpe_server.integers import uint_or_none
 from dpe_server.mcp_errors import INVALID_PARAMS, RATE_LIMITED, to_mcp_error
@@ -63,6 +64,8 @@ class Settings:
     warm: bool = True
     cache: bool = True
     cache_dir: Path | None = None
+    max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES
+    """A Level 3 element whose JSON is larger is served cut (`element_cap`); 0: never."""
     workers: WorkerSettings = field(default_factory=WorkerSettings)
     """The worker pool parsing files when no `backend` is given (process isolation)."""
     backend: Backend | None = field(default=None, repr=False)
@@ -104,7 +107,7 @@ class DpeApp:
         self.catalog = Catalog(
             settings.root, self.host, self.backend, on_change=self._changed, store=self.store
         )
-        self.reader = Reader(self.catalog, self.host)
+        self.reader = Reader(self.catalog, self.host, settings.max_element_bytes)
         self.limiter = RateLimiter(settings.completion_rate, settings.completion_burst)
         self.toolbox = ToolBox(self)
         self.on_ready: Callable[[], None] | None = None

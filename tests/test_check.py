@@ -19,7 +19,7 @@ from dpe_server.cli import main
 from dpe_server.errors import DocumentNotFound, RequestError
 from dpe_server.server import DpeServer, Settings, build_server
 from dpe_server.uri import parse
-from tests.e2e.harness import free_port, http_server
+from tests.e2e.harness import free_port, http_server, write_big_book
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ["--max-docs", "20", "--max-pages", "2", "--max-elements", "8"]
@@ -70,6 +70,19 @@ def test_check_nothing_listening_unreachable(capsys: pytest.CaptureFixture[str])
 def test_check_no_target_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check"]) == 2
     assert "give a target" in capsys.readouterr().err
+
+
+@pytest.mark.anyio
+async def test_check_passes_a_server_cutting_a_big_element(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    write_big_book(folder / "big.xlsx")
+    settings = Settings(
+        root=folder, watch=False, cache=False, backend=ThreadBackend(), max_element_bytes=50_000
+    )
+    target = InProcessTarget(lambda: build_server(settings), "cutting server")
+    report = await run_check(target, ("legacy",), Limits(max_docs=1, max_pages=1, max_elements=3))
+    assert report.exit_code == 0, render_text(report)
+    assert "L3.cut" in render_text(report, verbose=True)
 
 
 # ---- servers broken on purpose ---------------------------------------------------------------

@@ -12,6 +12,7 @@ from dpe_server.check import rules_surface as surface
 from dpe_server.check.invalid import invalid_cases
 from dpe_server.check.report import RULES, Report, Rule, render_text
 from dpe_server.check.target import HttpTarget, StdioTarget, parse_target
+from dpe_server.element_cap import cut_string
 
 HOST = "local.dpe.t"
 DOC: dict[str, Any] = {
@@ -25,6 +26,9 @@ DOC: dict[str, Any] = {
     "summary": "Quarterly report",
     "last_modified": "2026-01-31T09:30:00Z",
 }
+
+
+CUT_CELL = cut_string("abcdef", 3)
 
 
 def _el(eid: str, category: str, summary: str = "A thing", **content: Any) -> dict[str, Any]:
@@ -156,6 +160,44 @@ CASES: list[tuple[str, Rule[Any], tuple[Any, ...], bool]] = [
         ({"rows": [["z"], ["b"]], "total_rows": 2}, {"rows": [["a"]], "total_rows": 2}, "table"),
         False,
     ),
+    (
+        "l3-cut-cells",
+        rules_page.l3_content_matches,
+        (
+            {"headers": [CUT_CELL], "rows": [[CUT_CELL]], "total_rows": 1},
+            {"headers": ["abcdef"], "rows": [["abcdef"]], "total_rows": 1},
+            "table",
+            True,
+        ),
+        True,
+    ),
+    (
+        "l3-cut-other-text",
+        rules_page.l3_content_matches,
+        ({"headers": [CUT_CELL]}, {"headers": ["abXdef"]}, "table", True),
+        False,
+    ),
+    (
+        "l3-uncut-must-equal",
+        rules_page.l3_content_matches,
+        ({"headers": [CUT_CELL]}, {"headers": ["abcdef"]}, "table", False),
+        False,
+    ),
+    (
+        "l3-cut-rows-dropped",
+        rules_page.l3_table_rows,
+        ({"rows": [["a"]], "total_rows": 3, "rows_truncated": True}, True),
+        True,
+    ),
+    (
+        "l3-rows-missing",
+        rules_page.l3_table_rows,
+        ({"rows": [["a"]], "total_rows": 3, "rows_truncated": True}, False),
+        False,
+    ),
+    ("l3-cut-within", rules_page.l3_cut, ({"cut": {"bytes": 900, "max_bytes": 500}}, 480), True),
+    ("l3-cut-over", rules_page.l3_cut, ({"cut": {"bytes": 900, "max_bytes": 500}}, 700), False),
+    ("l3-cut-not-over", rules_page.l3_cut, ({"cut": {"bytes": 400, "max_bytes": 500}}, 300), False),
     ("templates-missing", surface.templates, ([f"dpe://{HOST}/{{doc_ref}}"], HOST), False),
 ]
 

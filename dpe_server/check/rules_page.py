@@ -11,6 +11,7 @@ from dpe_server.check import spec
 from dpe_server.check.report import Problem, problem_if, rule
 from dpe_server.check.rules import JSON, span
 from dpe_server.check.shapes import Kind, all_kind, fields, items_of
+from dpe_server.element_cap import kept_part
 from dpe_server.integers import uint_or_none
 
 L2_FIELDS: Final[dict[str, Kind]] = {
@@ -213,30 +214,76 @@ def l3_resolves(level3: JSON, entry: JSON, index: int) -> list[Problem]:
 
 @rule(
     "L3.content_matches",
-    "Level 3 content agrees with the Level 2 preview (a table's rows start with the preview's)",
+    "Level 3 content agrees with the Level 2 preview (a table's rows start with the preview's; "
+    "an element cut to a size cap keeps the start of each cut string)",
 )
-def l3_content_matches(full: JSON, preview: JSON, category: str) -> list[Problem]:
+def l3_content_matches(
+    full: JSON, preview: JSON, category: str, cut: bool = False
+) -> list[Problem]:
     if not isinstance(full, dict) or not isinstance(preview, dict):
         return []
     out: list[Problem] = []
     for key, value in preview.items():
         if key in ("rows", "rows_truncated"):
             continue
-        if full.get(key) != value:
+        if not _agrees(full.get(key), value, cut):
             out.append(Problem(f"content.{key} {_clip(value)} as at Level 2", _clip(full.get(key))))
     if category in ("table", "pivot_table"):
         rows, shown = full.get("rows"), preview.get("rows")
-        if isinstance(rows, list) and isinstance(shown, list) and rows[: len(shown)] != shown:
-            out.append(Problem("rows starting with the Level 2 preview rows", _clip(rows[:3])))
+        if isinstance(rows, list) and isinstance(shown, list):
+            start = shown[: len(rows)] if cut else shown  # a cut may leave fewer rows
+            if not _agrees(rows[: len(start)], start, cut):
+                out.append(Problem("rows starting with the Level 2 preview rows", _clip(rows[:3])))
     return out[:5]
 
 
-@rule("L3.table_rows", "a Level 3 table holds all its rows: len(rows) == total_rows")
-def l3_table_rows(content: JSON) -> list[Problem]:
+def _agrees(full: JSON, preview: JSON, cut: bool) -> bool:
+    """`full == preview`, where a string of a cut element may be the start of the preview's."""
+    if not cut or full == preview:
+        return bool(full == preview)
+    if isinstance(full, str) and isinstance(preview, str):
+        kept = kept_part(full)
+        return kept is not None and preview.startswith(kept)
+    if isinstance(full, list) and isinstance(preview, list):
+        return len(full) == len(preview) and all(
+            _agrees(a, b, cut) for a, b in zip(full, preview, strict=True)
+        )
+    if isinstance(full, dict) and isinstance(preview, dict):
+        return full.keys() == preview.keys() and all(
+            _agrees(full[k], preview[k], cut) for k in full
+        )
+    return False
+
+
+@rule(
+    "L3.table_rows",
+    "a Level 3 table holds all its rows: len(rows) == total_rows (fewer only when it says it was "
+    "cut to a size cap, with rows_truncated)",
+)
+def l3_table_rows(content: JSON, cut: bool = False) -> list[Problem]:
     rows, total = content.get("rows"), content.get("total_rows")
     if not isinstance(rows, list):
         return []
+    if cut and content.get("rows_truncated") is True and isinstance(total, int):
+        return problem_if(len(rows) > total, f"at most total_rows {total} rows", len(rows))
     return problem_if(total != len(rows), f"total_rows {len(rows)}", total)
+
+
+@rule(
+    "L3.cut",
+    "an element served cut says so: cut {bytes, max_bytes}, bytes over max_bytes, "
+    "its JSON body within max_bytes",
+)
+def l3_cut(payload: JSON, body_bytes: int) -> list[Problem]:
+    record = payload.get("cut")
+    if not isinstance(record, dict):
+        return [Problem("cut to be an object", _clip(record))]
+    size, cap = record.get("bytes"), record.get("max_bytes")
+    if not isinstance(size, int) or not isinstance(cap, int):
+        return [Problem("cut.bytes and cut.max_bytes integers", _clip(record))]
+    out = problem_if(size <= cap, f"cut.bytes over cut.max_bytes {cap}", size)
+    out += problem_if(body_bytes > cap, f"a JSON body of at most {cap} bytes", body_bytes)
+    return out
 
 
 def _clip(value: object) -> str:

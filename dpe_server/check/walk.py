@@ -218,14 +218,18 @@ class DocumentWalk:
             return
         r.check(rules_page.l3_resolves, uri, payload, entry, i)
         r.check(rules_page.content_shape, uri, [payload])
+        cut = "cut" in payload  # served cut to a size cap (an extension field)
+        if cut:
+            r.check(rules_page.l3_cut, uri, payload, len(got.text.encode()))
         r.check(
             rules_page.l3_content_matches,
             uri,
             payload["content"],
             entry.get("content"),
             str(entry.get("category")),
+            cut,
         )
         if payload["category"] == "table":
-            r.check(rules_page.l3_table_rows, uri, payload["content"])
+            r.check(rules_page.l3_table_rows, uri, payload["content"], cut)
         if len(got.contents) > 1:
             r.check(surface.read_image_blob, uri, got.contents)

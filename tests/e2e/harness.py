@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import socket
+import string
 import subprocess
 import sys
 import tempfile
@@ -54,6 +56,27 @@ def write_doc(path: Path, headings: list[str]) -> None:
         doc.add_paragraph(f"Paragraph under {heading} with several words.")
     path.parent.mkdir(parents=True, exist_ok=True)
     doc.save(str(path))
+
+
+BIG_CELL = 20_000
+BIG_ROWS = 60
+
+
+def write_big_book(path: Path) -> None:
+    """One sheet: a header row, then BIG_ROWS rows of three cells, each its place (`r3c1:`) and
+    BIG_CELL random letters (random, so the zip-bomb guard lets it in): 3.6 MB as JSON."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["first", "second", "third"])
+    rng = random.Random(7)
+    for r in range(BIG_ROWS):
+        letters = ["".join(rng.choices(string.ascii_letters, k=BIG_CELL)) for _ in range(3)]
+        sheet.append([f"r{r}c{c}:{text}" for c, text in enumerate(letters)])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    book.save(str(path))
 
 
 def write_encrypted(path: Path) -> None:

@@ -19,6 +19,7 @@ from tests.e2e.harness import (
     is_updated,
     make_folder,
     settled,
+    write_big_book,
     write_deck,
 )
 
@@ -132,3 +133,21 @@ async def test_level3_picture_comes_with_its_bytes(folder: Path, tmp_path: Path)
         assert base64.b64decode(blob.blob) == png
         markdown = await client.read_resource(f"{pic_uri}/elements/{image_id}?format=markdown")
         assert len(markdown.contents) == 1
+
+
+async def test_max_element_bytes_cuts_a_big_element_for_read_and_the_read_tool(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "big"
+    write_big_book(folder / "big.xlsx")
+    uri = f"dpe://local.dpe.big/{doc_ref_for('big.xlsx')}/elements/p0-tbl1"
+    with http_server(folder, "--max-element-bytes", "20000") as server:
+        async with connect("http", "legacy", folder, url=server.url) as client:
+            read = await client.read_resource(uri)
+            tool = await client.call_tool("read", {"uri": uri})
+    item = read.contents[0]
+    assert isinstance(item, types.TextResourceContents)
+    assert len(item.text.encode()) <= 20_000
+    assert json.loads(item.text)["cut"]["max_bytes"] == 20_000
+    assert isinstance(tool.content[0], types.TextContent)
+    assert tool.content[0].text == item.text
