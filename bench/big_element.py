@@ -46,7 +46,7 @@ import httpx2
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dpe_server.paths import default_host, doc_ref_for  # noqa: E402
+from dpe_server.catalog.folder import default_host, doc_ref_for  # noqa: E402
 from tests.e2e.harness import http_server  # noqa: E402
 
 CORPUS_FILE = ROOT.parent / "shared" / "corpus" / "xlsx" / "poi__poc-shared-strings.xlsx"

@@ -114,8 +114,8 @@ def dpe_element(path: Path, arg: str) -> str:
 async def _dpe_element(root: Path, index: int) -> str:
     import tempfile
 
-    from dpe_server.model import Category
-    from dpe_server.server import DpeApp, Settings
+    from dpe_server.model.tree import Category
+    from dpe_server.surface.app import DpeApp, Settings
 
     with tempfile.TemporaryDirectory(dir=root.parent) as cache:
         app = DpeApp(Settings(root=root, watch=False, warm=False, cache_dir=Path(cache)))
@@ -153,7 +153,7 @@ def _preimport(name: str) -> None:
     """Import what NAME needs before the clock starts (both sides alike)."""
     if name.startswith("dpe_"):
         import dpe_server.extractors
-        import dpe_server.server  # noqa: F401
+        import dpe_server.surface.app  # noqa: F401
     if name == "dpe_extract":
         from dpe_server.extractors import for_path
 

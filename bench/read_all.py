@@ -4,7 +4,7 @@
 
 One process does what `dpe-server read DIR URI` does for one document (`OneShotReader`: no
 MCP server, no event loop, no workers, the persistent cache in CACHE_DIR, the document parsed
-in this process under the command's own memory cap and deadline, `dpe_server.guard`), for
+in this process under the command's own memory cap and deadline, `dpe_server.isolation.guard`), for
 every URI a client needs to get the whole document: the Level 1 page index (which extracts the
 document fully), then every page as Markdown, written to stdout. One `dpe-server read`
 process per page would pay the interpreter start-up once per page, which no user converting a
@@ -22,9 +22,9 @@ import resource
 import sys
 from pathlib import Path
 
-from dpe_server.guard import arm_deadline, disarm, limit_memory
-from dpe_server.oneshot import OneShotReader
-from dpe_server.render import Body
+from dpe_server.isolation.guard import arm_deadline, disarm, limit_memory
+from dpe_server.read.oneshot import OneShotReader
+from dpe_server.views.render import Body
 
 
 def convert(root: Path, cache_dir: Path) -> int:

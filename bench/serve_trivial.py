@@ -14,8 +14,8 @@ from typing import Any
 
 import mcp_types as types
 
-from dpe_server import cli
-from dpe_server.server import DpeApp
+from dpe_server.cli import command as cli
+from dpe_server.surface.app import DpeApp
 
 TRIVIAL_URI = "bench://trivial"
 _real_read_resource = DpeApp.read_resource

@@ -22,7 +22,7 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
-from dpe_server.paths import default_host
+from dpe_server.catalog.folder import default_host
 
 HERE = Path(__file__).resolve().parent
 TRIVIAL_URI = "bench://trivial"

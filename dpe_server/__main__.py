@@ -1,5 +1,5 @@
 import sys
 
-from dpe_server.cli import main
+from dpe_server.cli.command import main
 
 sys.exit(main())

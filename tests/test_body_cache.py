@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 import anyio
 import pytest
 
-from dpe_server.body_cache import BodyCache, ByteBudget
+from dpe_server.read.body_cache import BodyCache, ByteBudget
 
 pytestmark = pytest.mark.anyio
 

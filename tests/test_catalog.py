@@ -10,13 +10,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dpe_server.backends import ThreadBackend
-from dpe_server.cache import FILE_NAME, SqliteStore, open_store
-from dpe_server.catalog import Catalog, Change
-from dpe_server.errors import ElementNotFound, PageNotFound
+from dpe_server.catalog.catalog import Catalog, Change
+from dpe_server.catalog.sqlite import FILE_NAME, SqliteStore, open_store
+from dpe_server.catalog.store import MemoryStore
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
-from dpe_server.model import Document, Page, Properties
-from dpe_server.store import MemoryStore
+from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.model.errors import ElementNotFound, PageNotFound
+from dpe_server.model.tree import Document, Page, Properties
 from tests.e2e.harness import write_deck, write_encrypted
 
 pytestmark = pytest.mark.anyio

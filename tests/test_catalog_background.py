@@ -9,11 +9,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dpe_server import catalog as catalog_module
-from dpe_server.catalog import Catalog, Change
-from dpe_server.errors import CorruptError
-from dpe_server.model import Page
-from dpe_server.store import MemoryStore
+from dpe_server.catalog import catalog as catalog_module
+from dpe_server.catalog.catalog import Catalog, Change
+from dpe_server.catalog.store import MemoryStore
+from dpe_server.model.errors import CorruptError
+from dpe_server.model.tree import Page
 from tests.e2e.harness import write_deck
 from tests.test_catalog import Counting
 

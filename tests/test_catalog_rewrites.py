@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from dpe_server import paths
-from dpe_server.backends import ThreadBackend
-from dpe_server.cache import SqliteStore
-from dpe_server.catalog import Catalog
-from dpe_server.oneshot import OneShotReader
-from dpe_server.store import MemoryStore, Store
-from dpe_server.uri import format_uri
+from dpe_server.catalog import folder as paths
+from dpe_server.catalog.catalog import Catalog
+from dpe_server.catalog.sqlite import SqliteStore
+from dpe_server.catalog.store import MemoryStore, Store
+from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.model.uri import format_uri
+from dpe_server.read.oneshot import OneShotReader
 from tests.e2e.harness import write_deck
 
 pytestmark = pytest.mark.anyio
@@ -74,7 +74,7 @@ def fat_times(monkeypatch: pytest.MonkeyPatch) -> None:
         found = paths.scan(root)
         return {rel: dataclasses.replace(st, ctime_ns=st.mtime_ns) for rel, st in found.items()}
 
-    monkeypatch.setattr("dpe_server.catalog.scan", scan)
+    monkeypatch.setattr("dpe_server.catalog.catalog.scan", scan)
 
 
 def _catalog(deck: Path, store: Store) -> Catalog:
@@ -159,7 +159,7 @@ async def test_fine_times_are_keyed_without_reading_the_file(
     def unread(root: Path, rel: str) -> str:
         raise AssertionError(f"{rel} was read although its times tell its versions apart")
 
-    monkeypatch.setattr("dpe_server.index.content_fingerprint", unread)
+    monkeypatch.setattr("dpe_server.catalog.index.content_fingerprint", unread)
     os.utime(deck, ns=(1, 1_700_000_000_123_456_789))
     catalog = _catalog(deck, MemoryStore())
     await catalog.start()
@@ -179,7 +179,7 @@ def test_dpe_server_read_reads_no_other_file_for_its_fingerprint(
         read.append(rel)
         return paths.content_fingerprint(root, rel)
 
-    monkeypatch.setattr("dpe_server.index.content_fingerprint", fingerprint)
+    monkeypatch.setattr("dpe_server.catalog.index.content_fingerprint", fingerprint)
     with OneShotReader(deck.parent, "h", cache_dir=tmp_path / "cache") as reader:
         ref = next(e.doc_ref for e in reader.entries() if e.rel == "deck.pptx")
         reader.read(format_uri("h", ref, page_index=0))

@@ -13,12 +13,12 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from dpe_server.backends import ThreadBackend
 from dpe_server.check import InProcessTarget, Limits, render_text, run_check
-from dpe_server.cli import main
-from dpe_server.errors import DocumentNotFound, RequestError
-from dpe_server.server import DpeServer, Settings, build_server
-from dpe_server.uri import parse
+from dpe_server.cli.command import main
+from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.model.errors import DocumentNotFound, RequestError
+from dpe_server.model.uri import parse
+from dpe_server.surface.app import DpeServer, Settings, build_server
 from tests.e2e.harness import free_port, http_server, write_big_book
 
 ROOT = Path(__file__).resolve().parents[1]

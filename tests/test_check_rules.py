@@ -12,7 +12,7 @@ from dpe_server.check import rules_surface as surface
 from dpe_server.check.invalid import invalid_cases
 from dpe_server.check.report import RULES, Report, Rule, render_text
 from dpe_server.check.target import HttpTarget, StdioTarget, parse_target
-from dpe_server.element_cap import cut_string
+from dpe_server.views.element_cap import cut_string
 
 HOST = "local.dpe.t"
 DOC: dict[str, Any] = {
@@ -274,6 +274,6 @@ def test_check_spec_abbreviations_are_the_nineteen() -> None:
 
 
 def test_check_spec_agrees_with_the_server_model() -> None:
-    from dpe_server.model import Category
+    from dpe_server.model.tree import Category
 
     assert {c.value: c.abbr for c in Category} == spec.ABBR

@@ -13,10 +13,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dpe_server.backends import ThreadBackend
-from dpe_server.catalog import Catalog
-from dpe_server.model import Properties
-from dpe_server.progress import MIN_FILES, progress_bar
+from dpe_server.catalog.catalog import Catalog
+from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.model.tree import Properties
+from dpe_server.surface.progress import MIN_FILES, progress_bar
 from tests.e2e.harness import connect, http_server, make_folder, wait_for, write_deck
 
 SERVE = [sys.executable, "-m", "dpe_server", "serve"]
@@ -55,7 +55,8 @@ def test_read_error_is_one_sentence_with_its_code_and_exit_two(tmp_path: Path) -
 def test_read_of_the_catalog_parses_under_the_worker_options(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from dpe_server import cli, workers
+    from dpe_server.cli import command as cli
+    from dpe_server.isolation import workers
 
     used: list[workers.WorkerSettings | None] = []
 
@@ -143,7 +144,7 @@ def test_read_refuses_a_bad_worker_option_in_one_line(tmp_path: Path) -> None:
 
 
 def test_serve_accepts_the_edge_values(tmp_path: Path) -> None:
-    from dpe_server import cli
+    from dpe_server.cli import command as cli
 
     args = cli._parser(with_check=False).parse_args(
         [

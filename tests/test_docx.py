@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from dpe_server.errors import CorruptError, ExtractionError, UnsupportedError
 from dpe_server.extractors import DEFAULT_LIMITS, for_suffix
-from dpe_server.extractors.docx import extract, extract_pages, probe
-from dpe_server.model import Category, Document, Element, parse_element_id
+from dpe_server.extractors.docx.extract import extract, extract_pages, probe
+from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedError
+from dpe_server.model.tree import Category, Document, Element, parse_element_id
 
 EVERYTHING = "doc-everything.docx"
 

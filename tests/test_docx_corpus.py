@@ -40,9 +40,9 @@ EMPTY_OK = {"poi__zero-length.docx"}
 _WORKER = """
 import json, sys
 from pathlib import Path
-from dpe_server.errors import ExtractionError
+from dpe_server.model.errors import ExtractionError
 from dpe_server.extractors import DEFAULT_LIMITS
-from dpe_server.extractors.docx import extract, probe
+from dpe_server.extractors.docx.extract import extract, probe
 for name in sys.argv[1:]:
     path = Path(name)
     try:

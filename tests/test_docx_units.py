@@ -10,13 +10,13 @@ import pytest
 from lxml import etree
 
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
-from dpe_server.extractors.a1 import col_letters
-from dpe_server.extractors.docx import extract, probe
-from dpe_server.extractors.docx_pages import MAX_BLOCKS, MAX_CHARS, Block, plan_pages
-from dpe_server.extractors.docx_parts import html_blocks
-from dpe_server.extractors.docx_styles import TITLE_LEVEL, Numbering, Styles
-from dpe_server.extractors.docx_xml import W_NS, from_strict
-from dpe_server.model import TABLE_BLOCK_ROWS, Category, Document
+from dpe_server.extractors.docx.extract import extract, probe
+from dpe_server.extractors.docx.pages import MAX_BLOCKS, MAX_CHARS, Block, plan_pages
+from dpe_server.extractors.docx.parts import html_blocks
+from dpe_server.extractors.docx.styles import TITLE_LEVEL, Numbering, Styles
+from dpe_server.extractors.docx.xml import W_NS, from_strict
+from dpe_server.extractors.ooxml.a1 import col_letters
+from dpe_server.model.tree import TABLE_BLOCK_ROWS, Category, Document
 
 NS = f'xmlns:w="{W_NS}"'
 REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
@@ -448,7 +448,7 @@ def test_table_absurd_spans_are_capped() -> None:
 def test_probe_streamed_plan_equals_parsed_plan(monkeypatch: pytest.MonkeyPatch, body: str) -> None:
     data = docx(body, styles=HEADINGS)
     parsed = probe(io.BytesIO(data), DEFAULT_LIMITS)
-    monkeypatch.setattr("dpe_server.extractors.docx.STREAM_ABOVE", 0)
+    monkeypatch.setattr("dpe_server.extractors.docx.extract.STREAM_ABOVE", 0)
     streamed = probe(io.BytesIO(data), DEFAULT_LIMITS)
     assert streamed == parsed
     assert streamed.page_titles == tuple(pg.title for pg in read(body, styles=HEADINGS).pages)

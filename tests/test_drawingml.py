@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from dpe_server.errors import ExtractionError
-from dpe_server.extractors import Limits, drawingml
-from dpe_server.extractors.drawingml import (
+from dpe_server.extractors import Limits
+from dpe_server.extractors.ooxml import drawingml
+from dpe_server.extractors.ooxml.drawingml import (
     MAX_POINTS,
     diagram_content,
     omml_to_linear,
@@ -23,7 +23,8 @@ from dpe_server.extractors.drawingml import (
     smartart_nodes,
     text_of,
 )
-from dpe_server.extractors.ooxml import NS, Package
+from dpe_server.extractors.ooxml.package import NS, Package
+from dpe_server.model.errors import ExtractionError
 
 XMLNS = (
     f'xmlns:c="{NS["c"]}" xmlns:a="{NS["a"]}" xmlns:mc="{NS["mc"]}" '

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpe_server.extractors.drawingml_images import EMU_PER_PX, emu_to_px, image_mime, image_size
+from dpe_server.extractors.ooxml.pictures import EMU_PER_PX, emu_to_px, image_mime, image_size
 
 
 def png(w: int, h: int) -> bytes:

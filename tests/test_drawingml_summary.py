@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpe_server.extractors.drawingml_summary import data_summary, format_number
-from dpe_server.model import JSON
+from dpe_server.extractors.ooxml.drawing_summary import data_summary, format_number
+from dpe_server.model.tree import JSON
 
 
 def series_of(name: str, values: list[JSON], cats: list[str] | None = None) -> dict[str, JSON]:

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpe_server import element_cap
-from dpe_server.element_cap import (
+from dpe_server.model.tree import JSON, Category, Element
+from dpe_server.views import element_cap
+from dpe_server.views.element_cap import (
     DEFAULT_MAX_ELEMENT_BYTES,
     MIN_KEPT_CHARS,
     MIN_MAX_ELEMENT_BYTES,
@@ -17,9 +18,8 @@ from dpe_server.element_cap import (
     json_size,
     size_within,
 )
-from dpe_server.model import JSON, Category, Element
-from dpe_server.render import render
-from dpe_server.views import element_view
+from dpe_server.views.payloads import element_view
+from dpe_server.views.render import render
 
 CAP = 64 * 1024
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from dpe_server.errors import ExtractionError
+from dpe_server.catalog.folder import scan
 from dpe_server.extractors import DEFAULT_LIMITS, file_type, for_path
-from dpe_server.model import Category, Document, Page
-from dpe_server.paths import scan
+from dpe_server.model.errors import ExtractionError
+from dpe_server.model.tree import Category, Document, Page
 
 Docs = dict[str, Document | ExtractionError]
 

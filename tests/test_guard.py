@@ -8,7 +8,7 @@ import time
 
 SCRIPT = """
 import time
-from dpe_server.guard import arm_deadline
+from dpe_server.isolation.guard import arm_deadline
 arm_deadline(1.0, "the document")
 time.sleep(30)
 """
@@ -26,7 +26,7 @@ def test_deadline_ends_the_process_with_a_message() -> None:
 
 def test_disarmed_deadline_lets_the_process_finish() -> None:
     script = (
-        "import time\nfrom dpe_server.guard import arm_deadline, disarm\n"
+        "import time\nfrom dpe_server.isolation.guard import arm_deadline, disarm\n"
         "d = arm_deadline(1.0, 'x')\ndisarm(d)\ntime.sleep(2)\nprint('done')\n"
     )
     done = subprocess.run(

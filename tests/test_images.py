@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from dpe_server.backends import ThreadBackend
-from dpe_server.catalog import Catalog
-from dpe_server.images import picture
-from dpe_server.model import Category
-from dpe_server.reader import Reader
+from dpe_server.catalog.catalog import Catalog
+from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.isolation.pictures import picture
+from dpe_server.model.tree import Category
+from dpe_server.read.reader import Reader
 
 pytestmark = pytest.mark.anyio
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpe_server.integers import MAX_DIGITS, NotAnInteger, TooLarge, parse_uint, uint_or_none
+from dpe_server.model.integers import MAX_DIGITS, NotAnInteger, TooLarge, parse_uint, uint_or_none
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from dpe_server.model import (
+from dpe_server.model.tree import (
     SUMMARY_MAX,
     Category,
     Document,

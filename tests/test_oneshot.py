@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from dpe_server import jobs
-from dpe_server.errors import DocumentNotFound, ElementNotFound, PageNotFound
-from dpe_server.oneshot import OneShotReader
-from dpe_server.render import Body
-from dpe_server.uri import format_uri
+from dpe_server.isolation import jobs
+from dpe_server.model.errors import DocumentNotFound, ElementNotFound, PageNotFound
+from dpe_server.model.uri import format_uri
+from dpe_server.read.oneshot import OneShotReader
+from dpe_server.views.render import Body
 from fixtures import goldens
 
 HOST = goldens.HOST
@@ -101,7 +101,7 @@ def test_the_persistent_cache_serves_a_second_process_without_parsing(
     def no_parse(job: jobs.Job) -> object:
         raise AssertionError(f"parsed {job.rel} ({job.op}) although it is cached")
 
-    monkeypatch.setattr("dpe_server.oneshot.run_job", no_parse)
+    monkeypatch.setattr("dpe_server.read.oneshot.run_job", no_parse)
     with OneShotReader(folder, HOST, cache_dir=cache) as reader:
         again = [reader.read(base + "?depth=pages"), reader.read(base + "/pages/1")]
     assert again == first
@@ -117,7 +117,7 @@ def test_one_page_of_a_pdf_is_read_without_the_others(
         ops.append((job.op, job.pages))
         return real(job)
 
-    monkeypatch.setattr("dpe_server.oneshot.run_job", spy)
+    monkeypatch.setattr("dpe_server.read.oneshot.run_job", spy)
     with OneShotReader(folder, HOST, cache=False) as reader:
         entry = next(e for e in reader.entries() if e.rel.endswith("pdf_structure.pdf"))
         reader.read(format_uri(HOST, entry.doc_ref, page_index=1))
@@ -146,7 +146,7 @@ def test_dpe_server_read_of_a_document_starts_no_event_loop(folder: Path, tmp_pa
     uri = format_uri(HOST, ref, page_index=0) + "?format=markdown"
     code = (
         "import sys\n"
-        "from dpe_server.cli import main\n"
+        "from dpe_server.cli.command import main\n"
         f"rc = main(['read', {str(folder)!r}, {uri!r}, '--dpe-host', {HOST!r},"
         f" '--cache-dir', {str(tmp_path / 'cache')!r}])\n"
         "heavy = ('asyncio', 'anyio', 'mcp', 'multiprocessing')\n"

@@ -17,8 +17,8 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from dpe_server.backends import ThreadBackend
-from dpe_server.server import Settings, build_server
+from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.surface.app import Settings, build_server
 from tests.e2e.harness import make_folder
 
 pytestmark = [

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from dpe_server import paths
-from dpe_server.jobs import Job, run_job
-from dpe_server.paths import NotConfined, open_confined, relative, scan
-from dpe_server.server import Settings
+from dpe_server.catalog import folder as paths
+from dpe_server.catalog.folder import relative, scan
+from dpe_server.isolation.confine import NotConfined, open_confined
+from dpe_server.isolation.jobs import Job, run_job
+from dpe_server.surface.app import Settings
 
 SECRET = b"SECRET-OUTSIDE"
 

@@ -12,17 +12,17 @@ from pypdf import PdfReader, PdfWriter
 from pypdf import errors as pypdf_errors
 from pypdf.xmp import XmpInformation
 
-from dpe_server.errors import (
+from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
+from dpe_server.extractors.pdf import extract as pdf_mod
+from dpe_server.extractors.pdf.open import translated
+from dpe_server.model.errors import (
     CorruptError,
     EncryptedError,
     ExtractionError,
     TooLargeError,
     UnsupportedError,
 )
-from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
-from dpe_server.extractors import pdf as pdf_mod
-from dpe_server.extractors.pdf_open import translated
-from dpe_server.model import Category, Document, Element, Page, parse_element_id
+from dpe_server.model.tree import Category, Document, Element, Page, parse_element_id
 
 
 def load_builder() -> Any:

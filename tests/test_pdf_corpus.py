@@ -22,9 +22,10 @@ DEADLINE_S = 240
 KINDS = {"encrypted", "corrupt", "unsupported", "too_large"}
 WORKER = """
 import json, sys, time
-from dpe_server.errors import ExtractionError
-from dpe_server.extractors import DEFAULT_LIMITS, pdf
-from dpe_server.model import Document
+from dpe_server.model.errors import ExtractionError
+from dpe_server.extractors import DEFAULT_LIMITS
+from dpe_server.extractors.pdf import extract as pdf
+from dpe_server.model.tree import Document
 start = time.perf_counter()
 try:
     with open(sys.argv[1], "rb") as f:

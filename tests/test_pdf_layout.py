@@ -7,19 +7,12 @@ from typing import Any
 
 import pytest
 
-from dpe_server.extractors.pdf_blocks import Block, body_size, build_blocks
-from dpe_server.extractors.pdf_collect import (
-    Run,
-    Segment,
-    font_name,
-    is_bold,
-    is_mono,
-    plain,
-)
-from dpe_server.extractors.pdf_furniture import edge_lines, repeated
-from dpe_server.extractors.pdf_lines import make_lines, reading_groups
-from dpe_server.extractors.pdf_tables import find_grids, ruled_tables
-from dpe_server.metadata import split_keywords
+from dpe_server.extractors.pdf.blocks import Block, body_size, build_blocks
+from dpe_server.extractors.pdf.collect import Run, Segment, font_name, is_bold, is_mono, plain
+from dpe_server.extractors.pdf.furniture import edge_lines, repeated
+from dpe_server.extractors.pdf.lines import make_lines, reading_groups
+from dpe_server.extractors.pdf.tables import find_grids, ruled_tables
+from dpe_server.model.metadata import split_keywords
 
 
 def load_builder() -> Any:

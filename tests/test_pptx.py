@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from dpe_server.errors import CorruptError, EncryptedError, UnsupportedError
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
-from dpe_server.extractors.ooxml import Package
-from dpe_server.extractors.pptx import EXTRACTOR, extract, extract_pages, probe
-from dpe_server.model import Document, Element, Page
+from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.pptx.extract import EXTRACTOR, extract, extract_pages, probe
+from dpe_server.model.errors import CorruptError, EncryptedError, UnsupportedError
+from dpe_server.model.tree import Document, Element, Page
 
 EVERYTHING = "deck-everything.pptx"
 I18N = "deck-i18n.pptx"

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from dpe_server.model import parse_element_id
+from dpe_server.model.tree import parse_element_id
 
 CORPUS_PPTX = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pptx"
 FILES = sorted(p.name for p in CORPUS_PPTX.glob("*.pptx")) if CORPUS_PPTX.is_dir() else []
@@ -28,9 +28,9 @@ EXPECTED_ERRORS = {
 
 _WORKER = """
 import json, sys
-from dpe_server.errors import ExtractionError
+from dpe_server.model.errors import ExtractionError
 from dpe_server.extractors import DEFAULT_LIMITS
-from dpe_server.extractors.pptx import extract
+from dpe_server.extractors.pptx.extract import extract
 try:
     with open(sys.argv[1], "rb") as f:
         print(json.dumps({"ok": extract(f, DEFAULT_LIMITS).to_json()}))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from dpe_server.extractors.pptx_context import Layout, Master, placeholder
-from dpe_server.extractors.pptx_shapes import ROW_TOLERANCE, reading_order
-from dpe_server.extractors.pptx_text import (
+from dpe_server.extractors.pptx.context import Layout, Master, placeholder
+from dpe_server.extractors.pptx.shapes import ROW_TOLERANCE, reading_order
+from dpe_server.extractors.pptx.text import (
     Chain,
     blocks,
     cell_links,

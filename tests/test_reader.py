@@ -15,14 +15,14 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from dpe_server import render as render_module
-from dpe_server.backends import ThreadBackend
-from dpe_server.catalog import Catalog
-from dpe_server.element_cap import DEFAULT_MAX_ELEMENT_BYTES
-from dpe_server.oneshot import OneShotReader
-from dpe_server.paths import doc_ref_for
-from dpe_server.reader import Reader
-from dpe_server.store import MemoryStore
+from dpe_server.catalog.catalog import Catalog
+from dpe_server.catalog.folder import doc_ref_for
+from dpe_server.catalog.store import MemoryStore
+from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.read.oneshot import OneShotReader
+from dpe_server.read.reader import Reader
+from dpe_server.views import render as render_module
+from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES
 from tests.e2e.harness import BIG_CELL, BIG_ROWS, write_big_book
 
 pytestmark = pytest.mark.anyio

@@ -6,17 +6,11 @@ import json
 
 import pytest
 
-from dpe_server.model import JSON, TABLE_PREVIEW_ROWS, Category, Page, PageBuilder
-from dpe_server.render import MIME_TYPES, render, render_element
-from dpe_server.uri import parse
-from dpe_server.views import (
-    DocumentInfo,
-    PageInfo,
-    catalog_view,
-    document_view,
-    element_view,
-    page_view,
-)
+from dpe_server.model.info import DocumentInfo, PageInfo
+from dpe_server.model.tree import JSON, TABLE_PREVIEW_ROWS, Category, Page, PageBuilder
+from dpe_server.model.uri import parse
+from dpe_server.views.payloads import catalog_view, document_view, element_view, page_view
+from dpe_server.views.render import MIME_TYPES, render, render_element
 
 URI = "dpe://h/d/elements/p0-x1"
 

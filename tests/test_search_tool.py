@@ -17,10 +17,10 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from dpe_server import tools
-from dpe_server.backends import ThreadBackend
-from dpe_server.model import Element
-from dpe_server.server import Settings, build_server
+from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.model.tree import Element
+from dpe_server.surface import tools
+from dpe_server.surface.app import Settings, build_server
 from tests.e2e.harness import make_folder
 
 pytestmark = [

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpe_server.errors import InvalidUri
-from dpe_server.model import Category
-from dpe_server.uri import DpeUri, format_uri, parse
+from dpe_server.model.errors import InvalidUri
+from dpe_server.model.tree import Category
+from dpe_server.model.uri import DpeUri, format_uri, parse
 
 H = "dpe://local.dpe.docs"
 

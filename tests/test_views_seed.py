@@ -9,16 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dpe_server.model import Category, Element, Page
-from dpe_server.uri import parse
-from dpe_server.views import (
-    DocumentInfo,
-    PageInfo,
-    catalog_view,
-    document_view,
-    element_view,
-    page_view,
-)
+from dpe_server.model.info import DocumentInfo, PageInfo
+from dpe_server.model.tree import Category, Element, Page
+from dpe_server.model.uri import parse
+from dpe_server.views.payloads import catalog_view, document_view, element_view, page_view
 
 HOST = "com.example.docs"
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dpe_server.backends import ThreadBackend
-from dpe_server.errors import CorruptError, ExtractionTimeout, TooLargeError, UnsupportedError
-from dpe_server.jobs import Job
-from dpe_server.workers import ProcessBackend, WorkerSettings
+from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.isolation.jobs import Job
+from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
+from dpe_server.model.errors import CorruptError, ExtractionTimeout, TooLargeError, UnsupportedError
 from tests.e2e.harness import HAS_PROC, alive, write_doc
 
 pytestmark = pytest.mark.anyio
@@ -228,8 +228,8 @@ async def test_workers_fifo_swapped_in_is_refused_at_once(tmp_path: Path) -> Non
 
 ORPHAN_PARENT = """
 import os, sys, anyio
-from dpe_server.jobs import Job
-from dpe_server.workers import ProcessBackend, WorkerSettings
+from dpe_server.isolation.jobs import Job
+from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 
 async def main():
     pb = ProcessBackend(WorkerSettings(workers=1, runner="tests.hostile.runners:misbehave"))

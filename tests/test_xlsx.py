@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from python_calamine import CalamineError
 
-from dpe_server.errors import CorruptError, EncryptedError, UnsupportedError
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
-from dpe_server.extractors import xlsx as xlsx_module
-from dpe_server.extractors.ooxml import Package
-from dpe_server.extractors.xlsx import EXTRACTOR
-from dpe_server.model import TABLE_BLOCK_ROWS, Category, Document, Element, Page
+from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.xlsx import extract as xlsx_module
+from dpe_server.extractors.xlsx.extract import EXTRACTOR
+from dpe_server.model.errors import CorruptError, EncryptedError, UnsupportedError
+from dpe_server.model.tree import TABLE_BLOCK_ROWS, Category, Document, Element, Page
 
 
 def _extract(path: Path, limits: Limits = DEFAULT_LIMITS) -> Document:

@@ -19,9 +19,9 @@ pytestmark = pytest.mark.corpus
 DEADLINE_S = 60
 CHILD = r"""
 import json, sys
-from dpe_server.errors import ExtractionError
+from dpe_server.model.errors import ExtractionError
 from dpe_server.extractors import DEFAULT_LIMITS
-from dpe_server.extractors.xlsx import EXTRACTOR
+from dpe_server.extractors.xlsx.extract import EXTRACTOR
 try:
     with open(sys.argv[1], "rb") as f:
         doc = EXTRACTOR.extract(f, DEFAULT_LIMITS)

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from dpe_server.extractors.xlsx_cells import Grid, MergeIndex, PointIndex, blocks, has_header_row
-from dpe_server.extractors.xlsx_format import NumberFormat, format_kind, general, show_number
-from dpe_server.extractors.xlsx_formulas import (
+from dpe_server.extractors.xlsx.cells import Grid, MergeIndex, PointIndex, blocks, has_header_row
+from dpe_server.extractors.xlsx.format import NumberFormat, format_kind, general, show_number
+from dpe_server.extractors.xlsx.formulas import (
     compact_ranges,
     formula_items,
     pattern,
     shift,
     template,
 )
-from dpe_server.extractors.xlsx_parts import header_footer_text
-from dpe_server.extractors.xlsx_scan import FormulaCell, scan_sheet
+from dpe_server.extractors.xlsx.parts import header_footer_text
+from dpe_server.extractors.xlsx.scan import FormulaCell, scan_sheet
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ from dpe_server.check import spec
 from dpe_server.check.report import Problem, problem_if, rule
 from dpe_server.check.rules import JSON, span
 from dpe_server.check.shapes import Kind, all_kind, fields, items_of
-from dpe_server.element_cap import kept_part
-from dpe_server.integers import uint_or_none
+from dpe_server.model.integers import uint_or_none
+from dpe_server.views.element_cap import kept_part
 
 L2_FIELDS: Final[dict[str, Kind]] = {
     "page_index": "int",

@@ -17,8 +17,8 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from dpe_server.catalog import CHUNK_MIN_PAGES
-from dpe_server.oneshot import OneShotReader
+from dpe_server.catalog.catalog import CHUNK_MIN_PAGES
+from dpe_server.read.oneshot import OneShotReader
 from tests.e2e.harness import (
     HttpServer,
     Inbox,

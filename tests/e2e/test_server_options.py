@@ -11,7 +11,7 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 
-from dpe_server.paths import doc_ref_for
+from dpe_server.catalog.folder import doc_ref_for
 from tests.e2e.harness import (
     Inbox,
     connect,

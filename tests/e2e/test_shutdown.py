@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dpe_server.cache import FILE_NAME
+from dpe_server.catalog.sqlite import FILE_NAME
 from tests.e2e.harness import HAS_PROC, alive, children, wait_for, write_doc
 
 pytestmark = pytest.mark.skipif(not HAS_PROC, reason="reads the process table in /proc")
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(not HAS_PROC, reason="reads the process table in
 # parse, after leaving a `stalled-<pid>` file beside the served folder.
 SERVE_STALLING = (
     "import dataclasses, sys\n"
-    "from dpe_server import cli\n"
+    "from dpe_server.cli import command as cli\n"
     "settings = cli._worker_settings\n"
     "runner = 'tests.hostile.runners:misbehave'\n"
     "cli._worker_settings = lambda args: dataclasses.replace(settings(args), runner=runner)\n"
@@ -67,7 +67,8 @@ def test_shutdown_on_signal_mid_parse(tmp_path: Path, transport: str, signum: in
 # `dpe-server` whose background work fails once the folder is indexed (a bug of ours).
 SERVE_FAILING = (
     "import sys\n"
-    "from dpe_server import catalog, cli\n"
+    "from dpe_server.catalog import catalog\n"
+    "from dpe_server.cli import command as cli\n"
     "async def warm(self):\n"
     "    raise RuntimeError('a bug in the warm-up')\n"
     "catalog.Catalog.warm = warm\n"

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dpe_server.jobs import OUT_OF_MEMORY
+from dpe_server.isolation.jobs import OUT_OF_MEMORY
 
 
 def misbehave(job: Any) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from dpe_server.paths import scan
+from dpe_server.catalog.folder import scan
 from tests.e2e.harness import http_server
 from tests.hostile.test_hostile import _listed, _relative, _text, outcome_of, vm_hwm_mb
 

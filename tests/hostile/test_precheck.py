@@ -1,4 +1,4 @@
-"""The checks every file passes before its extractor runs (`dpe_server.precheck`, called by
+"""The checks every file passes before its extractor runs (`isolation.precheck`, called by
 `jobs.run_job` for all formats), and an audit that extractors open files only through the
 safe layers."""
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from dpe_server.errors import TooLargeError
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
-from dpe_server.jobs import Job, run_job
-from dpe_server.precheck import precheck
+from dpe_server.isolation.jobs import Job, run_job
+from dpe_server.isolation.precheck import precheck
+from dpe_server.model.errors import TooLargeError
 from tests.e2e.harness import write_deck, write_doc
 from tests.hostile import cases
 from tests.hostile.zipgen import plain, write_zip
@@ -95,23 +95,31 @@ RAW_OPENERS = re.compile(
     r"from pptx import|zipfile\.ZipFile\((?!out, \"w\")"
 )
 ALLOWED = {
-    "ooxml.py": "the safe zip layer itself",
-    "xlsx.py": "namelist() of the package Package opened, to refuse duplicate part names",
+    "ooxml/package.py": "the safe zip layer itself",
+    "ooxml/checks.py": "namelist() of a package precheck opened, to name its kind",
+    "xlsx/extract.py": "namelist() of the package Package opened, to refuse duplicate part names",
 }
+
+
+def _modules() -> dict[str, str]:
+    return {
+        path.relative_to(EXTRACTORS).as_posix(): path.read_text()
+        for path in sorted(EXTRACTORS.rglob("*.py"))
+    }
 
 
 def test_precheck_audit_extractors_use_the_safe_layers() -> None:
     offenders = {
-        path.name: RAW_OPENERS.findall(path.read_text())
-        for path in sorted(EXTRACTORS.glob("*.py"))
-        if path.name not in ALLOWED and RAW_OPENERS.search(path.read_text())
+        name: RAW_OPENERS.findall(text)
+        for name, text in _modules().items()
+        if name not in ALLOWED and RAW_OPENERS.search(text)
     }
     assert offenders == {}
 
 
 def test_precheck_audit_pdf_opened_in_one_place() -> None:
-    users = [p.name for p in EXTRACTORS.glob("*.py") if "PdfReader(" in p.read_text()]
-    assert users == ["pdf_open.py"]
+    users = [name for name, text in _modules().items() if "PdfReader(" in text]
+    assert users == ["pdf/open.py"]
 
 
 def test_precheck_audit_defusedxml_active_for_openpyxl() -> None:

@@ -1,0 +1,9 @@
+"""The catalog and its store: the serving process's state.
+
+- `folder`: which files of the folder count, their doc_refs, their versions (stat and content);
+- `store`: the `Store` protocol (outlines, pages, probes, errors per version) and its memory form;
+- `sqlite`: the persistent store, one SQLite file per folder in the user's cache;
+- `index`: what is known of every document, shared by both readers (no event loop);
+- `catalog`: the serving side, background extraction, retries, change announcements;
+- `watcher`: file system events turned into catalog rescans.
+"""

@@ -1,0 +1,470 @@
+"""The catalog: the serving process's only owner of state. Which files exist, their doc_refs,
+their outlines (derived title, keywords, summary, page index) or their errors, kept by its
+`index.Index` half (shared with `dpe-server read`'s one-shot reader). Handlers ask it; the watcher
+tells it (`rescan`); it tells whoever listens (`on_change`) which documents changed, and never
+knows about sessions.
+
+Lazy and cached: start-up lists every file from the store (a restart) or a cheap probe (page
+count, properties); full extraction runs in the background (`warm`, most recently modified
+first) and on demand for whatever a client reads, one page at a time where the format allows
+it. Page bodies live in the `Store`, not here, so memory grows by headers only.
+
+Freshness: a changed file is probed and re-extracted in the background while the last good
+outline and pages keep being served; when the new ones are ready the change is announced. A
+failure on a file that was just written is retried with backoff (it may be half-written);
+after the retries its error is listed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import anyio
+import anyio.to_thread
+from anyio.abc import TaskGroup
+
+from dpe_server.catalog.folder import FileStat, scan
+from dpe_server.catalog.index import Entry as IndexEntry
+from dpe_server.catalog.index import Index, outline_of
+from dpe_server.catalog.store import MemoryStore, Outline, Store
+from dpe_server.extractors import DEFAULT_LIMITS, is_paged
+from dpe_server.isolation.backends import Backend
+from dpe_server.model.errors import ExtractionError
+from dpe_server.model.info import DocumentInfo, PageInfo
+from dpe_server.model.tree import Document, Element, Page, page_of_element_id
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""Seconds between attempts at a file that failed while it may still be being written."""
+FRESH_SECONDS = 5.0
+"""A file modified this recently may be half-written: its failures are retried. Where its times
+are coarse, it may also have been rewritten within one tick: each rescan reads its content."""
+READ_WAIT = 15.0
+"""Seconds a read of a file caught mid-write, with no last good version, waits to settle."""
+CHUNK_MIN_PAGES = 24
+"""A pdf or pptx with this many pages is extracted in chunks, one per worker, in parallel."""
+WARM_CONCURRENCY = max(1, (os.cpu_count() or 2) - 1)
+"""Background extractions at once: one core is left for what clients ask for."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What changed in one step: the set of documents, and/or these documents' contents."""
+
+    list_changed: bool = False
+    updated: frozenset[str] = frozenset()
+
+
+ChangeListener = Callable[[Change], Awaitable[None]]
+
+
+@dataclass(eq=False)
+class Entry(IndexEntry):
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    retried: anyio.Event | None = None
+    """Set when the pending retry of a file caught mid-write has run."""
+
+
+def _fresh(st: FileStat) -> bool:
+    """Modified within the last `FRESH_SECONDS`."""
+    return time.time() - st.mtime_ns / 1e9 < FRESH_SECONDS
+
+
+def _may_have_changed(known: FileStat, st: FileStat) -> bool:
+    """Whether a file known as `known` may be another version now that it is `st`: its stat
+    moved, or its times are coarse and recent, so a rewrite within the same tick as the last
+    may have left them all as they were (its content fingerprint then tells)."""
+    return st != known or (st.coarse and _fresh(st))
+
+
+def _listing(info: DocumentInfo) -> tuple[object, ...]:
+    """What resources/list shows of a document."""
+    return (info.title, info.summary, info.keywords, info.page_count, info.error)
+
+
+class Catalog(Index[Entry]):
+    def __init__(
+        self,
+        root: Path,
+        host: str,
+        backend: Backend,
+        on_change: ChangeListener | None = None,
+        store: Store | None = None,
+    ) -> None:
+        super().__init__(root, host, store if store is not None else MemoryStore())
+        self.backend = backend
+        self.on_change = on_change
+        self._tg: TaskGroup | None = None
+        self.scanned = 0
+        self.probed = 0
+        self.ready = anyio.Event()
+        """Set once every file found at start is listed (from the store or a probe)."""
+        self._warming = False
+        self._warm_limiter = anyio.Semaphore(WARM_CONCURRENCY)
+
+    # ---- life cycle ----------------------------------------------------------------------
+
+    async def start(self, tg: TaskGroup | None = None, *, probe: bool = True) -> None:
+        """Scan the folder; list each file from the store or a cheap probe.
+
+        `probe=False` leaves probing to the first read of each document (one-shot readers
+        such as `dpe-server read`, which need one document, not the folder's listing).
+        """
+        self._tg = tg
+        found = scan(self.root)
+        keys = await anyio.to_thread.run_sync(self._keys, found)  # coarse times read files
+        entries = [self._add(rel, st, keys[rel]) for rel, st in found.items()]
+        self.scanned = len(entries)
+        cached = await anyio.to_thread.run_sync(self._restore_all, entries)
+        limiter = anyio.Semaphore(16)
+
+        async def probe_one(entry: Entry) -> None:
+            async with limiter:
+                await self._probe(entry)
+            self.probed += 1
+
+        async with anyio.create_task_group() as probes:
+            for entry in entries:
+                if entry.rel in cached or not probe:
+                    self.probed += 1
+                else:
+                    probes.start_soon(probe_one, entry)
+        self.ready.set()
+
+    async def warm(self) -> None:
+        """Extract every document fully, most recently modified first (background warm-up);
+        from then on, files that appear or change are extracted in the background too."""
+        self._warming = True
+        await self._warm(sorted(self._entries.values(), key=lambda e: -e.stat.mtime_ns))
+
+    async def _warm(self, entries: Sequence[Entry]) -> None:
+        refined = False
+        limiter = self._warm_limiter
+
+        async def one(entry: Entry) -> None:
+            nonlocal refined
+            async with limiter:
+                if self._entries.get(entry.rel) is not entry or entry.current or entry.failed:
+                    return
+                before = _listing(self.info_of(entry))
+                await self._ensure_outline(entry)
+                refined |= _listing(self.info_of(entry)) != before
+
+        async with anyio.create_task_group() as tg:
+            for entry in entries:
+                tg.start_soon(one, entry)
+        if refined:
+            # Titles and summaries derived from the content differ from the probe's: the list
+            # changed (a Level 1 read never showed the probe's, so no document-level update).
+            await self._announce(Change(list_changed=True))
+
+    def _warm_later(self, entries: Sequence[Entry]) -> None:
+        """Extract files found after the start-up warm-up, in the background."""
+        if self._warming and entries and self._tg is not None:
+            self._in_background(self._warm, entries)
+
+    def _in_background(self, work: Callable[[T], Awaitable[None]], arg: T) -> None:
+        """Run `work(arg)` in the catalog's task group. Nothing it raises may reach the group
+        (that would stop the server's background work and its transport): a failure of ours
+        is logged and costs only the reads it was doing."""
+
+        async def guarded() -> None:
+            try:
+                await work(arg)
+            except Exception:
+                log.exception("background work of the catalog failed; serving goes on")
+
+        assert self._tg is not None
+        self._tg.start_soon(guarded)
+
+    def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> Entry:
+        return Entry(rel, doc_ref, st, key)
+
+    # ---- queries -------------------------------------------------------------------------
+
+    async def outline(self, doc_ref: str, uri: str) -> tuple[Entry, Outline | None]:
+        """The document's outline (extracting it if needed); None when it cannot be read."""
+        entry = self.entry(doc_ref, uri)
+        await self._ensure_outline(entry)
+        return entry, entry.outline
+
+    async def page_infos(self, doc_ref: str, uri: str) -> list[PageInfo]:
+        _, outline = await self.outline(doc_ref, uri)
+        return list(outline.pages) if outline else []
+
+    async def page(self, doc_ref: str, index: int, uri: str) -> Page:
+        return (await self.keyed_page(doc_ref, index, uri))[1]
+
+    async def keyed_page(self, doc_ref: str, index: int, uri: str) -> tuple[str, Page]:
+        """The page, with the store key of the version of the file it is of."""
+        entry = self.entry(doc_ref, uri)
+        await self._ensure_counted(entry)
+        self._check_index(entry, index, uri)
+        loaded = await self._load_page(entry, index)
+        if loaded is None:
+            raise self._unreadable_page(entry, index, uri)
+        return loaded
+
+    async def _ensure_counted(self, entry: Entry) -> None:
+        """Know the page count: from the outline, or (pdf, pptx) a probe, so that one page
+        can be read without the others; other formats are extracted whole."""
+        if entry.current or entry.failed:
+            return
+        if not is_paged(entry.rel):
+            await self._ensure_outline(entry)
+        elif entry.props is None and entry.outline is None:
+            await self._probe(entry)
+
+    async def _load_page(self, entry: Entry, index: int) -> tuple[str, Page] | None:
+        """The page with the store key it was found under (None: it cannot be read)."""
+        key = entry.outline_key if entry.outline is not None else entry.key
+        page = self.pages_lru.get(key, index)
+        if page is None:
+            page = await anyio.to_thread.run_sync(self.store.page, key, index)
+        if page is None and entry.outline is None and is_paged(entry.rel):
+            try:
+                pages = await self.backend.extract_pages(self.root, entry.rel, [index])
+            except ExtractionError:
+                await self._ensure_outline(entry)
+                return await self._load_page(entry, index) if entry.outline else None
+            if entry.key == key:  # else the file changed meanwhile: these pages are of neither
+                await anyio.to_thread.run_sync(self.store.put_pages, key, pages)
+            page = next((p for p in pages if p.page_index == index), None)
+        if page is None and entry.outline is not None:
+            # The store lost it (evicted or unreadable): extract the document again.
+            self.store.forget(entry.outline_key)
+            entry.outline_key = ""
+            await self._ensure_outline(entry)
+            key = entry.outline_key
+            page = await anyio.to_thread.run_sync(self.store.page, key, index)
+        if page is None:
+            return None
+        self.pages_lru.put(key, page)
+        return key, page
+
+    async def element(self, doc_ref: str, element_id: str, uri: str) -> tuple[int, Element]:
+        _, index, element = await self.keyed_element(doc_ref, element_id, uri)
+        return index, element
+
+    async def keyed_element(
+        self, doc_ref: str, element_id: str, uri: str
+    ) -> tuple[str, int, Element]:
+        """The element and its page index, with the store key of the version it is of."""
+        entry = self.entry(doc_ref, uri)
+        # Every id this server gives out names its page (p{page}-{abbr}{n}): another is unknown.
+        hint = page_of_element_id(element_id)
+        if hint is not None:
+            await self._ensure_counted(entry)
+        indices = [hint] if hint is not None and hint < self.page_count(entry) else []
+        for index in indices:
+            loaded = await self._load_page(entry, index)
+            el = loaded[1].element(element_id) if loaded else None
+            if loaded is not None and el is not None:
+                return loaded[0], index, el
+        raise self._no_element(entry, element_id, uri)
+
+    # ---- extraction ----------------------------------------------------------------------
+
+    async def _probe(self, entry: Entry) -> None:
+        key = entry.key
+        try:
+            props = await self.backend.probe(self.root, entry.rel)
+        except ExtractionError as exc:
+            self._failed(entry, key, exc)
+            return
+        if key == entry.key:
+            entry.props, entry.error, entry.error_key = props, None, ""
+            await anyio.to_thread.run_sync(self.store.put_probe, key, props)
+
+    def _failed(self, entry: Entry, key: str, exc: ExtractionError, attempt: int = 0) -> None:
+        if key != entry.key:
+            return
+        entry.error = exc
+        if not self._maybe_retry(entry, exc, attempt):
+            self._record_failure(entry, key, exc)
+
+    async def _ensure_outline(self, entry: Entry) -> None:
+        """Make the outline current, or leave the last good one to be served.
+
+        A file caught mid-write with no last good version makes the read wait (at most
+        `READ_WAIT` seconds) until a version reads: retries run as the file settles.
+        """
+        deadline = anyio.current_time() + READ_WAIT
+        while not (entry.current or entry.failed):
+            if entry.outline is not None and (entry.error is not None or entry.lock.locked()):
+                return  # a refresh or a retry is under way: the last good version is served
+            if entry.error is not None:
+                await self._wait_for_retry(entry, deadline)
+            else:
+                async with entry.lock:
+                    if not (entry.current or entry.failed or entry.error is not None):
+                        await self._extract_locked(entry)
+            if entry.outline is not None or anyio.current_time() >= deadline:
+                return
+
+    async def _extract_document(self, entry: Entry) -> Document:
+        """The whole document; a large pdf or pptx in page chunks across the workers."""
+        ways = self.backend.parallelism
+        count = entry.props.page_count if entry.props else 0
+        if (
+            not is_paged(entry.rel)
+            or ways < 2
+            or not CHUNK_MIN_PAGES <= count <= DEFAULT_LIMITS.max_pages
+            or entry.props is None
+        ):
+            return await self.backend.extract(self.root, entry.rel)
+        size = -(-count // ways)
+        chunks = [list(range(i, min(i + size, count))) for i in range(0, count, size)]
+        parts: list[list[Page]] = [[] for _ in chunks]
+        failures: list[ExtractionError] = []
+
+        async def run(i: int) -> None:
+            try:
+                parts[i] = await self.backend.extract_pages(self.root, entry.rel, chunks[i])
+            except ExtractionError as exc:
+                # The document's error, raised below as itself (a task group would wrap it in
+                # an exception group that no caller expects); the other chunks are wasted.
+                failures.append(exc)
+                tg.cancel_scope.cancel()
+
+        async with anyio.create_task_group() as tg:
+            for i in range(len(chunks)):
+                tg.start_soon(run, i)
+        if failures:
+            raise failures[0]
+        pages = sorted((p for part in parts for p in part), key=lambda p: p.page_index)
+        if [p.page_index for p in pages] != list(range(count)):
+            return await self.backend.extract(self.root, entry.rel)
+        # What the extractors say of a whole document read within max_pages: truncated when
+        # a cap stopped a page.
+        cut = any(p.metadata.get("truncated") for p in pages)
+        return Document(entry.props, tuple(pages), {"truncated": True} if cut else {})
+
+    async def _extract_locked(self, entry: Entry, attempt: int = 0) -> bool:
+        key = entry.key
+        try:
+            doc = await self._extract_document(entry)
+        except ExtractionError as exc:
+            self._failed(entry, key, exc, attempt)
+            if entry.failed and entry.outline is not None and entry.outline_key != key:
+                entry.outline, entry.outline_key = None, ""
+            return False
+        outline = outline_of(doc, entry)
+        await anyio.to_thread.run_sync(self.store.put_document, key, outline, doc.pages)
+        return self._adopt(entry, key, doc, outline)  # under the entry's lock
+
+    async def _wait_for_retry(self, entry: Entry, deadline: float) -> None:
+        """Wait for the pending retry of `entry` to run (or the deadline)."""
+        event, remaining = entry.retried, deadline - anyio.current_time()
+        if event is None or event.is_set():
+            await anyio.sleep(min(0.1, max(remaining, 0)))  # a rescan is about to retry
+            return
+        with anyio.move_on_after(max(remaining, 0)):
+            await event.wait()
+
+    def _maybe_retry(self, entry: Entry, exc: ExtractionError, attempt: int) -> bool:
+        """Schedule another attempt when the failure may be a file caught mid-write."""
+        fresh = _fresh(entry.stat)
+        if not (exc.transient or fresh) or attempt >= len(RETRY_DELAYS) or self._tg is None:
+            return False
+        log.info(
+            "%s could not be read (%s); trying again in %g s (attempt %d of %d)",
+            entry.rel,
+            exc.message,
+            RETRY_DELAYS[attempt],
+            attempt + 1,
+            len(RETRY_DELAYS),
+        )
+        key = entry.key
+        done = entry.retried = anyio.Event()
+
+        async def again(_: None) -> None:
+            try:
+                await anyio.sleep(RETRY_DELAYS[attempt])
+                if entry.key != key or self._entries.get(entry.rel) is not entry:
+                    return
+                before = _listing(self.info_of(entry))
+                async with entry.lock:
+                    if entry.key != key or entry.current:
+                        return
+                    if not (await self._extract_locked(entry, attempt + 1) or entry.failed):
+                        return
+                await self._announce_entry(entry, before)
+            finally:
+                done.set()
+
+        self._in_background(again, None)
+        return True
+
+    # ---- changes -------------------------------------------------------------------------
+
+    async def rescan(self) -> Change:
+        """Compare the folder with the catalog; update it; announce and return what changed."""
+        found = scan(self.root)
+        added = [rel for rel in found if rel not in self._entries]
+        removed = [rel for rel in self._entries if rel not in found]
+        keys = {
+            rel: self._key(rel, st)
+            for rel, st in found.items()
+            if rel in self._entries and _may_have_changed(self._entries[rel].stat, st)
+        }
+        changed = [rel for rel, key in keys.items() if key != self._entries[rel].key]
+        for rel in removed:
+            entry = self._entries.pop(rel)
+            self._by_ref.pop(entry.doc_ref, None)
+            entry.key = ""
+        new_entries = [self._add(rel, found[rel]) for rel in added]
+        async with anyio.create_task_group() as tg:
+            for entry in new_entries:
+                if not self._restore(entry):
+                    tg.start_soon(self._probe, entry)
+        self._warm_later(new_entries)
+        for rel in changed:
+            entry = self._entries[rel]
+            entry.stat, entry.key = found[rel], keys[rel]
+            if self._tg is not None:
+                self._in_background(self._refresh_changed, entry)
+            else:
+                await self._refresh_changed(entry)
+        change = Change(list_changed=bool(added or removed))
+        if change.list_changed:
+            await self._announce(change)
+        return Change(change.list_changed, frozenset(self._entries[r].doc_ref for r in changed))
+
+    async def _refresh_changed(self, entry: Entry) -> None:
+        """Re-read a changed file, then announce it (the last good version is served meanwhile)."""
+        key = entry.key
+        before = _listing(self.info_of(entry))
+        async with entry.lock:
+            if key != entry.key:
+                return
+            if not self._restore(entry):
+                await self._probe(entry)
+                if entry.error is None and entry.outline is not None:
+                    await self._extract_locked(entry)
+                elif entry.failed:
+                    entry.outline, entry.outline_key = None, ""
+        if key == entry.key:
+            await self._announce_entry(entry, before)
+            if not (entry.current or entry.failed or entry.error is not None):
+                self._warm_later([entry])  # repaired, or only probed so far: extract it
+
+    async def _announce_entry(self, entry: Entry, before: tuple[object, ...]) -> None:
+        """A document's content changed; the list did too when what it shows of it did."""
+        listed = _listing(self.info_of(entry)) != before
+        await self._announce(Change(list_changed=listed, updated=frozenset({entry.doc_ref})))
+
+    async def _announce(self, change: Change) -> None:
+        if self.on_change is not None:
+            try:
+                await self.on_change(change)
+            except Exception:  # a listener's failure must not stop the catalog
+                log.exception("change listener failed")

@@ -1,0 +1,263 @@
+"""What is known of a folder's documents, and nothing that waits: the state both readers share.
+
+`Index` holds one `Entry` per file (its doc_ref, store key, and what is known of it: cheap
+properties, the outline of its last good version, or its error), restores entries from the
+`Store`, and answers what Level 0 and Level 1 say of a document (`info_of`). It runs no
+extraction and imports no event loop:
+
+- `dpe_server.catalog.catalog.Catalog` adds the serving side: background warm-up, locks, retries of
+  files caught mid-write, change announcements;
+- `dpe_server.read.oneshot.OneShotReader` adds a synchronous read of one document in this process
+  (`dpe-server read`).
+
+Both go through the same doc_ref assignment, store keys, outlines and error messages, so they
+answer the same URI with the same bytes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Generic, TypeVar
+
+from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
+from dpe_server.catalog.store import Cached, Outline, PageCache, Store, cache_key
+from dpe_server.extractors import extractor_fingerprint, file_type
+from dpe_server.model.errors import (
+    DocumentNotFound,
+    ElementNotFound,
+    ExtractionError,
+    PageNotFound,
+    extraction_error,
+)
+from dpe_server.model.info import DocumentInfo, PageInfo
+from dpe_server.model.metadata import derive_keywords, derive_summary, derive_title
+from dpe_server.model.tree import Document, Properties, page_of_element_id
+from dpe_server.model.uri import DpeUri, format_uri
+
+
+@dataclass(eq=False)
+class Entry:
+    rel: str
+    doc_ref: str
+    stat: FileStat
+    key: str
+    """The store key of the file as it is now."""
+    props: Properties | None = None
+    error: ExtractionError | None = None
+    error_key: str = ""
+    outline: Outline | None = None
+    outline_key: str = ""
+    """The key `outline` (and the pages it serves) belong to: the last good version."""
+
+    @property
+    def file_type(self) -> str:
+        return file_type(self.rel)
+
+    @property
+    def stem(self) -> str:
+        return PurePosixPath(self.rel).stem
+
+    @property
+    def current(self) -> bool:
+        """True when the outline is of the file as it is now."""
+        return self.outline is not None and self.outline_key == self.key
+
+    @property
+    def failed(self) -> bool:
+        """True when the file as it is now cannot be read (and no retry is pending)."""
+        return self.error is not None and self.error_key == self.key
+
+
+E = TypeVar("E", bound=Entry)
+
+
+def outline_of(doc: Document, entry: Entry) -> Outline:
+    return Outline(
+        title=derive_title(doc, entry.stem),
+        keywords=derive_keywords(doc),
+        summary=derive_summary(doc, entry.file_type),
+        pages=tuple(PageInfo.of(p) for p in doc.pages),
+        metadata=dict(doc.metadata),
+    )
+
+
+class Index(ABC, Generic[E]):
+    def __init__(self, root: Path, host: str, store: Store) -> None:
+        self.root = root.resolve()
+        self.host = host
+        self.store = store
+        self.pages_lru = PageCache()
+        self._entries: dict[str, E] = {}
+        self._by_ref: dict[str, E] = {}
+        self._fingerprint = extractor_fingerprint()
+
+    @abstractmethod
+    def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> E:
+        """A new entry of the reader's own kind (the catalog's carries a lock)."""
+
+    def _key(self, rel: str, st: FileStat) -> str:
+        """The store key of the file at `rel` as `st` says it is; where the times are coarse
+        (`FileStat.coarse`) this reads the file for its content fingerprint."""
+        content = content_fingerprint(self.root, rel) if st.coarse else ""
+        return cache_key(str(self.root / rel), st, self._fingerprint, content)
+
+    def _keys(self, found: Mapping[str, FileStat]) -> dict[str, str]:
+        return {rel: self._key(rel, st) for rel, st in found.items()}
+
+    def _add(self, rel: str, st: FileStat, key: str | None = None) -> E:
+        """Add the file at `rel` with its doc_ref and its store key (`key` when given)."""
+        ref = doc_ref_for(rel)
+        chars = 6
+        while ref in self._by_ref and self._by_ref[ref].rel != rel:
+            chars += 2
+            ref = doc_ref_for(rel, chars)
+        entry = self._new_entry(rel, ref, st, self._key(rel, st) if key is None else key)
+        self._entries[rel] = entry
+        self._by_ref[ref] = entry
+        return entry
+
+    def _restore(self, entry: Entry) -> bool:
+        """Take what the store knows of the entry's key; False when it knows nothing."""
+        return self._apply(entry, self.store.lookup(entry.key))
+
+    def _restore_all(self, entries: Sequence[Entry]) -> set[str]:
+        """`_restore` for many entries in one store query; returns the rels it knew."""
+        found = self.store.lookup_many([e.key for e in entries])
+        return {e.rel for e in entries if self._apply(e, found.get(e.key))}
+
+    def _apply(self, entry: Entry, cached: Cached | None) -> bool:
+        if cached is None:
+            return False
+        if cached.error is not None:
+            entry.error = extraction_error(str(cached.error["kind"]), str(cached.error["message"]))
+            entry.error_key = entry.key
+            return True
+        if cached.props is None and cached.outline is None:
+            return False
+        entry.props = cached.props or entry.props
+        if cached.outline is not None:
+            entry.outline, entry.outline_key = cached.outline, entry.key
+        return True
+
+    def _record_failure(self, entry: Entry, key: str, exc: ExtractionError) -> None:
+        """The file as of `key` cannot be read: list its error (and keep it, unless transient)."""
+        entry.error, entry.error_key = exc, key
+        if not exc.transient:
+            self.store.put_error(key, exc.to_json())
+
+    def _adopt(self, entry: Entry, key: str, doc: Document, outline: Outline) -> bool:
+        """Serve a document just extracted (and stored) as of `key`; True when it is current.
+
+        Extractions of one file run one at a time, so this tree is the newest good one even
+        when the file changed meanwhile: it is served until the next.
+        """
+        for page in doc.pages[: self.pages_lru.capacity // 2]:
+            self.pages_lru.put(key, page)  # what was just extracted is likely read next
+        entry.outline, entry.outline_key = outline, key
+        if key != entry.key:
+            return False
+        entry.props = doc.properties
+        entry.error, entry.error_key = None, ""
+        return True
+
+    # ---- queries -------------------------------------------------------------------------
+
+    def entries(self) -> list[E]:
+        return sorted(self._entries.values(), key=lambda e: e.rel)
+
+    def documents(self) -> list[DocumentInfo]:
+        """Every document, ordered by relative path."""
+        return [self.info_of(e) for e in self.entries()]
+
+    def check_host(self, uri: DpeUri) -> None:
+        """Refuse a URI naming another server (hosts compare case-insensitively)."""
+        if uri.host.lower() != self.host.lower():
+            raise DocumentNotFound(
+                f"Unknown host '{uri.host}': this server is dpe://{self.host}.", uri.raw
+            )
+
+    def entry(self, doc_ref: str, uri: str) -> E:
+        entry = self._by_ref.get(doc_ref)
+        if entry is None:
+            raise DocumentNotFound(
+                f"No document '{doc_ref}' on {self.host}; read dpe://{self.host} for the catalog.",
+                uri,
+            )
+        return entry
+
+    def info_of(self, entry: Entry) -> DocumentInfo:
+        modified = datetime.fromtimestamp(entry.stat.mtime_ns / 1e9, UTC)
+        common = {
+            "doc_ref": entry.doc_ref,
+            "file_uri": (self.root / entry.rel).as_uri(),
+            "file_type": entry.file_type,
+            "last_modified": modified.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+        if entry.outline is not None:
+            o = entry.outline
+            extra = {"truncated": True} if o.metadata.get("truncated") else {}
+            return DocumentInfo(
+                title=o.title,
+                page_count=len(o.pages),
+                keywords=o.keywords,
+                summary=o.summary,
+                extra=extra,
+                **common,  # type: ignore[arg-type]
+            )
+        if entry.error is not None and (entry.failed or entry.props is None):
+            return DocumentInfo(
+                title=entry.stem,
+                page_count=0,
+                keywords=(),
+                summary="",
+                error=entry.error.to_json(),
+                **common,  # type: ignore[arg-type]
+            )
+        props = entry.props
+        return DocumentInfo(
+            title=(props.title if props and props.title else entry.stem),
+            page_count=props.page_count if props else 0,
+            keywords=props.keywords if props else (),
+            summary=(props.summary or "") if props else "",
+            extra={"indexing": True},
+            **common,  # type: ignore[arg-type]
+        )
+
+    def page_count(self, entry: Entry) -> int:
+        """Pages of the last good version (while a failure is being retried, too)."""
+        if entry.outline is not None:
+            return len(entry.outline.pages)
+        if entry.failed or entry.props is None:
+            return 0
+        return entry.props.page_count
+
+    def _check_index(self, entry: Entry, index: int, uri: str) -> None:
+        count = self.page_count(entry)
+        if index >= count:
+            last = f"pages 0 to {count - 1}" if count else "no pages"
+            raise PageNotFound(
+                f"Page {index} is out of range: '{entry.doc_ref}' has {count} "
+                f"page{'' if count == 1 else 's'} ({last}).",
+                uri,
+                count,
+            )
+
+    def _unreadable_page(self, entry: Entry, index: int, uri: str) -> PageNotFound:
+        return PageNotFound(
+            f"Page {index} of '{entry.doc_ref}' could not be read; the file may have changed.",
+            uri,
+            self.page_count(entry),
+        )
+
+    def _no_element(self, entry: Entry, element_id: str, uri: str) -> ElementNotFound:
+        hint = page_of_element_id(element_id)
+        return ElementNotFound(
+            f"No element '{element_id}' in '{entry.doc_ref}'; read "
+            f"{format_uri(self.host, entry.doc_ref, page_index=hint or 0)} "
+            "for the element ids of a page.",
+            uri,
+        )

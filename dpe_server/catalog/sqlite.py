@@ -1,0 +1,263 @@
+"""The embedded persistent cache: SQLite in the user's cache folder, one row per page.
+
+- Where: `--cache-dir`, else `$XDG_CACHE_HOME/dpe-server` (`~/.cache/dpe-server`),
+  `~/Library/Caches/dpe-server` on macOS, `%LOCALAPPDATA%\\dpe-server\\Cache` on Windows;
+  never inside the watched folder.
+- What: per key (file identity, size, mtime, ctime, a content fingerprint where the file
+  system's times are coarse, extractor version: `store.cache_key`) the probe, the error or
+  the outline, and each page's tree as compressed JSON, so a Level 2 read loads one page and
+  a restart serves Level 0 and cached pages at once.
+- Safety: WAL mode and a busy timeout, so two servers can share one cache; rows are
+  content-addressed, so concurrent writers write the same thing. A cache that cannot be
+  opened or read (corrupt, wrong schema) is moved aside and rebuilt; if even that fails the
+  server runs without it. A cache error is never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import sys
+import threading
+import time
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline
+from dpe_server.model.tree import JSON, Page, Properties
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+FILE_NAME = f"cache-v{SCHEMA}.sqlite3"
+_BATCH = 500
+"""Keys per lookup query (under SQLite's oldest limit of 999 bound parameters)."""
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs (
+    key TEXT PRIMARY KEY,
+    props TEXT,
+    error TEXT,
+    outline TEXT,
+    used REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pages (
+    key TEXT NOT NULL,
+    page_index INTEGER NOT NULL,
+    body BLOB NOT NULL,
+    PRIMARY KEY (key, page_index)
+);
+"""
+
+
+def default_cache_dir() -> Path:
+    """The user's cache folder for dpe-server, by platform convention."""
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        return base / "dpe-server" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "dpe-server"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "dpe-server"
+
+
+def _dumps(value: JSON) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class SqliteStore:
+    """The persistent `Store`. Thread-safe: one connection behind a lock."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / FILE_NAME
+        self._lock = threading.Lock()
+        self._closed = False
+        self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            self._move_aside(exc)
+            return self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=10000")
+            db.executescript(_DDL)
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA,))
+            elif row[0] != SCHEMA:
+                raise sqlite3.DatabaseError(f"cache schema {row[0]}, expected {SCHEMA}")
+            db.execute("SELECT count(*) FROM docs").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def _move_aside(self, exc: Exception) -> None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        log.warning("the cache at %s is unusable (%s); rebuilding it", self.path, exc)
+        for suffix in ("", "-wal", "-shm"):
+            old = Path(str(self.path) + suffix)
+            if old.exists():
+                try:
+                    old.replace(Path(f"{old}.broken-{stamp}"))
+                except OSError:
+                    old.unlink(missing_ok=True)
+
+    def _run(self, fn: Callable[[sqlite3.Connection], T], default: T) -> T:
+        """Run `fn` on the connection; a database error rebuilds the cache once."""
+        with self._lock:
+            if self._closed:
+                return default
+            try:
+                return fn(self._db)
+            except sqlite3.ProgrammingError as exc:  # our misuse, not a damaged file
+                log.warning("cache operation refused (%s)", exc)
+                return default
+            except sqlite3.OperationalError as exc:
+                log.warning("cache operation failed (%s); continuing without it", exc)
+                return default
+            except sqlite3.DatabaseError as exc:
+                self._db.close()
+                self._move_aside(exc)
+                try:
+                    self._db = self._connect()
+                except sqlite3.DatabaseError:
+                    log.error("the cache cannot be rebuilt; serving without a cache")
+                    self._db = sqlite3.connect(":memory:", check_same_thread=False)
+                    self._db.executescript(_DDL)
+                return default
+
+    # ---- Store ---------------------------------------------------------------------------
+
+    def lookup(self, key: str) -> Cached | None:
+        return self.lookup_many([key]).get(key)
+
+    def lookup_many(self, keys: Sequence[str]) -> dict[str, Cached]:
+        def q(db: sqlite3.Connection) -> dict[str, Cached]:
+            found: dict[str, Cached] = {}
+            for i in range(0, len(keys), _BATCH):
+                batch = keys[i : i + _BATCH]
+                marks = ",".join("?" * len(batch))
+                rows = db.execute(
+                    f"SELECT key, props, error, outline FROM docs WHERE key IN ({marks})", batch
+                ).fetchall()
+                for key, props, error, outline in rows:
+                    found[key] = Cached(
+                        Properties.from_json(json.loads(props)) if props else None,
+                        json.loads(error) if error else None,
+                        Outline.from_json(json.loads(outline)) if outline else None,
+                    )
+            if found:  # one transaction marks them all used (the eviction order)
+                now = time.time()
+                db.execute("BEGIN")
+                try:
+                    db.executemany("UPDATE docs SET used=? WHERE key=?", [(now, k) for k in found])
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            return found
+
+        return self._run(q, {})
+
+    def _upsert(self, key: str, column: str, value: str | None) -> None:
+        def q(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO docs (key, used) VALUES (?, ?) ON CONFLICT(key) DO NOTHING",
+                (key, time.time()),
+            )
+            db.execute(f"UPDATE docs SET {column}=? WHERE key=?", (value, key))
+
+        self._run(q, None)
+
+    def put_probe(self, key: str, props: Properties) -> None:
+        self._upsert(key, "props", _dumps(props.to_json()))
+
+    def put_error(self, key: str, error: Mapping[str, JSON]) -> None:
+        self._upsert(key, "error", _dumps(dict(error)))
+
+    def put_pages(self, key: str, pages: Sequence[Page]) -> None:
+        rows = [
+            (key, p.page_index, zlib.compress(_dumps(p.to_json()).encode("utf-8"), 1))
+            for p in pages
+        ]
+
+        def q(db: sqlite3.Connection) -> None:
+            db.execute("BEGIN")
+            try:
+                db.executemany("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)", rows)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+        self._run(q, None)
+
+    def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None:
+        self.put_pages(key, pages)
+        self._upsert(key, "outline", _dumps(outline.to_json()))
+
+    def page(self, key: str, index: int) -> Page | None:
+        def q(db: sqlite3.Connection) -> Page | None:
+            row = db.execute(
+                "SELECT body FROM pages WHERE key=? AND page_index=?", (key, index)
+            ).fetchone()
+            if row is None:
+                return None
+            return Page.from_json(json.loads(zlib.decompress(row[0])))
+
+        try:
+            return self._run(q, None)
+        except (zlib.error, ValueError, KeyError, TypeError):
+            log.warning("a cached page is unreadable; it will be extracted again")
+            self.forget(key)
+            return None
+
+    def forget(self, key: str) -> None:
+        def q(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM pages WHERE key=?", (key,))
+            db.execute("DELETE FROM docs WHERE key=?", (key,))
+
+        self._run(q, None)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._db.close()
+
+
+def open_store(
+    cache_dir: Path | None, root: Path, enabled: bool = True
+) -> SqliteStore | MemoryStore:
+    """The store for a server on `root`: SQLite unless disabled or impossible."""
+    if not enabled:
+        return MemoryStore()
+    folder = (cache_dir or default_cache_dir()).expanduser().resolve()
+    if folder == root or folder.is_relative_to(root):
+        log.warning(
+            "the cache folder %s is inside the watched folder; using %s",
+            folder,
+            default_cache_dir(),
+        )
+        folder = default_cache_dir().resolve()
+        if folder.is_relative_to(root):
+            return MemoryStore()
+    try:
+        return SqliteStore(folder)
+    except (OSError, sqlite3.Error) as exc:
+        log.warning("no cache at %s (%s); serving without one", folder, exc)
+        return MemoryStore()

@@ -1,0 +1,164 @@
+"""Where extracted trees live once extracted: a `Store`, keyed by file identity.
+
+The catalog keeps only small headers in memory (an `Outline` per document: derived title,
+keywords, summary and the page index); pages are fetched from the store when read, so the
+serving process's memory does not grow with the size of what it serves.
+
+- `MemoryStore`: everything in this process's memory (`--no-cache`, tests).
+- `sqlite.SqliteStore`: an embedded SQLite cache in the user's cache folder, per page,
+  shared safely by several servers and kept across restarts.
+
+A key names one version of one file as one extractor version reads it (`cache_key`), so a
+changed file (even one rewritten in place with its size and mtime restored), or a new
+extractor, never meets a stale tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from dpe_server.catalog.folder import FileStat
+from dpe_server.model.info import PageInfo
+from dpe_server.model.tree import JSON, Page, Properties
+
+SCHEMA = "1"
+
+
+def cache_key(path: str, st: FileStat, extractor_version: str, content: str = "") -> str:
+    """The key of one version of one file, as one extractor version reads it.
+
+    The version is the file's stat (size, mtime, ctime, inode) and, where the file system's
+    times are coarse, `content`: `paths.content_fingerprint`.
+    """
+    ident = (SCHEMA, path, st.size, st.mtime_ns, st.ctime_ns, st.inode, extractor_version, content)
+    return hashlib.sha256("\0".join(map(str, ident)).encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """What the catalog keeps of a fully extracted document: the headers, not the bodies."""
+
+    title: str
+    keywords: tuple[str, ...]
+    summary: str
+    pages: tuple[PageInfo, ...]
+    metadata: Mapping[str, JSON]
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "title": self.title,
+            "keywords": list(self.keywords),
+            "summary": self.summary,
+            "pages": [
+                [p.page_index, p.title, p.element_count, dict(p.metadata)] for p in self.pages
+            ],
+            "metadata": dict(self.metadata),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Outline:
+        return cls(
+            title=data["title"],
+            keywords=tuple(data["keywords"]),
+            summary=data["summary"],
+            pages=tuple(PageInfo(i, t, n, m) for i, t, n, m in data["pages"]),
+            metadata=data.get("metadata", {}),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Cached:
+    """What a store knows of one key."""
+
+    props: Properties | None
+    error: Mapping[str, JSON] | None
+    outline: Outline | None
+
+
+class Store(Protocol):
+    def lookup(self, key: str) -> Cached | None: ...
+
+    def lookup_many(self, keys: Sequence[str]) -> dict[str, Cached]:
+        """What the store knows of each of `keys` it knows (one query: a restart)."""
+        ...
+
+    def put_probe(self, key: str, props: Properties) -> None: ...
+
+    def put_error(self, key: str, error: Mapping[str, JSON]) -> None: ...
+
+    def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None: ...
+
+    def put_pages(self, key: str, pages: Sequence[Page]) -> None: ...
+
+    def page(self, key: str, index: int) -> Page | None: ...
+
+    def forget(self, key: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class MemoryStore:
+    """Everything in memory: nothing survives a restart."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, Cached] = {}
+        self._pages: dict[tuple[str, int], Page] = {}
+
+    def lookup(self, key: str) -> Cached | None:
+        return self._docs.get(key)
+
+    def lookup_many(self, keys: Sequence[str]) -> dict[str, Cached]:
+        return {k: self._docs[k] for k in keys if k in self._docs}
+
+    def put_probe(self, key: str, props: Properties) -> None:
+        old = self._docs.get(key)
+        self._docs[key] = Cached(props, None, old.outline if old else None)
+
+    def put_error(self, key: str, error: Mapping[str, JSON]) -> None:
+        old = self._docs.get(key)
+        self._docs[key] = Cached(old.props if old else None, dict(error), None)
+
+    def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None:
+        old = self._docs.get(key)
+        self._docs[key] = Cached(old.props if old else None, None, outline)
+        self.put_pages(key, pages)
+
+    def put_pages(self, key: str, pages: Sequence[Page]) -> None:
+        for page in pages:
+            self._pages[(key, page.page_index)] = page
+
+    def page(self, key: str, index: int) -> Page | None:
+        return self._pages.get((key, index))
+
+    def forget(self, key: str) -> None:
+        self._docs.pop(key, None)
+        for k in [k for k in self._pages if k[0] == key]:
+            del self._pages[k]
+
+    def close(self) -> None:
+        self._docs.clear()
+        self._pages.clear()
+
+
+class PageCache:
+    """A small LRU of recently read pages in front of a store."""
+
+    def __init__(self, capacity: int = 256) -> None:
+        self.capacity = capacity
+        self._pages: OrderedDict[tuple[str, int], Page] = OrderedDict()
+
+    def get(self, key: str, index: int) -> Page | None:
+        page = self._pages.get((key, index))
+        if page is not None:
+            self._pages.move_to_end((key, index))
+        return page
+
+    def put(self, key: str, page: Page) -> None:
+        self._pages[(key, page.page_index)] = page
+        self._pages.move_to_end((key, page.page_index))
+        while len(self._pages) > self.capacity:
+            self._pages.popitem(last=False)

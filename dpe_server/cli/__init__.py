@@ -1,0 +1,1 @@
+"""The `dpe-server` command (`command`: serve, read, check)."""

@@ -1,0 +1,402 @@
+"""The `dpe-server` command: serve a folder, read one URI, or check another DPE server.
+
+    dpe-server serve DIR [options]     serve DIR over stdio (default) or streamable HTTP
+    dpe-server read DIR URI            print what resources/read of URI returns
+    dpe-server check TARGET            check a DPE server (a command line or an HTTP URL)
+
+Logs go to stderr; in stdio mode stdout carries nothing but protocol messages. A bad option
+value is a one-line usage error (exit 2); SIGINT or SIGTERM stops `serve` cleanly (exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import os
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
+
+from dpe_server import TOKEN_ENV, __version__
+
+if TYPE_CHECKING:
+    from dpe_server.isolation.workers import WorkerSettings
+    from dpe_server.surface.app import DpeApp
+    from dpe_server.views.render import Body
+
+# Each subcommand imports what it needs when it runs: `read` never loads the MCP SDK, so it
+# starts in a fraction of the time.
+
+log = logging.getLogger("dpe_server")
+T = TypeVar("T")
+
+
+def _folder(value: str) -> Path:
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value} is not a folder")
+    return path
+
+
+def _option(convert: Callable[[str], T], ok: Callable[[T], bool], rule: str) -> Callable[[str], T]:
+    """An argparse `type`: `convert` the value, refuse it (usage error) unless `ok`."""
+
+    def parse(value: str) -> T:
+        try:
+            number = convert(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not {rule}") from None
+        if not ok(number):
+            raise argparse.ArgumentTypeError(f"{value!r} is not {rule}")
+        return number
+
+    return parse
+
+
+_PORT = _option(int, lambda n: 0 <= n <= 65535, "a port from 0 to 65535, 0 for any free port")
+_AT_LEAST_ONE = _option(int, lambda n: n >= 1, "a whole number of at least 1")
+_WORKERS = _option(int, lambda n: n >= 0, "a whole number, 0 for one per core")
+_MEGABYTES = _option(  # below about 64 MB the interpreter cannot even start its threads
+    int,
+    lambda n: n == 0 or 128 <= n <= 1024 * 1024,
+    "a number of MB from 128 to 1048576, 0 for no limit",
+)
+_DEBOUNCE = _option(int, lambda n: 0 <= n <= 60_000, "a number of milliseconds from 0 to 60000")
+_REQUEST_BYTES = _option(int, lambda n: n >= 1024, "a number of bytes of at least 1024")
+_IDLE_SECONDS = _option(
+    float, lambda x: x > 0 and math.isfinite(x), "a number of seconds greater than 0"
+)
+_TIMEOUT_SECONDS = _option(float, lambda x: 1 <= x <= 86_400, "a number of seconds from 1 to 86400")
+
+
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line naming the fix, not the whole usage block; exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _parser(with_check: bool) -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="dpe-server",
+        description="Serve office files (xlsx, pdf, pptx, docx) as dpe:// MCP resources.",
+    )
+    parser.add_argument("--version", action="version", version=f"dpe-server {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="serve a folder over stdio or streamable HTTP")
+    serve.add_argument("dir", type=_folder, help="the documents folder (watched recursively)")
+    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    serve.add_argument("--bind", default="127.0.0.1", help="HTTP: address to bind")
+    serve.add_argument("--port", type=_PORT, default=8765, help="HTTP: port (0: any free port)")
+    serve.add_argument(
+        "--token",
+        default=os.environ.get(TOKEN_ENV),
+        help=f"HTTP: require this bearer token (default: ${TOKEN_ENV})",
+    )
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="HTTP: also accept this Host header (repeatable; needed when not on loopback)",
+    )
+    serve.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="HTTP: also accept this Origin, e.g. https://app.example (repeatable)",
+    )
+    serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP: stateless mode (no sessions; handshake-era subscriptions not offered)",
+    )
+    serve.add_argument(
+        "--max-sessions", type=_AT_LEAST_ONE, default=100, help="HTTP: sessions at most"
+    )
+    serve.add_argument(
+        "--session-idle-timeout",
+        type=_IDLE_SECONDS,
+        default=600.0,
+        metavar="SECONDS",
+        help="HTTP: idle sessions expire after this long",
+    )
+    serve.add_argument("--dpe-host", default="", help="the dpe:// host (default local.dpe.<dir>)")
+    serve.add_argument("--no-tools", action="store_true", help="do not offer the read/search tools")
+    serve.add_argument(
+        "--broadcast-updates",
+        action="store_true",
+        help="send `updated` for a changed document to every session, subscribed or not",
+    )
+    serve.add_argument(
+        "--page-size", type=_AT_LEAST_ONE, default=50, help="resources/list entries per page"
+    )
+    serve.add_argument(
+        "--debounce-ms", type=_DEBOUNCE, default=150, help="wait this long for a burst of changes"
+    )
+    serve.add_argument("--no-watch", action="store_true", help="do not watch the folder")
+    _worker_options(serve)
+    serve.add_argument(
+        "--max-request-bytes",
+        type=_REQUEST_BYTES,
+        default=1024 * 1024,
+        metavar="BYTES",
+        help="HTTP: larger request bodies are refused (413)",
+    )
+    _cache_options(serve)
+    _element_option(serve)
+    serve.add_argument(
+        "--log-level", default="warning", choices=("debug", "info", "warning", "error")
+    )
+
+    read = sub.add_parser("read", help="print what resources/read of a dpe:// URI returns")
+    read.add_argument("dir", type=_folder, help="the documents folder")
+    read.add_argument("uri", help="a dpe:// URI, e.g. dpe://local.dpe.docs/report-1a2b3c/pages/0")
+    read.add_argument("--dpe-host", default="", help="the dpe:// host (default local.dpe.<dir>)")
+    _cache_options(read)
+    _worker_options(read)
+    _element_option(read)
+    if with_check:
+        from dpe_server.check.command import add_parser
+
+        add_parser(cast("argparse._SubParsersAction[argparse.ArgumentParser]", sub))
+    else:
+        sub.add_parser(
+            "check", help="check a DPE server against SPEC (a command line or an HTTP URL)"
+        )
+    return parser
+
+
+def _cache_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="where the persistent cache lives (default: the user's cache folder)",
+    )
+    parser.add_argument(
+        "--no-cache", action="store_true", help="keep extracted trees in memory only"
+    )
+
+
+def _element_option(parser: argparse.ArgumentParser) -> None:
+    from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES
+
+    parser.add_argument(
+        "--max-element-bytes",
+        type=_element_bytes,
+        default=DEFAULT_MAX_ELEMENT_BYTES,
+        metavar="BYTES",
+        help="a Level 3 element whose JSON is larger is served with its long texts cut; 0: never",
+    )
+
+
+def _element_bytes(value: str) -> int:
+    from dpe_server.views.element_cap import MIN_MAX_ELEMENT_BYTES
+
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if n != 0 and n < MIN_MAX_ELEMENT_BYTES:
+        raise argparse.ArgumentTypeError(
+            f"give a number of bytes of at least {MIN_MAX_ELEMENT_BYTES}, or 0 for no limit"
+        )
+    return n
+
+
+def _worker_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=_WORKERS,
+        default=0,
+        metavar="N",
+        help="parsing processes (default: cores)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_TIMEOUT_SECONDS,
+        default=60.0,
+        metavar="SECONDS",
+        help="stop a file's parse after this long (probes: a quarter of it, at most 15 s)",
+    )
+    parser.add_argument(
+        "--memory-mb",
+        type=_MEGABYTES,
+        default=2048,
+        metavar="MB",
+        help="memory (address space) of one parsing process; 0 for no limit",
+    )
+
+
+def _worker_settings(args: argparse.Namespace) -> WorkerSettings:
+    from dpe_server.isolation.workers import WorkerSettings
+
+    return WorkerSettings(
+        workers=args.workers,
+        timeout=args.timeout,
+        probe_timeout=min(15.0, max(1.0, args.timeout / 4)),
+        memory_bytes=args.memory_mb * 1024 * 1024,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _parser(with_check=bool(argv) and argv[0] == "check").parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, str(getattr(args, "log_level", "warning")).upper()),
+        stream=sys.stderr,
+        format="dpe-server %(levelname)s %(name)s: %(message)s",
+    )
+    if args.command == "check":
+        from dpe_server.check.command import run
+
+        return run(args)
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "read":
+        return _read(args)
+    return 2
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from dpe_server.surface.app import Settings, build_server
+    from dpe_server.surface.transports import HttpOptions, serve_http, serve_stdio
+
+    settings = Settings(
+        root=args.dir,
+        host=args.dpe_host,
+        tools=not args.no_tools,
+        broadcast_updates=args.broadcast_updates,
+        stateless=args.stateless,
+        page_size=args.page_size,
+        watch=not args.no_watch,
+        cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+        debounce_ms=max(10, args.debounce_ms),  # the watcher polls at most every 10 ms
+        max_element_bytes=args.max_element_bytes,
+        workers=_worker_settings(args),
+    )
+    server = build_server(settings)
+    banner = _Banner(server.app)
+    server.app.on_ready = banner.indexed
+    try:
+        if args.transport == "http":
+            options = HttpOptions(
+                bind=args.bind,
+                port=args.port,
+                token=args.token,
+                allow_hosts=args.allow_host,
+                allow_origins=args.allow_origin,
+                max_sessions=args.max_sessions,
+                session_idle_timeout=args.session_idle_timeout,
+                max_request_bytes=args.max_request_bytes,
+            )
+            token = " (bearer token)" if args.token else ""
+            _run(serve_http, server, options, lambda url: banner.listening(url + token))
+        else:
+            banner.listening("stdio")
+            _run(serve_stdio, server)
+    except KeyboardInterrupt:  # before the signal handlers are in place
+        return 130
+    return 1 if server.app.failure is not None else 0
+
+
+class _Banner:
+    """The line `serve` prints once the folder is indexed and the transport listens."""
+
+    def __init__(self, app: DpeApp) -> None:
+        self.app = app
+        self.where: str | None = None
+        self.ready = False
+
+    def indexed(self) -> None:
+        self.ready = True
+        self._show()
+
+    def listening(self, where: str) -> None:
+        self.where = where
+        self._show()
+
+    def _show(self) -> None:
+        if self.ready and self.where is not None:
+            _banner(self.app, self.where)
+
+
+def _banner(app: DpeApp, where: str) -> None:
+    count = len(app.catalog.entries())
+    errors = sum(1 for e in app.catalog.entries() if e.error is not None)
+    unreadable = f", {errors} unreadable" if errors else ""
+    print(
+        f"dpe-server: {count} documents{unreadable} in {app.catalog.root} "
+        f"as dpe://{app.host}, serving on {where}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _read(args: argparse.Namespace) -> int:
+    from dpe_server.model.errors import RequestError
+    from dpe_server.model.uri import parse
+
+    try:
+        level = parse(args.uri).level
+    except RequestError as exc:
+        print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
+        return 2
+    try:
+        # The whole folder (Level 0) is parsed in worker processes, each file under its
+        # limits; one document is parsed here, this one-shot process being the one limited.
+        bodies = _read_document(args) if level else _run(_read_folder, args)
+    except RequestError as exc:
+        print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
+        return 2
+    for body in bodies:
+        if body.text is not None:
+            sys.stdout.write(body.text if body.text.endswith("\n") else body.text + "\n")
+        else:
+            size = len(body.blob or "") * 3 // 4
+            print(f"({body.mime_type} picture of about {size} bytes)", file=sys.stderr)
+    return 0
+
+
+def _read_document(args: argparse.Namespace) -> list[Body]:
+    """Levels 1 to 3: no event loop, no workers; this process is capped and timed."""
+    from dpe_server.isolation.guard import arm_deadline, disarm, limit_memory
+    from dpe_server.read.oneshot import OneShotReader
+
+    limit_memory(args.memory_mb * 1024 * 1024)
+    deadline = arm_deadline(args.timeout, "the document")
+    try:
+        with OneShotReader(
+            args.dir,
+            args.dpe_host,
+            args.cache_dir,
+            not args.no_cache,
+            max_element_bytes=args.max_element_bytes,
+        ) as r:
+            return r.read(args.uri)
+    finally:
+        disarm(deadline)
+
+
+async def _read_folder(args: argparse.Namespace) -> list[Body]:
+    """Level 0: every file probed and extracted in worker processes, as a settled server
+    lists them (derived titles)."""
+    from dpe_server.read.reader import local_reader
+
+    cache = not args.no_cache
+    workers = _worker_settings(args)
+    async with local_reader(args.dir, args.dpe_host, args.cache_dir, cache, workers=workers) as r:
+        await r.catalog.warm()
+        return await r.read(args.uri)
+
+
+def _run(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    import anyio  # only the commands that need an event loop pay for it
+
+    return anyio.run(fn, *args)

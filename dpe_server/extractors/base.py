@@ -1,0 +1,89 @@
+"""What every format offers and honours: its entry points (`Extractor`), the caps on an
+extraction (`Limits`), and the one object that says everything else of a format (`Format`)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from dpe_server.model.tree import JSON, Document, Page, Properties
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Caps every extraction honours; where one stops it, the output says `truncated`."""
+
+    max_pages: int = 2_000
+    """Pages (sheets, slides, pdf pages, docx sections) extracted at most."""
+    max_cells: int = 2_000_000
+    """Spreadsheet cells read at most, over the whole workbook."""
+    max_elements_per_page: int = 5_000
+    """Elements on one page at most."""
+    max_chars_per_page: int = 16_000_000
+    """Characters of text on one page at most."""
+    max_part_bytes: int = 256 * 1024 * 1024
+    """Inflated size of one zip member (OOXML part) at most."""
+    max_total_inflated: int = 1024 * 1024 * 1024
+    """Inflated bytes of all the parts read from one package at most."""
+    max_members: int = 10_000
+    """Zip members in one OOXML package at most."""
+    max_ratio: float = 200.0
+    """Compression ratio (inflated / compressed) of one member at most, for members > 1 MiB."""
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True)
+class Extractor:
+    """A format's entry points. `version` is part of the cache key: bump it when output changes."""
+
+    name: str
+    suffixes: tuple[str, ...]
+    version: str
+    probe: Callable[[BinaryIO, Limits], Properties]
+    extract: Callable[[BinaryIO, Limits], Document]
+    extract_pages: Callable[[BinaryIO, Sequence[int], Limits], list[Page]] | None = None
+
+
+Check = Callable[[BinaryIO, str, str, Limits], None]
+"""`check(f, file_type, kind, limits)`: raise the project's error when `f` (whose first bytes
+`ooxml.package.sniff` calls `kind`: zip, pdf, cfb, other) is not a plausible file of the format."""
+Picture = Callable[[BinaryIO, str, Mapping[str, JSON], int], bytes | None]
+"""`picture(f, file_type, metadata, max_bytes)`: the bytes of the picture an image element's
+metadata names, or None (also when it is over `max_bytes`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """Everything the server knows of one file format, in one place: the catalog, the checks
+    before parsing, the picture reader and the cache ask this object, never the format's name.
+
+    Cheap to import: the extractor itself (and its library) is imported on first use.
+    """
+
+    name: str
+    suffixes: tuple[str, ...]
+    """Lower-case suffixes with their dot; `file_type` is the suffix without it."""
+    kind_name: str
+    """What a file of it is, in words (`an Excel workbook`), for messages."""
+    page_unit: str
+    """What a page of it is called (sheet, page, slide, section)."""
+    paged: bool
+    """Its extractor reads one page without the others (`Extractor.extract_pages`)."""
+    extractor: str
+    """`module:attribute` of its `Extractor` (entry points: probe, extract, extract_pages)."""
+    check: Check | None = None
+    """Checks of its container before its extractor runs (None: none beyond a non-empty file)."""
+    picture: Picture | None = None
+    """How a picture's bytes are read for a Level 3 image read (None: its images have none)."""
+    package_prefix: str | None = None
+    """For an OOXML format, the folder its package keeps its parts in (`xl/`)."""
+
+    def load(self) -> Extractor:
+        """Its extractor, importing its module (and its library) on first use."""
+        module, _, attribute = self.extractor.partition(":")
+        loaded: Extractor = getattr(importlib.import_module(module), attribute)
+        return loaded

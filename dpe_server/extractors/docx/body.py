@@ -1,0 +1,257 @@
+"""Turning a planned docx page (its blocks) into elements, in document order.
+
+- headers of the page's section first, footers last (`content.variant` default/first/even;
+  `metadata.shown` says whether Word displays that variant given `w:titlePg` and
+  `w:evenAndOddHeaders`);
+- headings; consecutive list paragraphs grouped into one list element (items carry the
+  0-based `ilvl` as `level`); consecutive code paragraphs grouped into one code element;
+  other paragraphs as text;
+- tables (nested ones as their own elements), altChunk content, block-level content
+  controls as form elements placed before their content;
+- elements found inside a paragraph follow its text (those found before any text precede it);
+- `w:pageBreakBefore` and `w:br w:type="page"` give page_break separators, an empty
+  paragraph with a border a rule, the end of a section a section_break.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from dpe_server.extractors.base import Limits
+from dpe_server.extractors.docx.forms import sdt_field
+from dpe_server.extractors.docx.items import Item, PartCtx
+from dpe_server.extractors.docx.pages import Block, PagePlan, block_text
+from dpe_server.extractors.docx.parts import HeaderFooter, alt_chunk_blocks, header_text
+from dpe_server.extractors.docx.runs import InlineReader
+from dpe_server.extractors.docx.styles import Numbering, Styles
+from dpe_server.extractors.docx.tables import emit_table, read_table
+from dpe_server.extractors.docx.xml import W, int_or, on, val
+from dpe_server.model import summaries
+from dpe_server.model.tree import JSON, Category, Page, PageBuilder
+
+_P, _TBL, _PPR, _NUMPR = W + "p", W + "tbl", W + "pPr", W + "numPr"
+_FORM_VALUE_MAX = 2_000
+
+
+@dataclass
+class Env:
+    """Everything a page needs from the document, built once per extraction."""
+
+    ctx: PartCtx
+    styles: Styles
+    numbering: Numbering
+    reader: InlineReader
+    header_footers: list[list[HeaderFooter]]
+    limits: Limits
+    _texts: dict[str, str] = field(default_factory=dict)
+
+    def header_text(self, part: str) -> str:
+        if part not in self._texts:
+            self._texts[part] = header_text(self.ctx.pkg, part, self.styles)
+        return self._texts[part]
+
+
+@dataclass
+class _Group:
+    kind: str = ""
+    entries: list[tuple[str, int, bool]] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
+
+
+class _PageWriter:
+    def __init__(self, plan: PagePlan, env: Env) -> None:
+        self.plan = plan
+        self.env = env
+        self.b = PageBuilder(plan.index, env.limits.max_elements_per_page)
+        self.group = _Group()
+        self.truncated = False
+
+    def add_items(self, items: list[Item]) -> None:
+        for it in items:
+            self.b.add(it.category, it.summary, it.content, it.metadata)
+
+    def text(self, category: Category, text: str, summary: str, meta: dict[str, JSON]) -> None:
+        cap = self.env.limits.max_chars_per_page
+        if len(text) > cap:
+            text = text[:cap]
+            self.truncated = True
+        content: dict[str, JSON] = {"text": text}
+        self.b.add(category, summary, content, meta)
+
+    def flush(self) -> None:
+        g = self.group
+        if g.kind == "list":
+            items: list[JSON] = [{"text": t, "level": lv} for t, lv, _ in g.entries]
+            ordered = g.entries[0][2]
+            self.b.add(
+                Category.LIST,
+                summaries.list_(items, ordered),
+                {"ordered": ordered, "items": items},
+            )
+        elif g.kind == "code":
+            text = "\n".join(t for t, _, _ in g.entries)
+            self.b.add(Category.CODE, summaries.code(text), {"text": text})
+        self.add_items(g.items)
+        self.group = _Group()
+
+    def join(self, kind: str, entry: tuple[str, int, bool], items: list[Item]) -> None:
+        if self.group.kind != kind:
+            self.flush()
+            self.group.kind = kind
+        self.group.entries.append(entry)
+        self.group.items.extend(items)
+
+    def separator(self, kind: str, meta: dict[str, JSON] | None = None) -> None:
+        self.b.add(Category.SEPARATOR, summaries.separator(kind), {"kind": kind}, meta)
+
+    # --- blocks ----------------------------------------------------------------------------
+
+    def block(self, block: Block) -> None:
+        for sdt in block.sdts:
+            content = sdt.find(W + "sdtContent")
+            value = block_text(content)[:_FORM_VALUE_MAX] if content is not None else ""
+            fld = sdt_field(sdt.find(W + "sdtPr"), value.strip())
+            if fld is not None:
+                self.flush()
+                self.b.add(
+                    Category.FORM,
+                    summaries.form([fld]),
+                    {"fields": [fld]},
+                    {"source": "content_control"},
+                )
+        tag = block.el.tag
+        if tag == _P:
+            self.paragraph(block)
+        elif tag == _TBL:
+            self.flush()
+            self.add_items(emit_table(self.b, read_table(block.el, self.env.reader), {}))
+        else:
+            self.flush()
+            self.alt_chunk(block.el)
+
+    def paragraph(self, block: Block) -> None:
+        env = self.env
+        p = block.el
+        ppr = p.find(_PPR)
+        info = env.styles.info(val(ppr, "pStyle") if ppr is not None else None)
+        if ppr is not None and on(ppr.find(W + "pageBreakBefore")):
+            self.flush()
+            self.separator("page_break", {"source": "pageBreakBefore"})
+        para = env.reader.paragraph(p)
+        text = para.text.strip()
+        meta: dict[str, JSON] = {"style": info.name} if info.name else {}
+        if block.level is not None and text:
+            self.flush()
+            before = [i for i in para.items if i.at == 0]
+            self.add_items(before)
+            level = max(block.level, 1)
+            content: dict[str, JSON] = {"level": level, "text": text}
+            self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
+            self.add_items([i for i in para.items if i.at != 0])
+            return
+        num = _numbering(ppr, info.num)
+        if num is not None and para.has_text and env.numbering.is_list(*num):
+            entry = (text, num[1], env.numbering.ordered(*num))
+            self.join("list", entry, para.items)
+            return
+        if para.has_text and (info.code or env.reader.is_mono(p)):
+            self.join("code", (para.text.rstrip(), 0, False), para.items)
+            return
+        self.flush()
+        self.add_items([i for i in para.items if i.at == 0])
+        if para.has_text:
+            self.text(Category.TEXT, text, summaries.text(text), meta)
+        elif ppr is not None and _has_border(ppr):
+            self.separator("rule", {"source": "paragraph_border"})
+        self.add_items([i for i in para.items if i.at != 0])
+
+    def alt_chunk(self, chunk: etree._Element) -> None:
+        part, blocks = alt_chunk_blocks(self.env.ctx, chunk)
+        meta: dict[str, JSON] = {"source": "altChunk", "part": part}
+        for kind, value in blocks:
+            if kind == "heading" and isinstance(value, tuple):
+                level, text = value
+                content: dict[str, JSON] = {"level": level, "text": text}
+                self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
+            elif kind == "text" and isinstance(value, str):
+                self.text(Category.TEXT, value, summaries.text(value), meta)
+            elif kind == "table" and isinstance(value, list):
+                self.html_table(value, meta)
+
+    def html_table(self, rows: list[list[str]], meta: dict[str, JSON]) -> None:
+        width = max((len(r) for r in rows), default=0)
+        grid = [r + [""] * (width - len(r)) for r in rows]
+        headers, body = (grid[0], grid[1:]) if len(grid) >= 2 else ([], grid)
+        content: dict[str, JSON] = {
+            "headers": headers,
+            "rows": body,
+            "total_rows": len(body),
+            "total_columns": width,
+        }
+        self.b.add(Category.TABLE, summaries.table(headers, len(body), width), content, meta)
+
+    # --- the page ----------------------------------------------------------------------------
+
+    def header_footers(self, kind: str) -> None:
+        env = self.env
+        sections = env.header_footers
+        if not sections:
+            return
+        for hf in sections[min(self.plan.section, len(sections) - 1)]:
+            if hf.kind != kind:
+                continue
+            text = env.header_text(hf.part)
+            if not text:
+                continue
+            category = Category.HEADER if kind == "header" else Category.FOOTER
+            summary = summaries.header(text) if kind == "header" else summaries.footer(text)
+            meta: dict[str, JSON] = {"part": hf.part, "variant": hf.variant, "shown": hf.shown}
+            content: dict[str, JSON] = {"text": text, "variant": hf.variant}
+            self.b.add(category, summary, content, meta)
+
+    def build(self) -> Page:
+        plan = self.plan
+        self.header_footers("header")
+        for block in plan.blocks:
+            if self.b.truncated:
+                break  # the page is full: the rest of the section is not read
+            self.block(block)
+        self.flush()
+        if plan.section_break:
+            self.separator("section_break", {"section": plan.section + 1})
+        self.header_footers("footer")
+        meta: dict[str, JSON] = {"section": plan.section + 1}
+        if plan.continuation > 1:
+            meta.update(continuation=plan.continuation, continued_from=plan.first_page)
+        if self.truncated:
+            meta["truncated"] = True
+        return self.b.build(plan.title, meta)
+
+
+def _numbering(
+    ppr: etree._Element | None, inherited: tuple[str, int] | None
+) -> tuple[str, int] | None:
+    numpr = ppr.find(_NUMPR) if ppr is not None else None
+    if numpr is None:
+        return inherited
+    num_id = val(numpr, "numId") or (inherited[0] if inherited else None)
+    if num_id is None or num_id == "0":
+        return None
+    return num_id, int_or(val(numpr, "ilvl"), inherited[1] if inherited else 0)
+
+
+def _has_border(ppr: etree._Element) -> bool:
+    borders = ppr.find(W + "pBdr")
+    if borders is None:
+        return False
+    return any(
+        (b.get(W + "val") or "none") not in ("none", "nil")
+        for b in borders
+        if b.tag in (W + "top", W + "bottom")
+    )
+
+
+def build_page(plan: PagePlan, env: Env) -> Page:
+    return _PageWriter(plan, env).build()

@@ -1,0 +1,122 @@
+"""Form fields of a docx: content controls (`w:sdt`) and legacy form fields (`w:ffData`).
+
+A content control is a form field when it is typed (plain text, rich text, drop-down, combo
+box, date, checkbox, picture) rather than structural (cover-page and gallery parts,
+bibliography, citation, equation, group): structural ones only contribute their content.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from dpe_server.extractors.docx.items import Item
+from dpe_server.extractors.docx.xml import W14, W, int_or, on, val
+from dpe_server.model import summaries
+from dpe_server.model.tree import JSON, Category
+
+_W15 = "{http://schemas.microsoft.com/office/word/2012/wordml}"
+_STRUCTURAL = (
+    *(
+        W + t
+        for t in ("docPartObj", "docPartList", "bibliography", "citation", "equation", "group")
+    ),
+    _W15 + "repeatingSection",
+    _W15 + "repeatingSectionItem",
+)
+_TYPES = {
+    W + "text": "plain_text",
+    W + "richText": "rich_text",
+    W + "dropDownList": "dropdown",
+    W + "comboBox": "combo_box",
+    W + "date": "date",
+    W14 + "checkbox": "checkbox",
+    W + "picture": "picture",
+}
+_LEGACY = {"FORMTEXT": "text", "FORMCHECKBOX": "checkbox", "FORMDROPDOWN": "dropdown"}
+
+
+def _options(control: etree._Element) -> list[str]:
+    return [
+        item.get(W + "displayText") or item.get(W + "value") or ""
+        for item in control.iterfind(W + "listItem")
+    ]
+
+
+def sdt_field(sdtpr: etree._Element | None, text: str) -> dict[str, JSON] | None:
+    """A content control's field `{name, type, value, options?, tag?}`; None if structural."""
+    if sdtpr is None:
+        return {"name": "content control", "type": "rich_text", "value": text}
+    kind = "rich_text"
+    control: etree._Element | None = None
+    for child in sdtpr:
+        if child.tag in _STRUCTURAL:
+            return None
+        if child.tag in _TYPES:
+            kind, control = _TYPES[child.tag], child
+    title = val(sdtpr, "alias")
+    tag = val(sdtpr, "tag")
+    sid = val(sdtpr, "id")
+    name = title or tag or (f"content control {sid}" if sid else "content control")
+    placeholder = sdtpr.find(W + "showingPlcHdr") is not None
+    field: dict[str, JSON] = {"name": name, "type": kind, "value": "" if placeholder else text}
+    if placeholder and text:
+        field["placeholder"] = text
+    if title:
+        field["title"] = title
+    if tag:
+        field["tag"] = tag
+    if control is not None:
+        if kind in ("dropdown", "combo_box"):
+            field["options"] = _options(control)
+        elif kind == "date":
+            if control.get(W + "fullDate"):
+                field["date"] = control.get(W + "fullDate")
+            fmt = val(control, "dateFormat")
+            if fmt:
+                field["format"] = fmt
+        elif kind == "checkbox":
+            checked = control.find(W14 + "checked")
+            state = checked is not None and checked.get(W14 + "val", "1") in ("1", "true")
+            field["value"] = "checked" if state else "unchecked"
+    return field
+
+
+def legacy_field(code: str, ffdata: etree._Element | None, result: str) -> dict[str, JSON]:
+    """A legacy FORMTEXT / FORMCHECKBOX / FORMDROPDOWN field from its `w:ffData`."""
+    kind = _LEGACY.get(code, "text")
+    name = (val(ffdata, "name") if ffdata is not None else None) or kind
+    field: dict[str, JSON] = {"name": name, "type": kind, "value": result}
+    if ffdata is None:
+        return field
+    if kind == "checkbox":
+        box = ffdata.find(W + "checkBox")
+        checked = box.find(W + "checked") if box is not None else None
+        if checked is None and box is not None:
+            checked = box.find(W + "default")
+        field["value"] = "checked" if checked is not None and on(checked) else "unchecked"
+    elif kind == "dropdown":
+        dd = ffdata.find(W + "ddList")
+        options = [val(e) or "" for e in dd.iterfind(W + "listEntry")] if dd is not None else []
+        index = int_or(val(dd, "result") or val(dd, "default"), 0) if dd is not None else 0
+        field["options"] = options
+        field["value"] = options[index] if 0 <= index < len(options) else result
+    else:
+        text_input = ffdata.find(W + "textInput")
+        default = val(text_input, "default") if text_input is not None else None
+        if not result and default:
+            field["value"] = default
+    return field
+
+
+def checkbox_glyph(field: dict[str, JSON]) -> str:
+    return "☒" if field.get("value") == "checked" else "☐"
+
+
+def form_item(fields: list[dict[str, JSON]], at: int, source: str) -> Item:
+    return Item(
+        Category.FORM,
+        summaries.form(fields),
+        {"fields": list(fields)},
+        {"source": source},
+        at,
+    )

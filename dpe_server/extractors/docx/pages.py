@@ -1,0 +1,259 @@
+"""Where a docx's pages begin and end (SPEC §5), decided from the body alone.
+
+The body is flattened into blocks (paragraphs, tables, altChunks; content controls and
+custom XML unwrapped) in document order. A new page starts:
+
+- at each top-level heading: the highest heading level the body uses (`Heading 1` if used,
+  else `Heading 2`...); the Title style counts as a heading above Heading 1 but starts pages
+  only when the body has no other heading;
+- after each section break (a paragraph carrying `w:sectPr` ends its section).
+
+Content before the first page start is page 0 (only when there is some). A page larger than
+`MAX_BLOCKS` blocks or `MAX_CHARS` characters of text is cut into continuation pages titled
+"{title} (cont. 2)", "(cont. 3)"... at block boundaries.
+
+A page's title is the text of the heading that starts it, else the first heading on it,
+else "Section {S}" (S the 1-based number of the document section the page belongs to: only
+the first page of a section can lack a heading, so these titles do not repeat). The probe
+and the extractor run this same plan, so the page count the probe reports is exact.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from dpe_server.extractors.docx.styles import TITLE_LEVEL, Styles
+from dpe_server.extractors.docx.xml import W, int_or, val
+from dpe_server.model.errors import CorruptError
+from dpe_server.model.tree import one_line
+
+MAX_BLOCKS = 200
+"""Blocks (paragraphs, tables) on one page at most before a continuation page."""
+MAX_CHARS = 60_000
+"""Characters of text on one page at most before a continuation page."""
+TITLE_MAX = 120
+
+_P, _TBL, _SDT, _ALTCHUNK = W + "p", W + "tbl", W + "sdt", W + "altChunk"
+_T, _PPR, _SECTPR = W + "t", W + "pPr", W + "sectPr"
+_WRAPPERS = (W + "customXml", W + "ins", W + "moveTo")
+_BODY = W + "body"
+_UNWRAPPED = frozenset((W + "sdt", W + "sdtContent", *_WRAPPERS))
+
+
+@dataclass(slots=True)
+class Block:
+    el: etree._Element
+    sdts: tuple[etree._Element, ...] = ()
+    """Block-level content controls that begin at this block."""
+    section: int = 0
+    ends_section: bool = False
+    level: int | None = None
+    """Heading level of a paragraph (None for body text and tables)."""
+    text: str = ""
+    """Plain text of a heading paragraph (for page titles)."""
+    size: int = 0
+
+
+@dataclass(slots=True)
+class PagePlan:
+    index: int
+    title: str
+    blocks: list[Block]
+    section: int
+    continuation: int = 1
+    first_page: int = 0
+    """The page index of the first part of this page's section chunk (itself if not cont.)."""
+    section_break: bool = False
+    """The page ends at a section break (a separator element closes it)."""
+    metadata: dict[str, object] = field(default_factory=dict)
+
+
+def plain_text(el: etree._Element) -> str:
+    return "".join([t for t in el.itertext(_T) if isinstance(t, str)])
+
+
+def block_text(el: etree._Element) -> str:
+    """Plain text of a block container, one line per paragraph."""
+    return "\n".join(plain_text(p) for p in el.iter(_P))
+
+
+def paragraph_level(p: etree._Element, styles: Styles) -> int | None:
+    """The heading level of a paragraph: its style's, or its own outline level."""
+    ppr = p.find(_PPR)
+    style = val(ppr, "pStyle") if ppr is not None else None
+    level = styles.info(style).heading_level
+    outline = val(ppr, "outlineLvl") if ppr is not None else None
+    if outline is not None and level != TITLE_LEVEL:
+        value = int_or(outline, 9)
+        level = value + 1 if 0 <= value <= 8 else None
+    return level
+
+
+def _block(
+    el: etree._Element, styles: Styles, section: int, sdts: tuple[etree._Element, ...]
+) -> Block:
+    """The planning facts of one body-level paragraph, table or altChunk."""
+    if el.tag != _P:
+        size = len(plain_text(el)) if el.tag == _TBL else 0
+        return Block(el, sdts, section, size=size)
+    ppr = el.find(_PPR)
+    ends = ppr is not None and ppr.find(_SECTPR) is not None
+    level = paragraph_level(el, styles)
+    text = plain_text(el)
+    if not text.strip():
+        level = None
+    return Block(el, sdts, section, ends, level, text if level is not None else "", len(text))
+
+
+def flatten(body: etree._Element, styles: Styles) -> list[Block]:
+    """The body's blocks in document order, each with its section and heading level."""
+    blocks: list[Block] = []
+    pending: list[etree._Element] = []
+
+    def visit(container: etree._Element) -> None:
+        for child in container:
+            tag = child.tag
+            if tag in (_P, _TBL, _ALTCHUNK):
+                section = blocks[-1].section + blocks[-1].ends_section if blocks else 0
+                blocks.append(_block(child, styles, section, tuple(pending)))
+                pending.clear()
+            elif tag == _SDT:
+                content = child.find(W + "sdtContent")
+                pending.append(child)
+                if content is not None:
+                    visit(content)
+            elif tag in _WRAPPERS:
+                visit(child)
+
+    visit(body)
+    return blocks
+
+
+def _body_level(el: etree._Element) -> bool:
+    """Whether a paragraph or table sits in the body itself (through content controls)."""
+    parent = el.getparent()
+    while parent is not None:
+        tag = parent.tag
+        if tag == _BODY:
+            return True
+        if tag not in _UNWRAPPED:
+            return False
+        parent = parent.getparent()
+    return False
+
+
+def stream_blocks(data: bytes, styles: Styles) -> tuple[list[Block], etree._Element]:
+    """`flatten` over document.xml bytes without keeping the tree: each body-level block is
+    read when it ends, then dropped (the probe's way: the same plan in a fraction of the
+    memory). The blocks' `el` is a placeholder; the root comes back emptied of its blocks."""
+    if b"<!DOCTYPE" in data[:4096] or b"<!ENTITY" in data[:4096]:
+        raise CorruptError("The document part declares a DOCTYPE, which OOXML never needs.")
+    blocks: list[Block] = []
+    events = etree.iterparse(
+        io.BytesIO(data),
+        events=("end",),
+        tag=(_P, _TBL, _ALTCHUNK),
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+    )
+    placeholder = etree.Element("block")
+    try:
+        for _, el in events:
+            if not _body_level(el):
+                continue
+            section = blocks[-1].section + blocks[-1].ends_section if blocks else 0
+            block = _block(el, styles, section, ())
+            block.el = placeholder
+            blocks.append(block)
+            el.clear(keep_tail=True)
+            parent = el.getparent()
+            if parent is not None:
+                while el.getprevious() is not None:
+                    del parent[0]
+    except etree.XMLSyntaxError as exc:
+        raise CorruptError(f"The document part is not well-formed XML ({exc.msg}).") from None
+    return blocks, events.root
+
+
+def section_properties(body: etree._Element, blocks: list[Block]) -> list[etree._Element | None]:
+    """The `w:sectPr` of each section, in order (the body's own is the last)."""
+    out: list[etree._Element | None] = [
+        b.el.find(f"{_PPR}/{_SECTPR}") for b in blocks if b.ends_section
+    ]
+    out.append(body.find(_SECTPR))
+    return out
+
+
+def _top_level(blocks: list[Block]) -> int | None:
+    levels = {b.level for b in blocks if b.level is not None}
+    real = [lv for lv in levels if lv != TITLE_LEVEL]
+    if real:
+        return min(real)
+    return TITLE_LEVEL if levels else None
+
+
+def plan_pages(blocks: list[Block]) -> list[PagePlan]:
+    """Cut the blocks into pages (and continuation pages); always at least one page."""
+    top = _top_level(blocks)
+    groups: list[list[Block]] = []
+    breaks: list[bool] = []
+    current: list[Block] = []
+    for block in blocks:
+        starts = top is not None and block.level == top
+        if starts and current:
+            groups.append(current)
+            breaks.append(False)
+            current = []
+        current.append(block)
+        if block.ends_section:
+            groups.append(current)
+            breaks.append(True)
+            current = []
+    if current or not groups:
+        groups.append(current)
+        breaks.append(False)
+    pages: list[PagePlan] = []
+    for blocks_of_page, ends_at_break in zip(groups, breaks, strict=True):
+        chunks = _chunks(blocks_of_page)
+        first = len(pages)
+        section = blocks_of_page[0].section if blocks_of_page else 0
+        title = _title(blocks_of_page, section)
+        for k, chunk in enumerate(chunks, start=1):
+            pages.append(
+                PagePlan(
+                    index=len(pages),
+                    title=title if k == 1 else f"{title} (cont. {k})",
+                    blocks=chunk,
+                    section=section,
+                    continuation=k,
+                    first_page=first,
+                    section_break=ends_at_break and k == len(chunks),
+                )
+            )
+    return pages
+
+
+def _chunks(blocks: list[Block]) -> list[list[Block]]:
+    chunks: list[list[Block]] = [[]]
+    chars = 0
+    for block in blocks:
+        chunk = chunks[-1]
+        if chunk and (len(chunk) >= MAX_BLOCKS or chars + block.size > MAX_CHARS):
+            chunks.append([])
+            chunk = chunks[-1]
+            chars = 0
+        chunk.append(block)
+        chars += block.size
+    return chunks
+
+
+def _title(blocks: list[Block], section: int) -> str:
+    for block in blocks:
+        if block.level is not None and block.text.strip():
+            return one_line(block.text, TITLE_MAX)
+    return f"Section {section + 1}"

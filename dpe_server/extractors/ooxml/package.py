@@ -1,0 +1,337 @@
+"""Safe reading of OOXML packages (xlsx, pptx, docx): the zip and the XML inside it.
+
+Every extractor of an OOXML format goes through `Package`:
+
+- `sniff` tells what a file really is from its first bytes: a password-protected OOXML file
+  is an OLE2/CFB container (`D0 CF 11 E0`), reported as `encrypted`; a legacy .doc/.xls/.ppt
+  is CFB too but without an `EncryptionInfo` stream, reported as `unsupported`.
+- zip member names are normalised (backslashes, a leading slash, case-insensitive lookup),
+  because Excel opens packages written with `xl\\worksheets\\sheet1.xml`;
+- sizes are enforced while inflating (declared sizes lie), per member and in total, along
+  with the member count and the compression ratio;
+- XML is parsed with entities and DTDs off and network access off; a part with a DOCTYPE is
+  refused before parsing.
+
+`Package.sanitized()` gives a clean in-memory copy (normalised names, every member inflated
+once under the caps) for libraries that open the zip themselves (python-pptx, python-docx,
+openpyxl).
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from lxml import etree
+
+from dpe_server.extractors.base import Limits
+from dpe_server.model.errors import CorruptError, EncryptedError, TooLargeError, UnsupportedError
+
+CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+ZIP_MAGIC = b"PK\x03\x04"
+EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+PDF_MAGIC = b"%PDF-"
+
+NS = {
+    "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+    "pr": "http://schemas.openxmlformats.org/package/2006/relationships",
+    "ct": "http://schemas.openxmlformats.org/package/2006/content-types",
+    "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
+    "c": "http://schemas.openxmlformats.org/drawingml/2006/chart",
+    "dgm": "http://schemas.openxmlformats.org/drawingml/2006/diagram",
+    "m": "http://schemas.openxmlformats.org/officeDocument/2006/math",
+    "cp": "http://schemas.openxmlformats.org/package/2006/metadata/core-properties",
+    "dc": "http://purl.org/dc/elements/1.1/",
+    "dcterms": "http://purl.org/dc/terms/",
+    "mc": "http://schemas.openxmlformats.org/markup-compatibility/2006",
+}
+
+_CHUNK = 64 * 1024
+_RATIO_FLOOR = 1024 * 1024  # members smaller than this are never refused for their ratio
+
+
+def sniff(f: BinaryIO) -> str:
+    """What the file is by its magic bytes: zip, cfb, pdf, empty or other. Rewinds `f`."""
+    f.seek(0)
+    head = f.read(8)
+    f.seek(0)
+    if not head:
+        return "empty"
+    if head.startswith((ZIP_MAGIC, EMPTY_ZIP_MAGIC)):
+        return "zip"
+    if head == CFB_MAGIC:
+        return "cfb"
+    if head.startswith(PDF_MAGIC):
+        return "pdf"
+    return "other"
+
+
+def cfb_error(f: BinaryIO, expected: str) -> Exception:
+    """The error for an OLE2/CFB file with an OOXML suffix: encrypted, or a legacy format."""
+    f.seek(0)
+    data = f.read(4 * 1024 * 1024)
+    f.seek(0)
+    # Directory entry names are UTF-16LE; an encrypted OOXML package has these streams.
+    if (
+        "EncryptionInfo".encode("utf-16-le") in data
+        or "EncryptedPackage".encode("utf-16-le") in data
+    ):
+        return EncryptedError(
+            f"This {expected} file is password-protected; save an unprotected copy to read it."
+        )
+    legacy = {
+        "WordDocument": "a legacy Word 97-2003 .doc",
+        "Workbook": "a legacy Excel 97-2003 .xls",
+        "Book": "a legacy Excel 5 .xls",
+        "PowerPoint Document": "a legacy PowerPoint 97-2003 .ppt",
+    }
+    for stream, what in legacy.items():
+        if stream.encode("utf-16-le") in data:
+            return UnsupportedError(
+                f"This file is {what} file renamed to .{expected}; save it as .{expected} "
+                "to read it."
+            )
+    return UnsupportedError(
+        f"This file is an OLE2 compound file, not an OOXML .{expected} package."
+    )
+
+
+def not_a_package_error(kind: str, expected: str) -> Exception:
+    if kind == "empty":
+        return CorruptError(f"The file is empty (0 bytes); it is not a .{expected} package.")
+    if kind == "pdf":
+        return UnsupportedError(f"This file is a PDF renamed to .{expected}.")
+    return CorruptError(f"The file is not a .{expected} package (it is not a zip archive).")
+
+
+def normalize_name(name: str) -> str:
+    """A zip member name as a package part name: forward slashes, no leading slash."""
+    return name.replace("\\", "/").lstrip("/")
+
+
+@dataclass(frozen=True, slots=True)
+class Relationship:
+    rid: str
+    type: str
+    target: str
+    """The part name the relationship points to (resolved), or the URL when external."""
+    external: bool
+
+    @property
+    def type_name(self) -> str:
+        """The last path segment of the type (`image`, `chart`, `hyperlink`...)."""
+        return self.type.rsplit("/", 1)[-1]
+
+
+def _parser() -> etree.XMLParser:
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_blank_text=False,
+    )
+
+
+def parse_xml(data: bytes, part: str = "part") -> etree._Element:
+    """Parse XML safely: a DOCTYPE is refused, entities are never resolved."""
+    head = data[:4096]
+    if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
+        raise CorruptError(f"The {part} part declares a DOCTYPE, which OOXML never needs.")
+    try:
+        return etree.fromstring(data, _parser())
+    except etree.XMLSyntaxError as exc:
+        raise CorruptError(f"The {part} part is not well-formed XML ({exc.msg}).") from None
+
+
+class Package:
+    """An OOXML zip opened under `Limits`. Use as a context manager or call `close()`."""
+
+    def __init__(self, f: BinaryIO, expected: str, limits: Limits) -> None:
+        self.expected = expected
+        self.limits = limits
+        kind = sniff(f)
+        if kind == "cfb":
+            raise cfb_error(f, expected)
+        if kind != "zip":
+            raise not_a_package_error(kind, expected)
+        try:
+            self._zip = zipfile.ZipFile(f)
+        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+            raise CorruptError(
+                f"The .{expected} package is damaged or incomplete ({exc}); if it is being "
+                "written, it will be read again when it settles."
+            ) from None
+        infos = self._zip.infolist()
+        if len(infos) > limits.max_members:
+            raise TooLargeError(
+                f"The package has {len(infos)} zip members, over the limit of {limits.max_members}."
+            )
+        self._by_name: dict[str, zipfile.ZipInfo] = {}
+        for info in infos:
+            if info.is_dir():
+                continue
+            key = normalize_name(info.filename).lower()
+            previous = self._by_name.get(key)
+            # Duplicated names: keep the larger member (an empty stub often precedes the data).
+            if previous is None or info.file_size > previous.file_size:
+                self._by_name[key] = info
+        self._inflated = 0
+        self._heads: dict[tuple[str, int], bytes] = {}
+
+    def __enter__(self) -> Package:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._zip.close()
+
+    def names(self) -> list[str]:
+        """Every part name, normalised, in zip order."""
+        return [normalize_name(i.filename) for i in self._by_name.values()]
+
+    def has(self, name: str) -> bool:
+        return normalize_name(name).lower() in self._by_name
+
+    def size(self, name: str) -> int:
+        """The declared (uncompressed) size of a part; 0 when absent. Declared sizes may lie."""
+        info = self._by_name.get(normalize_name(name).lower())
+        return 0 if info is None else info.file_size
+
+    def _stream(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
+        limits = self.limits
+        done = 0
+        try:
+            with self._zip.open(info) as member:
+                while chunk := member.read(_CHUNK):
+                    done += len(chunk)
+                    self._inflated += len(chunk)
+                    if done > limits.max_part_bytes:
+                        raise TooLargeError(
+                            f"The part {normalize_name(info.filename)} inflates past "
+                            f"{limits.max_part_bytes // (1024 * 1024)} MiB."
+                        )
+                    if self._inflated > limits.max_total_inflated:
+                        raise TooLargeError(
+                            "The package inflates past "
+                            f"{limits.max_total_inflated // (1024 * 1024)} MiB in all."
+                        )
+                    if done > _RATIO_FLOOR and done > limits.max_ratio * max(info.compress_size, 1):
+                        raise TooLargeError(
+                            f"The part {normalize_name(info.filename)} is compressed more than "
+                            f"{limits.max_ratio:.0f} to 1, as a zip bomb is."
+                        )
+                    yield chunk
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+            raise CorruptError(
+                f"The part {normalize_name(info.filename)} of the .{self.expected} package is "
+                f"damaged ({exc})."
+            ) from None
+        except NotImplementedError as exc:
+            raise UnsupportedError(
+                f"The part {normalize_name(info.filename)} uses a zip feature not supported "
+                f"({exc})."
+            ) from None
+
+    def read(self, name: str) -> bytes:
+        """A part's bytes, inflated under the caps. KeyError when the part is absent."""
+        info = self._by_name.get(normalize_name(name).lower())
+        if info is None:
+            raise KeyError(name)
+        return b"".join(self._stream(info))
+
+    def head(self, name: str, size: int = 256 * 1024) -> bytes:
+        """The first `size` bytes of a part (a picture's header), inflating no more than that;
+        remembered, since one picture is often shown many times. KeyError when absent."""
+        info = self._by_name.get(normalize_name(name).lower())
+        if info is None:
+            raise KeyError(name)
+        key = (info.filename, size)
+        cached = self._heads.get(key)
+        if cached is None:
+            chunks, got = [], 0
+            for chunk in self._stream(info):
+                chunks.append(chunk)
+                got += len(chunk)
+                if got >= size:
+                    break
+            cached = self._heads[key] = b"".join(chunks)[:size]
+        return cached
+
+    def xml(self, name: str) -> etree._Element:
+        """A part parsed as XML (safely). KeyError when the part is absent."""
+        return parse_xml(self.read(name), normalize_name(name))
+
+    def xml_or_none(self, name: str) -> etree._Element | None:
+        return self.xml(name) if self.has(name) else None
+
+    def rels(self, part: str) -> dict[str, Relationship]:
+        """The relationships of `part` (`""` for the package's own), by rId."""
+        part = normalize_name(part)
+        folder, base = posixpath.split(part)
+        rels_name = posixpath.join(folder, "_rels", base + ".rels")
+        root = self.xml_or_none(rels_name)
+        if root is None:
+            return {}
+        out: dict[str, Relationship] = {}
+        for rel in root.iter(f"{{{NS['pr']}}}Relationship"):
+            rid = rel.get("Id", "")
+            target = rel.get("Target", "")
+            external = rel.get("TargetMode") == "External"
+            if not external:
+                target = resolve_target(part, target)
+            out[rid] = Relationship(rid, rel.get("Type", ""), target, external)
+        return out
+
+    def check(self) -> None:
+        """Inflate every member once under the caps (declared sizes lie), and refuse DOCTYPEs."""
+        for info in self._by_name.values():
+            name = normalize_name(info.filename)
+            head = b""
+            for chunk in self._stream(info):
+                if len(head) < 4096:
+                    head += chunk[: 4096 - len(head)]
+            if name.endswith((".xml", ".rels", ".vml")) and (
+                b"<!DOCTYPE" in head or b"<!ENTITY" in head
+            ):
+                raise CorruptError(f"The {name} part declares a DOCTYPE, which OOXML never needs.")
+
+    def sanitized(self) -> io.BytesIO:
+        """A clean in-memory copy: normalised names, each member inflated once under the caps."""
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
+            for info in self._by_name.values():
+                clean.writestr(normalize_name(info.filename), b"".join(self._stream(info)))
+        out.seek(0)
+        return out
+
+    def core_properties(self) -> dict[str, str]:
+        """title, subject, description, keywords, creator... from docProps/core.xml."""
+        root = self.xml_or_none("docProps/core.xml")
+        if root is None:
+            return {}
+        out: dict[str, str] = {}
+        for child in root:
+            if not isinstance(child.tag, str):
+                continue
+            local = etree.QName(child).localname
+            text = (child.text or "").strip()
+            if text:
+                out[local] = text
+        return out
+
+
+def resolve_target(source_part: str, target: str) -> str:
+    """A relationship target as a part name, relative to the folder of `source_part`."""
+    target = target.replace("\\", "/")
+    if target.startswith("/"):
+        return posixpath.normpath(target.lstrip("/"))
+    folder = posixpath.dirname(normalize_name(source_part))
+    return posixpath.normpath(posixpath.join(folder, target)).lstrip("/")

@@ -1,0 +1,197 @@
+"""Runs → reading-order groups (column detection) → lines.
+
+Column detection: among the runs narrower than 55 % of the text width, look for the widest
+vertical band in the middle half of the page that at most 8 % of them cross (a gutter,
+≥ 8 pt; the few crossing runs are author lines, centred page numbers, captions). It is a
+column gutter only when both sides are at least 100 pt and 30 % of the text width wide and
+hold at least three text-like runs (each at least 60 % of its side's width), which keeps
+column-aligned tables from being read as columns. Lines that
+cross the gutter (a run over it, or runs either side less than 1.5 em apart: titles, author
+lists, captions) split the page into bands read top to bottom;
+inside a band the left column is read before the right one. Each side is searched again, so
+three columns work too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dpe_server.extractors.pdf.collect import Run
+
+_MIN_GUTTER = 8.0
+_CJK_START = 0x2E80
+
+
+@dataclass(slots=True)
+class Line:
+    """Runs sharing a baseline, left to right."""
+
+    runs: list[Run]
+    y: float
+    size: float
+    x0: float
+    x1: float
+    text: str
+    bold: bool
+    mono: bool
+
+    def cells(self) -> list[tuple[float, float, str]]:
+        """The line cut at wide gaps: (x0, x1, text) per cell."""
+        out: list[tuple[float, float, str]] = []
+        for run in self.runs:
+            gap = max(1.2 * self.size, 10.0)
+            if out and run.x0 - out[-1][1] < gap:
+                x0, _, text = out[-1]
+                out[-1] = (x0, run.x1, _join(text, run.text))
+            else:
+                out.append((run.x0, run.x1, run.text))
+        return out
+
+
+def _join(left: str, right: str) -> str:
+    if not left or not right:
+        return left + right
+    if left[-1].isspace() or right[0].isspace():
+        return left + right
+    if ord(left[-1]) >= _CJK_START and ord(right[0]) >= _CJK_START:
+        return left + right
+    return f"{left} {right}"
+
+
+def make_lines(runs: list[Run]) -> list[Line]:
+    """Group runs into lines by baseline (top to bottom), each line left to right."""
+    lines: list[list[Run]] = []
+    for run in sorted(runs, key=lambda r: (-r.y, r.x0)):
+        if lines:
+            current = lines[-1]
+            ref = current[0]
+            if abs(ref.y - run.y) <= 0.4 * max(ref.size, run.size):
+                current.append(run)
+                continue
+        lines.append([run])
+    return [_line(group) for group in lines]
+
+
+def _line(runs: list[Run]) -> Line:
+    runs.sort(key=lambda r: r.x0)
+    text = ""
+    prev: Run | None = None
+    for run in runs:
+        if prev is None:
+            text = run.text
+        elif run.x0 - prev.x1 > 0.15 * run.size:
+            text = _join(text, run.text)
+        else:
+            text += run.text
+        prev = run
+    weight: dict[float, int] = {}
+    for run in runs:
+        key = round(run.size * 2) / 2
+        weight[key] = weight.get(key, 0) + len(run.text)
+    size = max(weight, key=lambda k: (weight[k], k))
+    visible = [r for r in runs if r.text.strip()]
+    return Line(
+        runs=runs,
+        y=runs[0].y,
+        size=size,
+        x0=min(r.x0 for r in runs),
+        x1=max(r.x1 for r in runs),
+        text=" ".join(text.split()) if not all(r.mono for r in visible) else text.rstrip(),
+        bold=bool(visible) and all(r.bold for r in visible),
+        mono=bool(visible) and all(r.mono for r in visible),
+    )
+
+
+def _widest_gap(runs: list[Run], lo: float, hi: float, allowed: int) -> tuple[float, float] | None:
+    """The widest x band in the middle half of [lo, hi] crossed by at most `allowed` runs."""
+    events = sorted([(r.x0, 1) for r in runs] + [(r.x1, -1) for r in runs])
+    width = hi - lo
+    best: tuple[float, float] | None = None
+    depth = 0
+    start: float | None = None
+    for x, step in events:
+        if depth <= allowed and start is None:
+            start = x
+        depth += step
+        if depth > allowed and start is not None:
+            mid = (start + x) / 2
+            if (
+                x - start >= _MIN_GUTTER
+                and lo + 0.25 * width <= mid <= hi - 0.25 * width
+                and (best is None or x - start > best[1] - best[0])
+            ):
+                best = (start, x)
+            start = None
+    return best
+
+
+def _gutter(runs: list[Run]) -> tuple[float, float] | None:
+    if len(runs) < 6:
+        return None
+    lo = min(r.x0 for r in runs)
+    hi = max(r.x1 for r in runs)
+    width = hi - lo
+    if width < 200:
+        return None
+    narrow = [r for r in runs if r.x1 - r.x0 < 0.55 * width]
+    best = _widest_gap(narrow, lo, hi, max(2, int(0.08 * len(narrow))))
+    if best is None:
+        return None
+    mid = (best[0] + best[1]) / 2
+    left = [r for r in narrow if r.x1 <= mid]
+    right = [r for r in narrow if r.x0 >= mid]
+    left_w = best[0] - lo
+    right_w = hi - best[1]
+    if min(left_w, right_w) < max(100.0, 0.3 * width):
+        return None
+    full_left = sum(1 for r in left if r.x1 - r.x0 >= 0.6 * left_w)
+    full_right = sum(1 for r in right if r.x1 - r.x0 >= 0.6 * right_w)
+    if full_left < 3 or full_right < 3:
+        return None
+    return best
+
+
+def _crosses(line: Line, g0: float, g1: float) -> bool:
+    """A line that runs across the gutter: one run over it, or text flowing over it."""
+    prev: Run | None = None
+    for run in line.runs:
+        if run.x0 < g0 - 0.5 and run.x1 > g1 + 0.5:
+            return True
+        if prev is not None and prev.x1 <= g0 + 0.5 and run.x0 >= g1 - 0.5:
+            return run.x0 - prev.x1 < 1.5 * line.size
+        prev = run
+    return False
+
+
+def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
+    """Split runs into groups in reading order (bands top to bottom, columns left to right)."""
+    gutter = _gutter(runs) if depth < 2 else None
+    if gutter is None:
+        return [runs] if runs else []
+    g0, g1 = gutter
+    groups: list[list[Run]] = []
+    band_left: list[Run] = []
+    band_right: list[Run] = []
+    spanning: list[Run] = []
+
+    def flush_columns() -> None:
+        for side in (band_left, band_right):
+            if side:
+                groups.extend(reading_groups(list(side), depth + 1))
+            side.clear()
+
+    for line in make_lines(runs):
+        if _crosses(line, g0, g1):
+            if band_left or band_right:
+                flush_columns()
+            spanning.extend(line.runs)
+            continue
+        if spanning:
+            groups.append(list(spanning))
+            spanning.clear()
+        for run in line.runs:
+            (band_left if run.x1 <= g0 + 0.5 or run.x0 < g0 else band_right).append(run)
+    if spanning:
+        groups.append(list(spanning))
+    flush_columns()
+    return groups

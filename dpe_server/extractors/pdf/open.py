@@ -1,0 +1,129 @@
+"""Opening a pdf with pypdf safely: sniffing, the empty password, and error translation.
+
+pypdf runs with `strict=False` and its default `Configuration` limits (stream sizes, page
+tree depth, outline size...). It logs what it repaired or skipped in a damaged file
+("advanced encoding not implemented", "fontTools is required") at WARNING and ERROR on the
+`pypdf` logger; that logger is raised to CRITICAL here so one damaged file does not spam
+stderr (the outcome is reported through our errors instead). Its Python warnings are
+silenced inside `translated()`.
+
+`translated()` turns every library failure into the project's errors:
+FileNotDecryptedError / WrongPasswordError (and a missing crypto dependency or an unknown
+security handler while decrypting) → EncryptedError; DependencyError elsewhere →
+UnsupportedError;
+LimitReachedError / MemoryError → TooLargeError; PdfReadError (PdfStreamError, EmptyFileError,
+...), ParseError, RecursionError, ValueError, KeyError and the other plain errors raised by a
+parser walking a broken object graph → CorruptError (transient when the file has no `%%EOF`
+near its end, i.e. may still be being written).
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+import warnings
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
+
+from pypdf import PdfReader
+from pypdf.errors import (
+    DependencyError,
+    FileNotDecryptedError,
+    LimitReachedError,
+    ParseError,
+    PyPdfError,
+)
+
+from dpe_server.model.errors import (
+    CorruptError,
+    EncryptedError,
+    ExtractionError,
+    TooLargeError,
+    UnsupportedError,
+)
+
+logging.getLogger("pypdf").setLevel(logging.CRITICAL)
+
+_SNIFF = 1024
+
+PLAIN_ERRORS: tuple[type[BaseException], ...] = (
+    PyPdfError,
+    RecursionError,
+    ValueError,
+    KeyError,
+    IndexError,
+    TypeError,
+    AttributeError,
+    AssertionError,
+    ArithmeticError,
+    UnicodeError,
+    LookupError,
+    struct.error,
+    zlib.error,
+    EOFError,
+    NotImplementedError,
+)
+"""What pypdf lets escape on a damaged file (its own errors and plain Python ones)."""
+
+
+def _looks_truncated(f: BinaryIO) -> bool:
+    try:
+        f.seek(0, 2)
+        size = f.tell()
+        f.seek(max(0, size - _SNIFF))
+        tail = f.read(_SNIFF)
+    except OSError:
+        return False
+    return size == 0 or b"%%EOF" not in tail
+
+
+@contextmanager
+def translated(f: BinaryIO) -> Iterator[None]:
+    """Run pypdf code, turning its failures into ExtractionErrors (one plain sentence)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    except ExtractionError:
+        raise
+    except FileNotDecryptedError as exc:
+        raise EncryptedError("This PDF needs a password to open.") from exc
+    except DependencyError as exc:
+        raise UnsupportedError("This PDF needs a decoder this server does not have.") from exc
+    except (LimitReachedError, MemoryError) as exc:
+        raise TooLargeError("This PDF is over a size limit for safe reading.") from exc
+    except ParseError as exc:
+        raise CorruptError("This PDF is damaged and cannot be read.") from exc
+    except PLAIN_ERRORS as exc:
+        if _looks_truncated(f):
+            raise CorruptError(
+                "This PDF is incomplete (truncated or still being written); try again later.",
+                transient=True,
+            ) from exc
+        raise CorruptError("This PDF is damaged and cannot be read.") from exc
+
+
+def open_pdf(f: BinaryIO) -> PdfReader:
+    """A PdfReader over `f`, decrypted with the empty password when it is encrypted."""
+    f.seek(0)
+    head = f.read(_SNIFF)
+    if not head:
+        raise CorruptError("This PDF is empty (it may still be being written).", transient=True)
+    if b"%PDF-" not in head:
+        raise CorruptError("This file is not a PDF: it does not start with a PDF header.")
+    f.seek(0)
+    with translated(f):
+        reader = PdfReader(f, strict=False)
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("")
+            except (NotImplementedError, DependencyError) as exc:
+                raise EncryptedError(
+                    "This PDF uses an encryption this server cannot open."
+                ) from exc
+            if not opened:
+                raise EncryptedError("This PDF needs a password to open.")
+        len(reader.pages)
+    return reader

@@ -1,0 +1,128 @@
+"""Document properties (Info dictionary, then XMP) and the outline → page map.
+
+- title: Info /Title, else XMP dc:title (x-default or the first language);
+- keywords: Info /Keywords split on commas and semicolons, else XMP pdf:Keywords, else
+  dc:subject (a bag of keywords in XMP);
+- summary: Info /Subject, else XMP dc:description;
+- extra: author, creator, producer, created / modified dates when present.
+
+A broken outline or XMP packet is ignored (it is optional data), never fatal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pypdf import PdfReader
+from pypdf.generic import Destination
+
+from dpe_server.extractors.base import Limits
+from dpe_server.extractors.pdf.collect import plain
+from dpe_server.extractors.pdf.open import PLAIN_ERRORS
+from dpe_server.model.metadata import split_keywords
+from dpe_server.model.tree import JSON, Properties
+
+MAX_OUTLINE = 10_000
+
+
+def _clean(value: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        text = " ".join(plain(str(value)).split())
+    except (TypeError, ValueError):
+        return None
+    return text or None
+
+
+def _xmp(reader: PdfReader) -> dict[str, Any]:
+    try:
+        xmp = reader.xmp_metadata
+        if xmp is None:
+            return {}
+        title = xmp.dc_title or {}
+        description = xmp.dc_description or {}
+        return {
+            "title": title.get("x-default") or next(iter(title.values()), None),
+            "description": description.get("x-default") or next(iter(description.values()), None),
+            "keywords": xmp.pdf_keywords,
+            "subject": list(xmp.dc_subject or []),
+        }
+    except PLAIN_ERRORS:
+        return {}
+
+
+def outline_map(reader: PdfReader) -> dict[int, list[tuple[str, int]]]:
+    """Page index → its outline entries (title, heading level from 1), in outline order."""
+    out: dict[int, list[tuple[str, int]]] = {}
+    try:
+        stack: list[tuple[Any, int]] = [(reader.outline, 1)]
+    except PLAIN_ERRORS:
+        return out
+    seen = 0
+    while stack and seen < MAX_OUTLINE:
+        items, level = stack.pop()
+        pending: list[tuple[Any, int]] = []
+        for item in items:
+            seen += 1
+            if isinstance(item, list):
+                pending.append((item, level + 1))
+            elif isinstance(item, Destination):
+                _add_entry(reader, item, level, out)
+        stack.extend(reversed(pending))
+    return out
+
+
+def _add_entry(
+    reader: PdfReader, item: Destination, level: int, out: dict[int, list[tuple[str, int]]]
+) -> None:
+    try:
+        page = reader.get_destination_page_number(item)
+        title = _clean(item.title)
+    except PLAIN_ERRORS:
+        return
+    if page is not None and page >= 0 and title:
+        out.setdefault(page, []).append((title, level))
+
+
+def properties(reader: PdfReader, limits: Limits) -> Properties:
+    """The cheap probe: page count, properties and outline-based page titles."""
+    count = len(reader.pages)
+    try:
+        info: Any = reader.metadata or {}
+    except PLAIN_ERRORS:
+        info = {}
+    xmp = _xmp(reader)
+    title = _clean(info.get("/Title")) or _clean(xmp.get("title"))
+    keywords = split_keywords(_clean(info.get("/Keywords")) or _clean(xmp.get("keywords")))
+    if not keywords and xmp.get("subject"):
+        keywords = split_keywords(", ".join(str(s) for s in xmp["subject"]))
+    summary = _clean(info.get("/Subject")) or _clean(xmp.get("description"))
+    extra: dict[str, JSON] = {}
+    for key, name in (
+        ("/Author", "author"),
+        ("/Creator", "creator"),
+        ("/Producer", "producer"),
+        ("/CreationDate", "created"),
+        ("/ModDate", "modified"),
+    ):
+        value = _clean(info.get(key))
+        if value:
+            extra[name] = value
+    if reader.is_encrypted:
+        extra["encrypted"] = True
+    if count > limits.max_pages:
+        extra["pages_in_file"] = count
+    outline = outline_map(reader)
+    titles: tuple[str, ...] | None = None
+    shown = min(count, limits.max_pages)
+    if outline:
+        titles = tuple(outline[i][0][0] if i in outline else f"Page {i + 1}" for i in range(shown))
+    return Properties(
+        page_count=shown,
+        title=title,
+        keywords=keywords,
+        summary=summary,
+        page_titles=titles,
+        extra=extra,
+    )

@@ -1,0 +1,156 @@
+"""Ruled tables: grids drawn with line and rectangle operators, their text assigned to cells.
+
+Ruling segments (horizontal and vertical, from `pdf_collect`) that touch each other form
+connected components; a component whose distinct horizontal rules (≥ 3) and vertical rules
+(≥ 3) make at least a 2 × 2 lattice is a table. Each run goes to the cell holding its first
+glyph; runs in one cell are joined top to bottom, left to right. Merged cells are not
+reconstructed (their text lands in the cell where it starts). A lattice that is not filled
+like a table (fewer than two rows with two filled cells, or under 40 % of cells filled) is a
+diagram drawn with boxes, and its text stays in the flow. Pages with more segments than
+`MAX_TABLE_SEGMENTS` (vector drawings) are not searched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dpe_server.extractors.pdf.blocks import Block
+from dpe_server.extractors.pdf.collect import Run, Segment
+from dpe_server.extractors.pdf.lines import make_lines
+from dpe_server.model.tree import JSON
+
+MAX_TABLE_SEGMENTS = 800
+_TOL = 2.0
+_MAX_ROWS = 500
+_MAX_COLS = 60
+
+
+@dataclass(slots=True)
+class Grid:
+    xs: list[float]
+    ys: list[float]
+    """Rule positions: xs left to right, ys top to bottom."""
+
+
+def _touch(a: Segment, b: Segment) -> bool:
+    return (
+        a.x0 - _TOL <= b.x1 and b.x0 - _TOL <= a.x1 and a.y0 - _TOL <= b.y1 and b.y0 - _TOL <= a.y1
+    )
+
+
+def _components(segments: Sequence[Segment]) -> list[list[Segment]]:
+    parent = list(range(len(segments)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    order = sorted(range(len(segments)), key=lambda i: segments[i].x0)
+    for pos, i in enumerate(order):
+        a = segments[i]
+        for j in order[pos + 1 :]:
+            b = segments[j]
+            if b.x0 - _TOL > a.x1:
+                break
+            if _touch(a, b):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[Segment]] = {}
+    for i, seg in enumerate(segments):
+        groups.setdefault(find(i), []).append(seg)
+    return list(groups.values())
+
+
+def _distinct(values: list[float]) -> list[float]:
+    out: list[float] = []
+    for v in sorted(values):
+        if not out or v - out[-1] > _TOL:
+            out.append(v)
+    return out
+
+
+def find_grids(segments: Sequence[Segment]) -> list[Grid]:
+    """Lattices formed by ruling segments."""
+    if len(segments) > MAX_TABLE_SEGMENTS or len(segments) < 6:
+        return []
+    grids: list[Grid] = []
+    for comp in _components(segments):
+        horizontal = [s for s in comp if s.horizontal]
+        vertical = [s for s in comp if not s.horizontal]
+        xs = _distinct([s.x0 for s in vertical])
+        ys = _distinct([s.y0 for s in horizontal])
+        if not 3 <= len(xs) <= _MAX_COLS + 1 or not 3 <= len(ys) <= _MAX_ROWS + 1:
+            continue
+        grids.append(Grid(xs, ys[::-1]))
+    return grids
+
+
+def _cell_of(grid: Grid, run: Run) -> tuple[int, int] | None:
+    x = run.x0 + min(1.0, (run.x1 - run.x0) / 2)
+    y = run.y + 0.3 * run.size
+    col = next((j for j in range(len(grid.xs) - 1) if grid.xs[j] <= x < grid.xs[j + 1]), None)
+    row = next((i for i in range(len(grid.ys) - 1) if grid.ys[i] >= y > grid.ys[i + 1]), None)
+    if col is None or row is None:
+        return None
+    return row, col
+
+
+def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Block], list[Run]]:
+    """Table blocks for the grids on the page, and the runs not inside any of them."""
+    blocks: list[Block] = []
+    remaining = runs
+    for grid in find_grids(segments):
+        cells: dict[tuple[int, int], list[Run]] = {}
+        outside: list[Run] = []
+        for run in remaining:
+            where = _cell_of(grid, run)
+            if where is None:
+                outside.append(run)
+            else:
+                cells.setdefault(where, []).append(run)
+        if len(cells) < 2:
+            continue
+        rows: list[list[str]] = [
+            [_cell_text(cells.get((i, j), [])) for j in range(len(grid.xs) - 1)]
+            for i in range(len(grid.ys) - 1)
+        ]
+        rows = [r for r in rows if any(r)]
+        if not _table_like(rows):
+            continue
+        remaining = outside
+        content: dict[str, JSON] = {
+            "headers": rows[0],
+            "rows": rows[1:],
+            "total_rows": len(rows) - 1,
+            "total_columns": len(rows[0]),
+        }
+        bbox = [
+            round(grid.xs[0], 1),
+            round(grid.ys[-1], 1),
+            round(grid.xs[-1], 1),
+            round(grid.ys[0], 1),
+        ]
+        blocks.append(
+            Block(
+                "table", content, grid.ys[0], grid.xs[0], grid.xs[-1], {"bbox": bbox, "ruled": True}
+            )
+        )
+    return blocks, remaining
+
+
+def _table_like(rows: list[list[str]]) -> bool:
+    """Filled like a table, not a diagram drawn with boxes: at least two rows with two or
+    more filled cells, and at least 40 % of all cells filled."""
+    if not rows:
+        return False
+    full_rows = sum(1 for r in rows if sum(1 for c in r if c) >= 2)
+    filled = sum(1 for r in rows for c in r if c)
+    return full_rows >= 2 and filled >= 0.4 * len(rows) * len(rows[0])
+
+
+def _cell_text(runs: list[Run]) -> str:
+    if not runs:
+        return ""
+    return " ".join(line.text for line in make_lines(runs)).strip()

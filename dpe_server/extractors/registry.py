@@ -1,0 +1,77 @@
+"""The formats the server reads: one `Format` per format, registered here (one line each).
+
+Adding a format is one subpackage that defines its `FORMAT`, plus one line below; the catalog,
+the checks before parsing, the picture reader and the cache key ask this registry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path, PurePath
+
+from dpe_server.extractors import docx, pdf, pptx, xlsx
+from dpe_server.extractors.base import Extractor, Format
+
+FORMATS: dict[str, Format] = {}
+"""Formats by lower-case suffix (`.xlsx`)."""
+
+
+def register(fmt: Format) -> None:
+    """Serve files of `fmt` from now on (a later registration of a suffix replaces one)."""
+    for suffix in fmt.suffixes:
+        FORMATS[suffix.lower()] = fmt
+
+
+register(xlsx.FORMAT)
+register(pdf.FORMAT)
+register(pptx.FORMAT)
+register(docx.FORMAT)
+
+
+def file_type(path: PurePath | str) -> str:
+    """SPEC §4 `file_type`: the suffix without its dot, lower case."""
+    return PurePath(path).suffix.lower().lstrip(".")
+
+
+def format_of(path: PurePath | str) -> Format | None:
+    """The format of a file by its suffix, or None when it is not one the server reads."""
+    return FORMATS.get(PurePath(path).suffix.lower())
+
+
+def is_supported(path: PurePath | str) -> bool:
+    return format_of(path) is not None
+
+
+def is_paged(path: PurePath | str) -> bool:
+    """Whether one page of the file can be read without the others."""
+    fmt = format_of(path)
+    return fmt is not None and fmt.paged
+
+
+def for_suffix(suffix: str) -> Extractor | None:
+    """The extractor for a suffix (`.xlsx`), importing its module on first use."""
+    fmt = FORMATS.get(suffix.lower())
+    return fmt.load() if fmt is not None else None
+
+
+def for_path(path: PurePath | str) -> Extractor | None:
+    return for_suffix(PurePath(path).suffix)
+
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+_TREE_CODE = ("extractors", "model")
+"""Subpackages whose code decides what a tree holds."""
+
+
+def extractor_fingerprint() -> str:
+    """A hash of the code that makes trees: every module under `extractors/` and `model/`.
+
+    Part of every cache key: any change to how trees are made (or a module moved) invalidates
+    cached trees, without anyone having to remember to bump a version.
+    """
+    digest = hashlib.sha256()
+    for folder in _TREE_CODE:
+        for path in sorted((_PACKAGE / folder).rglob("*.py")):
+            digest.update(path.relative_to(_PACKAGE).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]

@@ -1,0 +1,412 @@
+"""A worksheet's cells as display-string grids, and the grids cut into tables and headings.
+
+Values come from calamine when the sheet's used rectangle is dense enough for its dense grid
+(`SheetScan.dense`), else from `xlsx_scan.read_cells`, clustered here into small grids so a
+sheet with cells in A1 and XFD1048576 never allocates the rectangle between them.
+
+Blocks are found by splitting on empty rows, then empty columns within each band of rows,
+recursively: rectangles of used cells separated by blank space. Row and column emptiness is
+tested with C-level list operations so a 500,000-cell sheet costs little beyond reading it.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
+
+from dpe_server.extractors.ooxml.a1 import range_ref
+from dpe_server.extractors.xlsx.format import CELL_MAX_CHARS, Styles, clip, show, show_number
+from dpe_server.extractors.xlsx.scan import SheetScan, SparseCells
+from dpe_server.model import summaries
+from dpe_server.model.tree import JSON, TABLE_BLOCK_ROWS, Category
+
+Cell = tuple[int, int]
+Rect = tuple[int, int, int, int]
+
+
+@dataclass(slots=True)
+class Item:
+    """An element before ids are given: the orchestrator numbers them with `PageBuilder`."""
+
+    category: Category
+    summary: str
+    content: dict[str, JSON]
+    metadata: dict[str, JSON] = field(default_factory=dict)
+    order: tuple[int, int] = (0, 0)
+    """(row, col) of the element's anchor, to lay tables and headings out in reading order."""
+
+
+@dataclass(slots=True)
+class CharBudget:
+    """Characters of cell text a page may still carry (`Limits.max_chars_per_page`): a file
+    whose shared strings repeat one long string in every cell must not become a huge tree."""
+
+    remaining: int
+    truncated: bool = False
+
+    def fit(self, rows: list[list[str]]) -> list[list[str]]:
+        """The leading rows that fit, charged to the budget."""
+        total = sum(map(len, chain.from_iterable(rows)))
+        if total <= self.remaining:
+            self.remaining -= total
+            return rows
+        size = 0
+        for k, row in enumerate(rows):
+            cost = sum(map(len, row))
+            if size + cost > self.remaining:
+                self.truncated = True
+                self.remaining -= size
+                return rows[:k]
+            size += cost
+        self.remaining -= size
+        return rows
+
+
+@dataclass(slots=True)
+class Grid:
+    """A rectangle of display strings (`""` = empty) whose top-left cell is (r0, c0)."""
+
+    r0: int
+    c0: int
+    rows: list[list[str]]
+
+    @property
+    def width(self) -> int:
+        return max(map(len, self.rows), default=0)
+
+    @property
+    def box(self) -> Rect:
+        return (self.r0, self.c0, self.r0 + len(self.rows) - 1, self.c0 + self.width - 1)
+
+    def get(self, row: int, col: int) -> str:
+        i, j = row - self.r0, col - self.c0
+        if 0 <= i < len(self.rows):
+            r = self.rows[i]
+            if 0 <= j < len(r):
+                return r[j]
+        return ""
+
+    def blank(self, rect: Rect) -> None:
+        """Empty the cells of `rect` (they belong to an Excel table or a pivot table)."""
+        r0, c0, r1, c1 = rect
+        for i in range(max(r0 - self.r0, 0), min(r1 - self.r0 + 1, len(self.rows))):
+            row = self.rows[i]
+            for j in range(max(c0 - self.c0, 0), min(c1 - self.c0 + 1, len(row))):
+                row[j] = ""
+
+
+class SheetCells:
+    """All the grids of one sheet; `get` reads any cell (for charts, validations, pivots)."""
+
+    def __init__(self, grids: list[Grid], truncated: bool = False) -> None:
+        self.grids = grids
+        self.truncated = truncated
+
+    def get(self, row: int, col: int) -> str:
+        for g in self.grids:
+            value = g.get(row, col)
+            if value:
+                return value
+        return ""
+
+    def area(self, rect: Rect, max_cells: int = 10_000) -> list[list[str]]:
+        """The cells of `rect` (clipped to the cells that exist, then to `max_cells`)."""
+        r0, c0, r1, c1 = rect
+        boxes = [g.box for g in self.grids if g.rows]
+        if not boxes:
+            return []
+        r1 = min(r1, max(b[2] for b in boxes))
+        c1 = min(c1, max(b[3] for b in boxes))
+        width = c1 - c0 + 1
+        if width <= 0 or r1 < r0:
+            return []
+        r1 = min(r1, r0 + max(max_cells // width, 1) - 1)
+        for g in self.grids:
+            gr0, gc0, gr1, gc1 = g.box
+            if gr0 <= r0 and r1 <= gr1 and gc0 <= c0 and c1 <= gc1:  # one grid holds it all
+                return [row[c0 - gc0 : c1 - gc0 + 1] for row in g.rows[r0 - gr0 : r1 - gr0 + 1]]
+        return [[self.get(r, c) for c in range(c0, c1 + 1)] for r in range(r0, r1 + 1)]
+
+    def used_range(self) -> str:
+        """`A1:J50001`: the rectangle around every grid ("" when there are none)."""
+        boxes = [(g.r0, g.c0, g.r0 + len(g.rows) - 1, g.c0 + g.width - 1) for g in self.grids]
+        boxes = [b for b in boxes if b[2] >= b[0] and b[3] >= b[1]]
+        if not boxes:
+            return ""
+        return range_ref(
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        )
+
+    def blank(self, rect: Rect) -> None:
+        for g in self.grids:
+            g.blank(rect)
+
+
+def dense_cells(
+    raw: list[list[Any]],
+    origin: Cell,
+    scan: SheetScan,
+    *,
+    styles: Styles,
+    date1904: bool,
+    max_cells: int,
+) -> SheetCells:
+    """calamine's rows (values, `""` empty) as display strings, honouring number formats."""
+    truncated = False
+    width = max(map(len, raw), default=0)
+    if width and len(raw) * width > max_cells:
+        raw = raw[: max(max_cells // width, 1)]
+        truncated = True
+    rows = _display_rows(raw)
+    r0, c0 = origin
+    for (r, c), xf in scan.styled.items():
+        i, j = r - r0, c - c0
+        if 0 <= i < len(raw) and 0 <= j < len(raw[i]):
+            v = raw[i][j]
+            if isinstance(v, float):
+                rows[i][j] = show_number(v, styles.format(xf), date1904)
+    for (r, c), text in scan.errors.items():
+        i, j = r - r0, c - c0
+        if 0 <= i < len(rows) and 0 <= j < len(rows[i]):
+            rows[i][j] = text
+    return SheetCells([Grid(r0, c0, rows)], truncated)
+
+
+_GENERAL = "{:.15g}".format
+
+
+def _numbers(col: tuple[float, ...]) -> list[str]:
+    """Floats as General shows them: whole numbers as integers (C-level maps throughout)."""
+    if all(map(float.is_integer, col)) and min(col) > -1e15 and max(col) < 1e15:
+        return list(map(str, map(int, col)))
+    return list(map(_GENERAL, col))
+
+
+def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
+    """One column of calamine values as display strings; C-level maps for uniform columns."""
+    kinds = set(map(type, col))
+    if kinds == {str}:
+        return col if max(map(len, col)) <= CELL_MAX_CHARS else list(map(clip, col))
+    if kinds == {float}:
+        return _numbers(col)
+    if col[0].__class__ is str and set(map(type, col[1:])) == {float}:
+        return [clip(col[0]), *_numbers(col[1:])]  # a header over numbers
+    return [v if v.__class__ is str and len(v) <= CELL_MAX_CHARS else show(v) for v in col]
+
+
+def _display_rows(raw: list[list[Any]]) -> list[list[str]]:
+    """calamine rows as display strings, converted column by column (much faster than
+    a call per cell: a column is usually all text or all numbers)."""
+    if not raw:
+        return []
+    width = max(map(len, raw))
+    if min(map(len, raw)) != width:
+        raw = [r + [""] * (width - len(r)) for r in raw]
+    columns = [_display_column(c) for c in zip(*raw, strict=True)]
+    return list(map(list, zip(*columns, strict=True)))
+
+
+def sparse_cells(cells: SparseCells, max_area: int) -> SheetCells:
+    """Cells read one by one, clustered into grids by empty rows and columns."""
+    by_row: dict[int, list[int]] = {}
+    for r, c in cells.values:
+        by_row.setdefault(r, []).append(c)
+    grids: list[Grid] = []
+    truncated = cells.truncated
+    for band in _runs_of_keys(sorted(by_row)):
+        cols = sorted({c for r in band for c in by_row[r]})
+        for span in _runs_of_keys(cols):
+            c0, c1 = span[0], span[-1]
+            r0, r1 = band[0], band[-1]
+            width = c1 - c0 + 1
+            if (r1 - r0 + 1) * width > max_area:
+                r1 = r0 + max(max_area // width, 1) - 1
+                truncated = True
+            rows = [
+                [cells.values.get((r, c), "") for c in range(c0, c1 + 1)] for r in range(r0, r1 + 1)
+            ]
+            grids.append(Grid(r0, c0, rows))
+    return SheetCells(grids, truncated)
+
+
+def _runs_of_keys(keys: Sequence[int]) -> Iterator[list[int]]:
+    """Sorted integers cut where they are not consecutive."""
+    run: list[int] = []
+    for k in keys:
+        if run and k != run[-1] + 1:
+            yield run
+            run = []
+        run.append(k)
+    if run:
+        yield run
+
+
+def _runs(flags: Sequence[bool]) -> list[tuple[int, int]]:
+    """[start, stop) of each run of True."""
+    out: list[tuple[int, int]] = []
+    start = -1
+    for i, f in enumerate(flags):
+        if f and start < 0:
+            start = i
+        elif not f and start >= 0:
+            out.append((start, i))
+            start = -1
+    if start >= 0:
+        out.append((start, len(flags)))
+    return out
+
+
+def blocks(grid: Grid) -> list[Grid]:
+    """The rectangles of used cells of a grid, separated by empty rows or columns."""
+    return list(_split(grid.rows, grid.r0, grid.c0, 0))
+
+
+def _split(rows: list[list[str]], r0: int, c0: int, depth: int) -> Iterator[Grid]:
+    for a, b in _runs([len(r) != r.count("") for r in rows]):
+        band = rows[a:b]
+        width = max(len(r) for r in band)
+        if any(len(r) < width for r in band):
+            band = [r + [""] * (width - len(r)) for r in band]
+        columns = list(zip(*band, strict=True))
+        spans = _runs([len(col) != col.count("") for col in columns])
+        if spans == [(0, width)] or depth > 6:
+            yield Grid(r0 + a, c0, band)
+            continue
+        for x, y in spans:
+            sub = [r[x:y] for r in band]
+            yield from _split(sub, r0 + a, c0 + x, depth + 1)
+
+
+# --- tables and headings ------------------------------------------------------------------------
+
+_NUMBERISH = re.compile(r"^[-+(]?[$€£¥]?[\d.,]+%?\)?$|^\d{4}-\d{2}-\d{2}")
+
+
+def has_header_row(rows: Sequence[Sequence[str]]) -> bool:
+    """The first row reads as column names: all text, no numbers or dates, not all empty."""
+    if len(rows) < 2:
+        return False
+    first = [v for v in rows[0] if v]
+    return bool(first) and not any(_NUMBERISH.match(v) for v in first)
+
+
+class MergeIndex:
+    """Merged ranges sorted by first row, so a block finds its own without reading all of
+    them (a sheet can hold 50,000 merges and hundreds of blocks)."""
+
+    def __init__(self, rects: Iterable[Rect]) -> None:
+        self.rects = sorted(rects)
+        self._starts = [m[0] for m in self.rects]
+        self._tallest = max((m[2] - m[0] for m in self.rects), default=0)
+        self._at = {(m[0], m[1]): m for m in self.rects}
+
+    def at(self, row: int, col: int) -> Rect | None:
+        """The merged range whose top-left cell is (row, col)."""
+        return self._at.get((row, col))
+
+    def hits(self, box: Rect) -> list[Rect]:
+        r0, c0, r1, c1 = box
+        lo = bisect_left(self._starts, r0 - self._tallest)
+        hi = bisect_right(self._starts, r1)
+        return [m for m in self.rects[lo:hi] if m[2] >= r0 and m[1] <= c1 and m[3] >= c0]
+
+
+class PointIndex:
+    """Cells (formula cells) sorted by position, to ask whether a block holds any."""
+
+    def __init__(self, cells: Iterable[Cell]) -> None:
+        self.cells = sorted(cells)
+
+    def any_in(self, box: Rect) -> bool:
+        r0, c0, r1, c1 = box
+        for i in range(bisect_left(self.cells, (r0, -1)), len(self.cells)):
+            r, c = self.cells[i]
+            if r > r1:
+                return False
+            if c0 <= c <= c1:
+                return True
+        return False
+
+
+def table_items(
+    block: Grid,
+    merges: MergeIndex,
+    formula_cells: PointIndex,
+    *,
+    name: str = "",
+    headers: list[str] | None = None,
+    budget: CharBudget | None = None,
+) -> list[Item]:
+    """One table element, or row-block elements of at most TABLE_BLOCK_ROWS rows each."""
+    rows = block.rows
+    width = block.width
+    if headers is None:
+        headers = list(rows[0]) if has_header_row(rows) else []
+        body = rows[1:] if headers else rows
+    else:
+        body = rows[1:] if rows and list(rows[0]) == headers else rows
+    head_rows = len(rows) - len(body)
+    chunks = [body[i : i + TABLE_BLOCK_ROWS] for i in range(0, len(body), TABLE_BLOCK_ROWS)]
+    chunks = chunks or [[]]
+    box = (block.r0, block.c0, block.r0 + len(rows) - 1, block.c0 + width - 1)
+    merged = [range_ref(*m) for m in merges.hits(box)]
+    has_formulas = formula_cells.any_in(box)
+    items: list[Item] = []
+    for index, whole in enumerate(chunks):
+        chunk = budget.fit(whole) if budget is not None else whole
+        if not chunk and whole:
+            break
+        first = block.r0 + head_rows + index * TABLE_BLOCK_ROWS
+        last = first + max(len(chunk), 1) - 1
+        top = block.r0 if index == 0 else first
+        content: dict[str, JSON] = {
+            "headers": headers,
+            "rows": chunk,
+            "total_rows": len(chunk),
+            "total_columns": width,
+        }
+        if name:
+            content["name"] = name
+        meta: dict[str, JSON] = {"source_range": range_ref(top, box[1], last, box[3])}
+        if headers:
+            meta["header_row"] = block.r0 + 1
+        if merged:
+            meta["merged_cells"] = merged
+        if has_formulas:
+            meta["has_formulas"] = True
+        # Without a name or headers, the first cells say what the table is about.
+        label = name or ("" if headers else ", ".join(v for v in (body[0] if body else []) if v))
+        if len(chunks) > 1:
+            meta["row_block"] = {"index": index, "of": len(chunks)}
+            meta["block_total_rows"] = len(body)
+            where = f"rows {first + 1}–{last + 1}"
+            label = f"{label or ', '.join(h for h in headers if h)} {where}"
+        summary = summaries.table(headers, len(chunk), width, label.strip())
+        items.append(Item(Category.TABLE, summary, content, meta, (top, box[1])))
+    return items
+
+
+def heading_item(text: str, row: int, col: int, level: int, merged: Rect | None) -> Item:
+    meta: dict[str, JSON] = {
+        "source_range": range_ref(*merged) if merged else range_ref(row, col, row, col)
+    }
+    return Item(
+        Category.HEADING,
+        summaries.heading(text, level),
+        {"level": level, "text": text},
+        meta,
+        (row, col),
+    )
+
+
+def lone_cell(rows: Sequence[Sequence[str]]) -> int | None:
+    """The column offset of the one non-empty cell of a row, or None."""
+    hits = [j for j, v in enumerate(rows[0]) if v] if rows else []
+    return hits[0] if len(hits) == 1 else None

@@ -1,0 +1,343 @@
+"""The xlsx / xlsm extractor: every worksheet and chartsheet a page, in workbook order.
+
+How a workbook is read (all through `ooxml.Package`, so the zip and XML safety checks apply):
+
+- the probe reads workbook.xml (sheet names, hidden states) and docProps/core.xml only;
+- each worksheet part is split by `xlsx_scan` into its cells (scanned with regular
+  expressions for their real extent, formulas, special number formats, errors) and its
+  tail (merges, links, validations, header/footer, drawing links; parsed with lxml);
+- cell values come from python-calamine when the real used rectangle is dense enough
+  (it allocates that rectangle), else from a streaming reader (`xlsx_scan.read_cells`);
+- blocks of used cells and Excel tables become tables (`xlsx_cells`, `xlsx_tables`), formulas
+  are grouped by pattern (`xlsx_formulas`), drawings give charts, images and diagrams
+  (`xlsx_drawing`), and the small parts give notes, links, validations, pivot tables, form
+  controls, print headers and footers (`xlsx_parts`, `xlsx_tables`, `xlsx_drawing`).
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Sequence
+from typing import Any, BinaryIO
+
+from lxml import etree
+from python_calamine import CalamineError, CalamineWorkbook
+
+from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors.ooxml.a1 import parse_range
+from dpe_server.extractors.ooxml.package import Package, normalize_name
+from dpe_server.extractors.xlsx.book import (
+    SheetInfo,
+    Workbook,
+    people,
+    read_workbook,
+    shared_strings,
+)
+from dpe_server.extractors.xlsx.cells import CharBudget, Item, SheetCells, dense_cells, sparse_cells
+from dpe_server.extractors.xlsx.drawing import chartsheet_items
+from dpe_server.extractors.xlsx.format import Styles
+from dpe_server.extractors.xlsx.page import build_sheet_items
+from dpe_server.extractors.xlsx.scan import STREAM_MAX_CELLS, SheetScan, read_cells, scan_sheet
+from dpe_server.model.errors import CorruptError, DpeError, ExtractionError, UnsupportedError
+from dpe_server.model.metadata import split_keywords
+from dpe_server.model.tree import Document, Page, PageBuilder, Properties
+
+VERSION = "1"
+
+
+_LIBRARY_ERRORS = (
+    etree.LxmlError,
+    zipfile.BadZipFile,
+    ValueError,
+    KeyError,
+    IndexError,
+    UnicodeError,
+    OverflowError,
+    EOFError,
+)
+
+
+_CALAMINE_ERRORS = (CalamineError, ValueError, OverflowError, TypeError)
+"""What calamine raises on a sheet it cannot read; the streaming reader then reads it."""
+
+
+def _rust_panic(exc: BaseException) -> bool:
+    """A panic inside calamine surfaces as pyo3's PanicException, a BaseException."""
+    return type(exc).__name__ == "PanicException"
+
+
+_NOT_FOR_CELLS = (
+    "xl/media/",
+    "xl/embeddings/",
+    "xl/printersettings/",
+    "xl/activex/",
+    "xl/drawings/",
+    "xl/charts/",
+    "xl/diagrams/",
+    "customxml/",
+    "docprops/thumbnail",
+)
+
+
+def _cell_package(pkg: Package, known: dict[str, bytes]) -> io.BytesIO:
+    """What calamine needs, as a clean stored zip: like `Package.sanitized()` (normalised
+    names, every part inflated under the caps) but without pictures, embeddings and
+    drawings, and reusing the parts already inflated (`known`, by lower-case name)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
+        for name in pkg.names():
+            key = name.lower()
+            if key.startswith(_NOT_FOR_CELLS):
+                continue
+            data = known.get(key)
+            clean.writestr(name, data if data is not None else pkg.read(name))
+    out.seek(0)
+    return out
+
+
+def _properties(wb: Workbook, core: dict[str, str], limits: Limits) -> Properties:
+    sheets = wb.sheets[: limits.max_pages]
+    summary = core.get("description") or core.get("subject") or None
+    return Properties(
+        page_count=len(sheets),
+        title=core.get("title") or None,
+        keywords=split_keywords(core.get("keywords")),
+        summary=summary,
+        page_titles=tuple(s.name for s in sheets),
+        extra={"hidden_sheets": [s.name for s in sheets if s.hidden]},
+    )
+
+
+def _workbook(pkg: Package, with_rels: bool) -> Workbook:
+    wb = read_workbook(pkg, with_rels)
+    if wb is None:
+        raise UnsupportedError(
+            "This .xlsx package has no workbook part; it may be another kind of OOXML file "
+            "renamed to .xlsx."
+        )
+    if not wb.sheets:
+        raise CorruptError("The workbook lists no sheets, so there is nothing to read.")
+    return wb
+
+
+def probe(f: BinaryIO, limits: Limits) -> Properties:
+    """Sheet names and hidden states from workbook.xml, properties from core.xml."""
+    try:
+        with Package(f, "xlsx", limits) as pkg:
+            return _properties(_workbook(pkg, with_rels=False), pkg.core_properties(), limits)
+    except DpeError:
+        raise
+    except _LIBRARY_ERRORS as exc:
+        raise CorruptError(f"The workbook could not be read ({type(exc).__name__}).") from None
+
+
+class _Book:
+    """The state of one extraction: the package, shared parts, cells read so far."""
+
+    def __init__(self, pkg: Package, limits: Limits) -> None:
+        self.pkg = pkg
+        self.limits = limits
+        self.wb = _workbook(pkg, with_rels=True)
+        self.styles = Styles.read(pkg, self.wb)
+        self.special = self.styles.special()
+        self.budget = limits.max_cells
+        self._strings: list[str] | None = None
+        self._calamine: Any = None
+        self._calamine_failed = False
+        self._people: dict[str, str] | None = None
+        self._cells: dict[str, tuple[SheetCells, SheetScan, dict[tuple[int, int], int] | None]] = {}
+        self.truncated = False
+
+    @property
+    def strings(self) -> list[str]:
+        if self._strings is None:
+            self._strings = shared_strings(self.pkg, self.wb)
+        return self._strings
+
+    @property
+    def people(self) -> dict[str, str]:
+        if self._people is None:
+            self._people = people(self.pkg, self.wb)
+        return self._people
+
+    def calamine(self, part: str, data: bytes) -> Any:
+        """calamine over a clean copy of the package (see `_cell_package`), opened once."""
+        if self._calamine is None and not self._calamine_failed:
+            source = _cell_package(self.pkg, {part.lower(): data})
+            try:
+                self._calamine = CalamineWorkbook.from_filelike(source)
+            except _CALAMINE_ERRORS:
+                self._calamine_failed = True
+            except BaseException as exc:
+                if not _rust_panic(exc):
+                    raise
+                self._calamine_failed = True
+        return self._calamine
+
+    def sheet(
+        self, info: SheetInfo
+    ) -> tuple[SheetCells, SheetScan, dict[tuple[int, int], int] | None]:
+        """A worksheet's cells and scan (cached: charts of other sheets read them too)."""
+        cached = self._cells.get(info.name)
+        if cached is not None:
+            return cached
+        assert info.part is not None
+        data = self.pkg.read(info.part)
+        scan = scan_sheet(data, self.special, info.part, max(self.budget, 1))
+        cells: SheetCells | None = None
+        styles: dict[tuple[int, int], int] | None = None
+        if scan.n_cells and scan.dense:
+            cells = self._dense(info, scan, data)
+        if cells is None and scan.n_cells:
+            cap = min(max(self.budget, 0), STREAM_MAX_CELLS)
+            sparse = read_cells(data, self.strings, self.styles, self.wb.date1904, cap)
+            cells = sparse_cells(sparse, max(self.budget, 1))
+            scan.formulas = sparse.formulas
+            styles = sparse.styles
+        if cells is None:
+            cells = SheetCells([])
+        used = sum(len(g.rows) * g.width for g in cells.grids)
+        self.budget -= used
+        self.truncated = self.truncated or cells.truncated
+        self._cells[info.name] = (cells, scan, styles)
+        return cells, scan, styles
+
+    def _dense(self, info: SheetInfo, scan: SheetScan, data: bytes) -> SheetCells | None:
+        assert info.part is not None
+        cal = self.calamine(info.part, data)
+        if cal is None:
+            return None
+        try:
+            sheet = cal.get_sheet_by_name(info.name)
+            raw = sheet.to_python()
+            origin = sheet.start or (0, 0)
+        except _CALAMINE_ERRORS:
+            return None  # the streaming reader takes over
+        except BaseException as exc:
+            if not _rust_panic(exc):
+                raise
+            return None
+        return dense_cells(
+            raw,
+            origin,
+            scan,
+            styles=self.styles,
+            date1904=self.wb.date1904,
+            max_cells=max(self.budget, 1),
+        )
+
+    def resolve(self, formula: str, default: SheetInfo | None) -> list[str]:
+        """Display strings of the cells a reference names (`'Sheet 1'!$B$2:$B$5`)."""
+        text = formula.strip().lstrip("=").strip("()")
+        if "!" not in text and text in self.wb.defined_names:
+            text = self.wb.defined_names[text]
+        out: list[str] = []
+        for piece in text.split(","):
+            sheet_name, _, ref = piece.rpartition("!")
+            sheet_name = sheet_name.strip().strip("'").replace("''", "'")
+            info = default if not sheet_name else self._by_name(sheet_name)
+            rect = parse_range(ref)
+            if info is None or rect is None or info.kind != "worksheet" or info.part is None:
+                continue
+            if not self.pkg.has(info.part):
+                continue
+            cells = self.sheet(info)[0]
+            out.extend(v for row in cells.area(rect) for v in row)
+        return out
+
+    def _by_name(self, name: str) -> SheetInfo | None:
+        for s in self.wb.sheets:
+            if s.name == name:
+                return s
+        return None
+
+    def page(self, index: int, info: SheetInfo) -> Page:
+        meta: dict[str, Any] = {"sheet_type": info.kind}
+        if info.hidden:
+            meta["hidden"] = True
+            meta["state"] = info.state
+        items: list[Item] = []
+        if info.part is None or not self.pkg.has(info.part):
+            meta["missing"] = True
+        elif info.kind == "chartsheet":
+            items = chartsheet_items(self.pkg, info.part, lambda f: self.resolve(f, None))
+        else:
+            cells, scan, styles = self.sheet(info)
+            budget = CharBudget(self.limits.max_chars_per_page)
+            skipped: list[str] = []
+            items = build_sheet_items(
+                self, info, cells, scan, styles=styles, budget=budget, skipped=skipped
+            )
+            if skipped:
+                meta["skipped_parts"] = skipped
+            scan.cells = b""  # the page is built: only the cells' values stay (for charts)
+            if budget.truncated:
+                meta["truncated"] = True
+                self.truncated = True
+            used = cells.used_range()
+            if used:
+                meta["used_range"] = used
+            if cells.truncated:
+                meta["truncated"] = True
+        builder = PageBuilder(index, self.limits.max_elements_per_page)
+        for it in items:
+            builder.add(it.category, it.summary, it.content, it.metadata)
+        return builder.build(info.name, meta)
+
+
+def _refuse_duplicates(pkg: Package, f: BinaryIO) -> None:
+    """Two zip members with one part name: readers disagree on which is real, so refuse."""
+    f.seek(0)
+    with zipfile.ZipFile(f) as z:
+        names = [normalize_name(n).lower() for n in z.namelist()]
+    seen: set[str] = set()
+    for name in names:
+        if name in seen and not name.endswith("/"):
+            raise CorruptError(
+                f"The package holds two parts named {name}, so which one is real is "
+                "ambiguous; re-save the file from Excel to read it."
+            )
+        seen.add(name)
+
+
+def _run(f: BinaryIO, limits: Limits, indices: Sequence[int] | None) -> Document:
+    try:
+        with Package(f, "xlsx", limits) as pkg:
+            _refuse_duplicates(pkg, f)
+            book = _Book(pkg, limits)
+            sheets = book.wb.sheets[: limits.max_pages]
+            wanted = range(len(sheets)) if indices is None else indices
+            pages = [book.page(i, sheets[i]) for i in wanted if 0 <= i < len(sheets)]
+            props = _properties(book.wb, pkg.core_properties(), limits)
+            meta: dict[str, Any] = {}
+            cut = any(p.metadata.get("truncated") for p in pages)
+            if cut or book.truncated or len(book.wb.sheets) > limits.max_pages:
+                meta["truncated"] = True
+            return Document(props, tuple(pages), meta)
+    except ExtractionError:
+        raise
+    except CalamineError as exc:
+        raise CorruptError(f"The workbook's cells could not be read ({exc}).") from None
+    except _LIBRARY_ERRORS as exc:
+        raise CorruptError(f"The workbook could not be read ({type(exc).__name__}).") from None
+
+
+def extract(f: BinaryIO, limits: Limits) -> Document:
+    return _run(f, limits, None)
+
+
+def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
+    return list(_run(f, limits, indices).pages)
+
+
+EXTRACTOR = Extractor(
+    name="xlsx",
+    suffixes=(".xlsx", ".xlsm"),
+    version=VERSION,
+    probe=probe,
+    extract=extract,
+    extract_pages=extract_pages,
+)
+
+__all__ = ["EXTRACTOR", "extract", "extract_pages", "probe"]

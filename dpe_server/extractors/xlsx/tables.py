@@ -1,0 +1,153 @@
+"""Excel tables (`xl/tables/tableN.xml`) and pivot tables (`pivotTableDefinition` parts with
+their `pivotCacheDefinition`): where they sit, their names and fields, the cells they show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lxml import etree
+
+from dpe_server.extractors.ooxml.a1 import parse_range, range_ref
+from dpe_server.extractors.ooxml.package import Package, Relationship
+from dpe_server.extractors.xlsx.book import kid, kids, walk
+from dpe_server.extractors.xlsx.cells import Grid, Item, Rect, SheetCells
+from dpe_server.model import summaries
+from dpe_server.model.tree import JSON, Category
+
+
+@dataclass(frozen=True, slots=True)
+class TableDef:
+    name: str
+    rect: Rect
+    headers: list[str]
+    header_rows: int
+    totals_rows: int
+
+
+def table_defs(pkg: Package, rels: dict[str, Relationship]) -> list[TableDef]:
+    out: list[TableDef] = []
+    for rel in rels.values():
+        if rel.type_name != "table" or not pkg.has(rel.target):
+            continue
+        root = pkg.xml(rel.target)
+        rect = parse_range(root.get("ref", ""))
+        if rect is None:
+            continue
+        name = root.get("displayName") or root.get("name") or ""
+        headers = [c.get("name", "") for c in kids(kid(root, "tableColumns"), "tableColumn")]
+        header_rows = int(root.get("headerRowCount", "1") or 1)
+        totals = int(root.get("totalsRowCount", "0") or 0)
+        out.append(TableDef(name, rect, headers, header_rows, totals))
+    out.sort(key=lambda t: (t.rect[0], t.rect[1]))
+    return out
+
+
+def table_grid(t: TableDef, cells: SheetCells, max_cells: int) -> tuple[Grid, list[str]]:
+    """The table's cells as a grid, and its headers (its column names)."""
+    rows = cells.area(t.rect, max_cells=max_cells)
+    headers = t.headers if t.header_rows else []
+    if headers and rows:
+        rows[0] = list(headers) + rows[0][len(headers) :]
+        headers = rows[0]
+    return Grid(t.rect[0], t.rect[1], rows), headers
+
+
+@dataclass(frozen=True, slots=True)
+class PivotDef:
+    name: str
+    rect: Rect | None
+    content: dict[str, JSON]
+
+
+def pivot_defs(pkg: Package, rels: dict[str, Relationship]) -> list[PivotDef]:
+    out: list[PivotDef] = []
+    for rel in rels.values():
+        if rel.type_name != "pivotTable" or not pkg.has(rel.target):
+            continue
+        root = pkg.xml(rel.target)
+        cache = None
+        for crel in pkg.rels(rel.target).values():
+            if crel.type_name == "pivotCacheDefinition" and pkg.has(crel.target):
+                cache = pkg.xml(crel.target)
+        out.append(_pivot(root, cache))
+    return out
+
+
+def _pivot(root: etree._Element, cache: etree._Element | None) -> PivotDef:
+    name = root.get("name", "")
+    loc = kid(root, "location")
+    ref = loc.get("ref", "") if loc is not None else ""
+    fields: list[str] = []
+    source: dict[str, JSON] = {}
+    if cache is not None:
+        fields = [f.get("name", "") for f in walk(cache, "cacheField")]
+        ws = next(walk(cache, "worksheetSource"), None)
+        if ws is not None:
+            for key in ("sheet", "ref", "name"):
+                if ws.get(key):
+                    source[key] = ws.get(key)
+
+    def names(container: str) -> list[str]:
+        out = []
+        for f in kids(kid(root, container), "field"):
+            x = int(f.get("x", "-1") or -1)
+            out.append(fields[x] if 0 <= x < len(fields) else ("Values" if x == -2 else ""))
+        return out
+
+    data_fields = []
+    for df in kids(kid(root, "dataFields"), "dataField"):
+        fld = int(df.get("fld", "-1") or -1)
+        data_fields.append(
+            {
+                "name": df.get("name", ""),
+                "field": fields[fld] if 0 <= fld < len(fields) else "",
+                "function": df.get("subtotal", "sum"),
+            }
+        )
+    page_fields = []
+    for pf in kids(kid(root, "pageFields"), "pageField"):
+        fld = int(pf.get("fld", "-1") or -1)
+        page_fields.append(fields[fld] if 0 <= fld < len(fields) else "")
+    content: dict[str, JSON] = {
+        "name": name,
+        "location": ref,
+        "fields": fields,
+        "row_fields": names("rowFields"),
+        "column_fields": names("colFields"),
+        "data_fields": data_fields,
+        "page_fields": page_fields,
+    }
+    if source:
+        content["source"] = (
+            f"{source['sheet']}!{source.get('ref', '')}"
+            if "sheet" in source
+            else source.get("name", "")
+        )
+    first_header = int(loc.get("firstHeaderRow", "0") or 0) if loc is not None else 0
+    content["first_header_row"] = first_header
+    return PivotDef(name, parse_range(ref) if ref else None, content)
+
+
+def pivot_item(p: PivotDef, cells: SheetCells) -> Item:
+    content = dict(p.content)
+    rows = cells.area(p.rect) if p.rect else []
+    first = int(str(content.pop("first_header_row", 0)))
+    if rows and 0 <= first < len(rows):
+        rows = rows[first:]
+    row_fields = content["row_fields"]
+    fallback = [f for f in row_fields if isinstance(f, str)] if isinstance(row_fields, list) else []
+    headers = rows[0] if rows else fallback
+    body = rows[1:] if rows else []
+    content["headers"] = headers
+    content["rows"] = body
+    content["total_rows"] = len(body)
+    width = len(headers)
+    meta: dict[str, JSON] = {"source_range": range_ref(*p.rect) if p.rect else ""}
+    return Item(
+        Category.PIVOT_TABLE,
+        summaries.pivot_table(p.name, len(body), width),
+        content,
+        meta,
+        (p.rect[0], p.rect[1]) if p.rect else (0, 0),
+    )

@@ -1,0 +1,145 @@
+"""One extraction job, as a pure function that any backend runs (a thread, a worker process).
+
+`run_job` opens the file through `paths.open_confined` (so what is parsed is what was checked),
+sniffs its real type, calls the format's extractor and returns the result as JSON-ready data,
+or the project's error: it never raises for a bad file. Library exceptions that an extractor
+let escape are reported as `corrupt` with the exception's type, never with a traceback.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_path
+from dpe_server.isolation.confine import NotConfined, open_confined
+from dpe_server.isolation.pictures import picture
+from dpe_server.isolation.precheck import precheck
+from dpe_server.model.errors import (
+    CorruptError,
+    ExtractionError,
+    TooLargeError,
+    UnsupportedError,
+    extraction_error,
+)
+from dpe_server.model.tree import JSON, Document, Page, Properties
+
+log = logging.getLogger(__name__)
+
+Op = Literal["probe", "extract", "pages", "image"]
+
+MAX_FILE_BYTES = 512 * 1024 * 1024
+OUT_OF_MEMORY = "The file needs more memory than allowed."
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    root: str
+    rel: str
+    op: Op
+    pages: tuple[int, ...] = ()
+    limits: Limits = DEFAULT_LIMITS
+    metadata: Mapping[str, JSON] | None = None
+    """For `image`: the image element's metadata, which names its picture."""
+
+
+def run_job(job: Job) -> dict[str, JSON]:
+    """`{"ok": ...}` with the probe, document or pages as JSON, or `{"error": {kind, message}}`."""
+    try:
+        return {"ok": _run(job)}
+    except ExtractionError as exc:
+        return {"error": {**exc.to_json(), "transient": exc.transient}}
+    except NotConfined:
+        return {
+            "error": {
+                "kind": "unsupported",
+                "message": "The file is a symbolic link or not a regular file inside the folder; "
+                "it is not served.",
+                "transient": False,
+            }
+        }
+    except FileNotFoundError:
+        return {
+            "error": {
+                "kind": "corrupt",
+                "message": "The file disappeared while it was being read.",
+                "transient": True,
+            }
+        }
+    except MemoryError:
+        return {"error": {**TooLargeError(OUT_OF_MEMORY).to_json(), "transient": False}}
+    except (Exception, RecursionError) as exc:  # the boundary: report, never crash the server
+        log.debug("extractor raised on %s", job.rel, exc_info=True)
+        err = CorruptError(
+            f"The file could not be read: the {PurePosixPath(job.rel).suffix} reader failed "
+            f"({type(exc).__name__})."
+        )
+        return {"error": {**err.to_json(), "transient": False}}
+
+
+def _run(job: Job) -> JSON:
+    extractor = for_path(job.rel)
+    if extractor is None:
+        raise UnsupportedError(f"Files of type {PurePosixPath(job.rel).suffix} are not read.")
+    if "\0" in job.rel or PurePosixPath(job.rel).is_absolute():
+        raise NotConfined("not a relative path inside the folder")
+    with open_confined(Path(job.root), job.rel) as f:
+        size = f.seek(0, 2)
+        f.seek(0)
+        if size > MAX_FILE_BYTES:
+            raise TooLargeError(
+                f"The file is {size // (1024 * 1024)} MiB, over the limit of "
+                f"{MAX_FILE_BYTES // (1024 * 1024)} MiB."
+            )
+        precheck(f, PurePosixPath(job.rel).suffix, job.limits)
+        if job.op == "image":
+            found = picture(f, job.rel, job.metadata or {})
+            if found is None:
+                return None
+            return {"data": base64.b64encode(found[0]).decode("ascii"), "mime_type": found[1]}
+        if job.op == "probe":
+            return extractor.probe(f, job.limits).to_json()
+        if job.op == "pages" and extractor.extract_pages is not None:
+            return [p.to_json() for p in extractor.extract_pages(f, job.pages, job.limits)]
+        doc = extractor.extract(f, job.limits)
+        if job.op == "pages":
+            wanted = set(job.pages)
+            return [p.to_json() for p in doc.pages if p.page_index in wanted]
+        return doc.to_json()
+
+
+def decode_probe(data: JSON) -> Properties:
+    return Properties.from_json(data)
+
+
+def decode_document(data: JSON) -> Document:
+    return Document.from_json(data)
+
+
+def decode_image(data: JSON) -> tuple[str, str] | None:
+    return None if data is None else (str(data["data"]), str(data["mime_type"]))
+
+
+def decode_pages(data: JSON) -> list[Page]:
+    return [Page.from_json(p) for p in data]
+
+
+def decode_error(data: JSON) -> ExtractionError:
+    err = extraction_error(str(data.get("kind")), str(data.get("message")))
+    err.transient = bool(data.get("transient"))
+    return err
+
+
+def unwrap(result: dict[str, JSON]) -> JSON:
+    """The `ok` value of a job result, or its error raised."""
+    if "error" in result:
+        raise decode_error(result["error"])
+    return result["ok"]
+
+
+def pages_arg(indices: Sequence[int]) -> tuple[int, ...]:
+    return tuple(sorted(set(indices)))

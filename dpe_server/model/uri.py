@@ -1,0 +1,246 @@
+"""`dpe://` URIs: parse with every validation rule of SPEC §2, and format.
+
+    dpe://{host}/{doc_ref}[/pages/{N} | /elements/{ID}][?query]
+
+Level 0 is the catalog (`dpe://host`), 1 a document, 2 a page, 3 an element. A URI that
+breaks a rule raises `InvalidUri` (dpe code 4204) naming the rule. Unknown parameters, and
+parameters at a level they do not apply to, are ignored; a duplicated parameter is an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+from dpe_server.model.errors import InvalidUri
+from dpe_server.model.integers import MAX_DIGITS, TooLarge, parse_uint
+from dpe_server.model.tree import Category, parse_element_id
+
+Format = Literal["json", "markdown", "text"]
+Depth = Literal["metadata", "pages"]
+
+FORMATS: tuple[Format, ...] = ("json", "markdown", "text")
+DEPTHS: tuple[Depth, ...] = ("metadata", "pages")
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+
+_CATEGORY_NAMES = frozenset(c.value for c in Category)
+
+# Which parameters each level reads (SPEC §2): others are ignored there.
+_LEVEL_PARAMS: dict[int, frozenset[str]] = {
+    0: frozenset({"format", "offset", "limit"}),
+    1: frozenset({"format", "depth", "offset", "limit"}),
+    2: frozenset({"format", "categories"}),
+    3: frozenset({"format"}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DpeUri:
+    """A parsed, validated dpe URI. Query values are None when the URI does not give them."""
+
+    raw: str
+    host: str
+    doc_ref: str | None = None
+    page_index: int | None = None
+    element_id: str | None = None
+    format: Format = "json"
+    depth: Depth = "metadata"
+    offset: int | None = None
+    limit: int | None = None
+    categories: frozenset[Category] | None = None
+
+    @property
+    def level(self) -> int:
+        if self.doc_ref is None:
+            return 0
+        if self.page_index is not None:
+            return 2
+        if self.element_id is not None:
+            return 3
+        return 1
+
+
+def parse(uri: str) -> DpeUri:
+    """Parse and validate `uri`; raise `InvalidUri` naming the broken rule."""
+    try:
+        parts = urlsplit(uri)
+    except ValueError as exc:
+        raise InvalidUri(uri, "syntax", f"it is not a URI ({exc})") from None
+    if parts.scheme.lower() != "dpe":
+        got = f"'{parts.scheme}'" if parts.scheme else "none"
+        raise InvalidUri(uri, "scheme", f"the scheme must be 'dpe', got {got}")
+    host = parts.netloc
+    if not host:
+        raise InvalidUri(uri, "host", "the host must not be empty")
+
+    doc_ref, page_index, element_id = _parse_path(uri, parts.path)
+    level = 0 if doc_ref is None else 2 if page_index is not None else 3 if element_id else 1
+    params = _parse_query(uri, parts.query)
+    applies = _LEVEL_PARAMS[level]
+    given = {k: v for k, v in params.items() if k in applies}
+
+    return DpeUri(
+        raw=uri,
+        host=host,
+        doc_ref=doc_ref,
+        page_index=page_index,
+        element_id=element_id,
+        format=_format(uri, given.get("format")),
+        depth=_depth(uri, given.get("depth")),
+        offset=_offset(uri, given.get("offset")),
+        limit=_limit(uri, given.get("limit")),
+        categories=_categories(uri, given.get("categories")),
+    )
+
+
+def _parse_path(uri: str, path: str) -> tuple[str | None, int | None, str | None]:
+    if path in ("", "/"):
+        return None, None, None
+    segments = path[1:].split("/")
+    if segments[-1] == "" and len(segments) == 2:
+        segments = segments[:1]  # a trailing slash after doc_ref is tolerated
+    doc_ref = unquote(segments[0])
+    if not doc_ref:
+        raise InvalidUri(uri, "doc_ref", "the doc_ref must not be empty")
+    if len(segments) == 1:
+        return doc_ref, None, None
+    if len(segments) == 3 and segments[1] == "pages":
+        try:
+            return doc_ref, parse_uint(segments[2]), None
+        except TooLarge:
+            raise InvalidUri(
+                uri, "sub-path", f"pages/{{N}} is too large to be a page index ({_AT_MOST})"
+            ) from None
+        except ValueError:
+            raise InvalidUri(
+                uri,
+                "sub-path",
+                f"pages/{{N}} needs a non-negative integer, got '{_clip(segments[2])}'",
+            ) from None
+    if len(segments) == 3 and segments[1] == "elements":
+        element_id = unquote(segments[2])
+        if not element_id:
+            raise InvalidUri(uri, "sub-path", "elements/{ID} needs a non-empty element id")
+        try:
+            parse_element_id(element_id)
+        except TooLarge:
+            raise InvalidUri(
+                uri, "sub-path", f"the element id's numbers are too large to name one ({_AT_MOST})"
+            ) from None
+        return doc_ref, None, element_id
+    rest = "/".join(segments[1:])
+    raise InvalidUri(
+        uri, "sub-path", f"the sub-path must be pages/{{N}} or elements/{{ID}}, got '{rest}'"
+    )
+
+
+def _parse_query(uri: str, query: str) -> dict[str, str]:
+    params: dict[str, str] = {}
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=False)
+    except ValueError as exc:
+        raise InvalidUri(uri, "query", f"the query string cannot be read ({exc})") from None
+    for key, value in pairs:
+        if key in params:
+            raise InvalidUri(uri, "duplicate", f"the parameter '{key}' is given more than once")
+        params[key] = value
+    return params
+
+
+def _format(uri: str, value: str | None) -> Format:
+    if value is None:
+        return "json"
+    for fmt in FORMATS:
+        if value == fmt:
+            return fmt
+    raise InvalidUri(uri, "format", f"format must be json, markdown or text, got '{value}'")
+
+
+def _depth(uri: str, value: str | None) -> Depth:
+    if value is None:
+        return "metadata"
+    for depth in DEPTHS:
+        if value == depth:
+            return depth
+    raise InvalidUri(uri, "depth", f"depth must be metadata or pages, got '{value}'")
+
+
+def _offset(uri: str, value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return parse_uint(value)
+    except TooLarge:
+        raise InvalidUri(uri, "offset", f"offset is too large ({_AT_MOST})") from None
+    except ValueError:
+        raise InvalidUri(
+            uri, "offset", f"offset must be a non-negative integer, got '{_clip(value)}'"
+        ) from None
+
+
+def _limit(uri: str, value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        limit = parse_uint(value)
+    except ValueError:
+        limit = 0
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidUri(
+            uri, "limit", f"limit must be an integer from 1 to {MAX_LIMIT}, got '{_clip(value)}'"
+        )
+    return limit
+
+
+_CLIP = 40
+_AT_MOST = f"at most {MAX_DIGITS} digits"
+
+
+def _clip(value: str) -> str:
+    """A value quoted in a reason, cut short: a hostile URI may be a megabyte long."""
+    return value if len(value) <= _CLIP else value[: _CLIP - 1] + "…"
+
+
+def _categories(uri: str, value: str | None) -> frozenset[Category] | None:
+    if value is None:
+        return None
+    items = [item.strip() for item in value.split(",")]
+    if any(not item for item in items):
+        raise InvalidUri(uri, "categories", "categories must not contain an empty item")
+    unknown = [item for item in items if item not in _CATEGORY_NAMES]
+    if unknown:
+        raise InvalidUri(
+            uri,
+            "categories",
+            f"'{unknown[0]}' is not an element category"
+            f" (one of {', '.join(sorted(_CATEGORY_NAMES))})",
+        )
+    return frozenset(Category(item) for item in items)
+
+
+def quote_segment(value: str) -> str:
+    """Percent-encode one path segment (a doc_ref or element id); `parse` decodes it."""
+    return quote(value, safe="")
+
+
+def format_uri(
+    host: str,
+    doc_ref: str | None = None,
+    *,
+    page_index: int | None = None,
+    element_id: str | None = None,
+    query: dict[str, str] | None = None,
+) -> str:
+    """Build a dpe URI; query parameters are appended in the order given."""
+    uri = f"dpe://{host}"
+    if doc_ref is not None:
+        uri += "/" + quote_segment(doc_ref)
+        if page_index is not None:
+            uri += f"/pages/{page_index}"
+        elif element_id is not None:
+            uri += "/elements/" + quote_segment(element_id)
+    if query:
+        uri += "?" + urlencode(query)
+    return uri

@@ -1,0 +1,138 @@
+"""What a read of a dpe:// URI returns, free of any transport: `Reader.read(uri)`.
+
+The MCP handler (`server.py`), the `read` tool and `dpe-server read` of the catalog (Level 0)
+go through it, so they return the same bodies; it imports nothing of the MCP SDK.
+`dpe-server read` of one document uses `oneshot.OneShotReader`, the same steps without an
+event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Hashable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+
+from dpe_server.catalog.catalog import Catalog
+from dpe_server.model.errors import ExtractionError
+from dpe_server.model.tree import Category
+from dpe_server.model.uri import DpeUri, Format, parse
+from dpe_server.read.body_cache import BIG_BYTES, BodyCache, ByteBudget
+from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES, json_size, size_within
+from dpe_server.views.payloads import catalog_view, document_view, element_view, page_view
+from dpe_server.views.render import MIME_TYPES, Body, render_capped
+
+if TYPE_CHECKING:
+    from dpe_server.isolation.workers import WorkerSettings
+
+
+@asynccontextmanager
+async def local_reader(
+    root: Path,
+    host: str = "",
+    cache_dir: Path | None = None,
+    cache: bool = True,
+    *,
+    workers: WorkerSettings | None = None,
+) -> AsyncIterator[Reader]:
+    """A `Reader` over a folder without a server: what `dpe-server read` of Level 0 uses.
+
+    Files are parsed in worker processes under `workers` (a hostile file cannot hang or exhaust
+    the caller); the persistent cache is used unless `cache` is False. Nothing is probed up
+    front: each document is read when a URI names it.
+    """
+    from dpe_server.catalog.folder import default_host
+    from dpe_server.catalog.sqlite import open_store
+    from dpe_server.isolation.workers import ProcessBackend
+
+    root = root.resolve()
+    host = host or default_host(root)
+    store = open_store(cache_dir, root, cache)
+    backend = ProcessBackend(workers)
+    catalog = Catalog(root, host, backend, store=store)
+    try:
+        await catalog.start(probe=False)
+        yield Reader(catalog, host)
+    finally:
+        await backend.aclose()
+        store.close()
+
+
+BUILD_BYTES = 32 * 1024 * 1024
+"""Bytes of big bodies being built at once (`ByteBudget`)."""
+
+
+class Reader:
+    """Reads for many clients at once: each body is rendered off the event loop; bodies of
+    pages and elements are shared by concurrent reads and kept when big (`BodyCache`), and big
+    ones are built within `BUILD_BYTES` at a time. A Level 3 element whose JSON passes
+    `max_element_bytes` is served cut (`element_cap`; 0: never)."""
+
+    def __init__(
+        self, catalog: Catalog, host: str, max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES
+    ) -> None:
+        self.catalog = catalog
+        self.host = host
+        self.max_element_bytes = max_element_bytes
+        self.bodies = BodyCache()
+        self.budget = ByteBudget(BUILD_BYTES)
+
+    async def read(self, uri: str) -> list[Body]:
+        """The bodies of a read of `uri`; raises `RequestError` (`InvalidUri`, not-found...)."""
+        parsed = parse(uri)
+        self.catalog.check_host(parsed)
+        key, level, payload, pictures = await self._payload(parsed)
+
+        async def build() -> str:
+            return await self._render(level, payload, parsed.format)
+
+        text = await (build() if key is None else self.bodies.get((*key, parsed.format), build))
+        return [Body(parsed.raw, MIME_TYPES[parsed.format], text=text), *pictures]
+
+    async def _render(self, level: int, payload: dict[str, Any], fmt: Format) -> str:
+        """`render`: a small body here (a worker thread costs more), a big one in a worker
+        thread once the budget has room for it."""
+        cap = self.max_element_bytes if level == 3 else 0
+        small = size_within(payload, BIG_BYTES)  # bounded work, however big the payload
+        if small is not None:
+            return render_capped(level, payload, fmt, cap, small)
+        size = await anyio.to_thread.run_sync(json_size, payload)
+        async with self.budget.hold(min(size, cap) if cap else size):
+            return await anyio.to_thread.run_sync(render_capped, level, payload, fmt, cap, size)
+
+    async def _payload(
+        self, parsed: DpeUri
+    ) -> tuple[tuple[Hashable, ...] | None, int, dict[str, Any], list[Body]]:
+        """What to render: the key its body is shared under (pages and elements), its level,
+        the payload, the pictures that follow it."""
+        uri, host, catalog = parsed.raw, self.host, self.catalog
+        await catalog.ready.wait()
+        if parsed.doc_ref is None:
+            return None, 0, catalog_view(host, catalog.documents(), parsed), []
+        entry = catalog.entry(parsed.doc_ref, uri)
+        if parsed.page_index is not None:
+            key, page = await catalog.keyed_page(entry.doc_ref, parsed.page_index, uri)
+            view = page_view(host, entry.doc_ref, page, parsed)
+            shared = ("page", key, entry.doc_ref, page.page_index, parsed.categories)
+            return shared, 2, view, []
+        if parsed.element_id is not None:
+            key, index, element = await catalog.keyed_element(entry.doc_ref, parsed.element_id, uri)
+            payload = element_view(host, entry.doc_ref, index, element)
+            blobs: list[Body] = []
+            if parsed.format == "json" and element.category is Category.IMAGE:
+                try:
+                    found = await catalog.backend.image(catalog.root, entry.rel, element.metadata)
+                except ExtractionError:
+                    found = None  # the file changed or broke since: no picture, the JSON stands
+                if found is not None:
+                    data, mime = found
+                    blobs.append(Body(uri, mime, blob=data))
+            return ("element", key, entry.doc_ref, element.element_id), 3, payload, blobs
+        pages = await catalog.page_infos(entry.doc_ref, uri) if parsed.depth == "pages" else None
+        if parsed.depth == "metadata":
+            await catalog.outline(entry.doc_ref, uri)  # settle derived title and summary
+        info = catalog.info_of(entry)
+        return None, 1, document_view(host, info, pages, parsed), []

@@ -1,0 +1,326 @@
+"""Renderers: a Level 0–3 JSON payload as `format=markdown` or `format=text` (SPEC §6).
+
+Markdown follows the seed's table: heading `#`×level, text as is, table as a pipe table,
+list `1.`/`-` indented by level, code fenced, chart `[图表: {title}] {data_summary}`, image
+`![{description}]({element uri})`, link `[{text}]({url})`, formula `$ {expression} $`, every
+other category `[{category}: {summary}]`. Text is the same content with no markup (tables
+tab-separated). Pure functions of the payload: the checker and the goldens use them too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import assert_never
+
+from dpe_server.model.tree import JSON, Category
+from dpe_server.model.uri import DpeUri, Format
+from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES, cap_element
+
+MIME_TYPES: dict[Format, str] = {
+    "json": "application/json",
+    "markdown": "text/markdown",
+    "text": "text/plain",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """One content item of a read: text, or a picture's bytes (base64)."""
+
+    uri: str
+    mime_type: str
+    text: str | None = None
+    blob: str | None = None
+
+
+def bodies(
+    uri: DpeUri,
+    level: int,
+    payload: dict[str, JSON],
+    pictures: Sequence[Body] = (),
+    max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES,
+) -> list[Body]:
+    """What a read of `uri` returns: the payload rendered in its format, then any pictures."""
+    text = render_capped(level, payload, uri.format, max_element_bytes)
+    return [Body(uri.raw, MIME_TYPES[uri.format], text=text), *pictures]
+
+
+def render_capped(
+    level: int, payload: dict[str, JSON], fmt: Format, cap: int, size: int | None = None
+) -> str:
+    """`render`, a Level 3 element over `cap` bytes of JSON being cut first (`element_cap`);
+    `size`: the payload's `json_size`, if known."""
+    return render(level, cap_element(payload, cap, size) if level == 3 else payload, fmt)
+
+
+def render(level: int, payload: Mapping[str, JSON], fmt: Format) -> str:
+    """The body of a `resources/read` at `level` in `fmt`."""
+    if fmt == "json":
+        return json.dumps(payload, ensure_ascii=False, indent=2)
+    markdown = fmt == "markdown"
+    if level == 0:
+        return _catalog(payload, markdown)
+    if level == 1:
+        return _document(payload, markdown)
+    if level == 2:
+        return _page(payload, markdown)
+    return render_element(payload, markdown=markdown, full=True)
+
+
+# ---- Level 0 and 1 ---------------------------------------------------------------------------
+
+
+def _doc_line(doc: Mapping[str, JSON], markdown: bool) -> str:
+    pages = doc.get("page_count", 0)
+    facts = f"{doc.get('file_type', '')}, {pages} page{'' if pages == 1 else 's'}"
+    facts += f", modified {doc.get('last_modified', '')}"
+    error = doc.get("error")
+    tail = f" — error ({error['kind']}): {error['message']}" if error else ""
+    summary = f": {doc['summary']}" if doc.get("summary") and not error else ""
+    if markdown:
+        return f"- [{_md_inline(str(doc['title']))}]({doc['uri']}) ({facts}){summary}{tail}"
+    return f"{doc['title']}  {doc['uri']}  ({facts}){summary}{tail}"
+
+
+def _catalog(payload: Mapping[str, JSON], markdown: bool) -> str:
+    docs: Sequence[Mapping[str, JSON]] = payload.get("documents") or []
+    total = payload.get("total_count", len(docs))
+    head = f"Documents ({len(docs)} of {total})" if len(docs) != total else f"Documents ({total})"
+    lines = [f"# {head}" if markdown else head, ""]
+    lines += [_doc_line(doc, markdown) for doc in docs]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _document(payload: Mapping[str, JSON], markdown: bool) -> str:
+    title = str(payload.get("title", ""))
+    lines = [f"# {_md_inline(title)}" if markdown else title, ""]
+    facts = [
+        ("doc_ref", payload.get("doc_ref")),
+        ("uri", payload.get("uri")),
+        ("file", payload.get("file_uri")),
+        ("type", payload.get("file_type")),
+        ("pages", payload.get("page_count")),
+        ("keywords", ", ".join(payload.get("keywords") or [])),
+        ("modified", payload.get("last_modified")),
+        ("summary", payload.get("summary")),
+    ]
+    error = payload.get("error")
+    if error:
+        facts.append(("error", f"{error['kind']}: {error['message']}"))
+    for name, value in facts:
+        if value in (None, ""):
+            continue
+        lines.append(f"- **{name}**: {value}" if markdown else f"{name}: {value}")
+    pages: Sequence[Mapping[str, JSON]] | None = payload.get("pages")
+    if pages is not None:
+        first = int(payload.get("page_offset", 0))
+        total = payload.get("page_total", len(pages))
+        span = f"{first + 1}–{first + len(pages)} of {total}" if pages else f"none of {total}"
+        lines += ["", f"## Pages ({span})" if markdown else f"Pages ({span})", ""]
+        for page in pages:
+            count = page.get("element_count", 0)
+            hidden = ", hidden" if page.get("hidden") else ""
+            facts_ = f"{count} element{'' if count == 1 else 's'}{hidden}"
+            if markdown:
+                lines.append(
+                    f"{page['page_index']}. [{_md_inline(str(page['title']))}]({page['uri']})"
+                    f" ({facts_})"
+                )
+            else:
+                lines.append(f"{page['page_index']}. {page['title']} ({facts_})  {page['uri']}")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _page(payload: Mapping[str, JSON], markdown: bool) -> str:
+    title = str(payload.get("title", ""))
+    elements: Sequence[Mapping[str, JSON]] = payload.get("elements") or []
+    # The page title as a heading, unless the page opens with that very heading (a slide's
+    # title, a section's heading): then that element is the page's heading, not said twice.
+    first = elements[0] if elements else None
+    opens_with_title = (
+        first is not None
+        and first.get("category") == Category.HEADING.value
+        and " ".join(str((first.get("content") or {}).get("text", "")).split())
+        == " ".join(title.split())
+    )
+    lines = [] if opens_with_title else [f"# {_md_inline(title)}" if markdown else title]
+    doc_uri = str(payload.get("uri", "")).split("/pages/")[0]
+    for element in elements:
+        el = dict(element)
+        el.setdefault("uri", f"{doc_uri}/elements/{el['element_id']}")
+        if lines:
+            lines.append("")
+        lines.append(render_element(el, markdown=markdown, full=False).rstrip("\n"))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# ---- elements --------------------------------------------------------------------------------
+
+
+def render_element(element: Mapping[str, JSON], *, markdown: bool, full: bool) -> str:
+    """One element (a Level 2 entry or a Level 3 payload) as Markdown or text."""
+    category = Category(element["category"])
+    content: Mapping[str, JSON] = element.get("content") or {}
+    summary = str(element.get("summary", ""))
+    uri = str(element.get("uri", ""))
+    body = (
+        _markdown(category, content, summary, uri)
+        if markdown
+        else _text(category, content, summary)
+    )
+    notes = []
+    if content.get("rows_truncated"):
+        shown = len(content.get("rows") or [])
+        total = content.get("total_rows", shown)
+        whole = "" if full else f"; the whole table: {uri}"  # Level 3 is cut (below)
+        notes.append(f"Showing {shown} of {total} rows{whole}")
+    cut: Mapping[str, JSON] | None = element.get("cut")
+    if full and cut:
+        notes.append(_cut_note(cut))
+    for note in notes:
+        body += f"\n\n*{note}*" if markdown else f"\n({note})"
+    return body + "\n"
+
+
+def _cut_note(cut: Mapping[str, JSON]) -> str:
+    """What a Level 3 element cut to the size cap says of it (`element_cap`)."""
+    note = (
+        f"Cut to fit {cut['max_bytes']:,} bytes (the element is {cut['bytes']:,} bytes as JSON): "
+        f"{cut['strings_cut']:,} long texts keep their first {cut['kept_chars']:,} characters"
+    )
+    dropped = sum((cut.get("dropped") or {}).values())
+    return note + (f" and {dropped:,} list entries are left out" if dropped else "")
+
+
+def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str) -> str:
+    match category:
+        case Category.HEADING:
+            level = min(max(int(c.get("level") or 1), 1), 6)
+            return "#" * level + " " + _md_inline(str(c.get("text", "")))
+        case Category.TEXT:
+            return str(c.get("text", ""))
+        case Category.TABLE | Category.PIVOT_TABLE:
+            headers, rows = c.get("headers") or [], c.get("rows") or []
+            if not any(str(v or "").strip() for v in [*headers, *(v for r in rows for v in r)]):
+                return f"[{category.value}: {summary}]"  # nothing to tabulate
+            return _pipe_table(headers, rows)
+        case Category.LIST:
+            return _list(c, indent="  ")
+        case Category.CODE:
+            text = str(c.get("text", ""))
+            fence = "`" * max(3, _longest_backtick_run(text) + 1)
+            return f"{fence}{c.get('language') or ''}\n{text}\n{fence}"
+        case Category.CHART:
+            return f"[图表: {c.get('title', '')}] {c.get('data_summary', '')}".rstrip()
+        case Category.IMAGE:
+            description = _md_inline(str(c.get("description", "")))
+            return f"![{description}]({uri})" if uri else f"[图片: {description}]"
+        case Category.LINK:
+            return f"[{_md_inline(str(c.get('text') or c.get('url', '')))}]({c.get('url', '')})"
+        case Category.FORMULA:
+            return f"$ {c.get('expression', '')} $"
+        case (
+            Category.DIAGRAM
+            | Category.ANNOTATION
+            | Category.HEADER
+            | Category.FOOTER
+            | Category.SEPARATOR
+            | Category.AUDIO
+            | Category.VIDEO
+            | Category.FORM
+            | Category.WIDGET
+        ):
+            return f"[{category.value}: {summary}]"
+        case _:
+            assert_never(category)
+
+
+def _text(category: Category, c: Mapping[str, JSON], summary: str) -> str:
+    match category:
+        case Category.HEADING | Category.TEXT | Category.CODE:
+            return str(c.get("text", ""))
+        case Category.TABLE | Category.PIVOT_TABLE:
+            headers: Sequence[JSON] = c.get("headers") or []
+            rows: Sequence[Sequence[JSON]] = c.get("rows") or []
+            lines = ["\t".join(_cell(h) for h in headers)] if headers else []
+            lines += ["\t".join(_cell(v) for v in row) for row in rows]
+            body = "\n".join(lines)
+            return body if body.strip() else f"{category.value}: {summary}"
+        case Category.LIST:
+            return _list(c, indent="  ")
+        case Category.CHART:
+            return f"图表: {c.get('title', '')}\n{c.get('data_summary', '')}".rstrip()
+        case Category.IMAGE:
+            return f"图片: {c.get('description', '')}".rstrip()
+        case Category.LINK:
+            text, url = c.get("text") or "", c.get("url", "")
+            return f"{text} ({url})" if text and text != url else str(url)
+        case Category.FORMULA:
+            return str(c.get("expression", ""))
+        case (
+            Category.DIAGRAM
+            | Category.ANNOTATION
+            | Category.HEADER
+            | Category.FOOTER
+            | Category.SEPARATOR
+            | Category.AUDIO
+            | Category.VIDEO
+            | Category.FORM
+            | Category.WIDGET
+        ):
+            return f"{category.value}: {summary}"
+        case _:
+            assert_never(category)
+
+
+def _list(c: Mapping[str, JSON], indent: str) -> str:
+    ordered = bool(c.get("ordered"))
+    counters: dict[int, int] = {}
+    lines = []
+    for item in c.get("items") or []:
+        level = max(int(item.get("level") or 0), 0)
+        counters = {lvl: n for lvl, n in counters.items() if lvl <= level}
+        counters[level] = counters.get(level, 0) + 1
+        marker = f"{counters[level]}." if ordered else "-"
+        lines.append(f"{indent * level}{marker} {item.get('text', '')}")
+    return "\n".join(lines)
+
+
+def _cell(value: JSON) -> str:
+    return "" if value is None else str(value).replace("\t", " ").replace("\n", " ")
+
+
+def _md_cell(value: JSON) -> str:
+    text = "" if value is None else str(value)
+    return (
+        text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
+    )
+
+
+def _pipe_table(headers: Sequence[JSON], rows: Sequence[Sequence[JSON]]) -> str:
+    width = max([len(headers), *(len(r) for r in rows)], default=0)
+    if width == 0:
+        return "| |\n|---|"
+
+    def line(cells: Sequence[JSON]) -> str:
+        padded = [*cells, *[""] * (width - len(cells))]
+        return "| " + " | ".join(_md_cell(v) for v in padded) + " |"
+
+    out = [line(headers), "|" + "---|" * width]
+    out += [line(row) for row in rows]
+    return "\n".join(out)
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+
+
+def _md_inline(text: str) -> str:
+    """Text safe inside link brackets and headings: brackets escaped, one line."""
+    return " ".join(text.split()).replace("[", "\\[").replace("]", "\\]")
