@@ -23,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar, assert_never, cast
 
 import anyio
 import anyio.to_thread
@@ -32,12 +32,13 @@ from anyio.abc import TaskGroup
 from dpe_server.catalog.folder import FileStat, scan
 from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.index import Index, outline_of
+from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
 from dpe_server.catalog.store import MemoryStore, Outline, Store
 from dpe_server.extractors import DEFAULT_LIMITS, is_paged
 from dpe_server.isolation.backends import Backend
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.info import DocumentInfo, PageInfo
-from dpe_server.model.tree import Document, Element, Page, page_of_element_id
+from dpe_server.model.tree import Document, Element, Page
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -205,50 +206,7 @@ class Catalog(Index[Entry]):
 
     async def keyed_page(self, doc_ref: str, index: int, uri: str) -> tuple[str, Page]:
         """The page, with the store key of the version of the file it is of."""
-        entry = self.entry(doc_ref, uri)
-        await self._ensure_counted(entry)
-        self._check_index(entry, index, uri)
-        loaded = await self._load_page(entry, index)
-        if loaded is None:
-            raise self._unreadable_page(entry, index, uri)
-        return loaded
-
-    async def _ensure_counted(self, entry: Entry) -> None:
-        """Know the page count: from the outline, or (pdf, pptx) a probe, so that one page
-        can be read without the others; other formats are extracted whole."""
-        if entry.current or entry.failed:
-            return
-        if not is_paged(entry.rel):
-            await self._ensure_outline(entry)
-        elif entry.props is None and entry.outline is None:
-            await self._probe(entry)
-
-    async def _load_page(self, entry: Entry, index: int) -> tuple[str, Page] | None:
-        """The page with the store key it was found under (None: it cannot be read)."""
-        key = entry.outline_key if entry.outline is not None else entry.key
-        page = self.pages_lru.get(key, index)
-        if page is None:
-            page = await anyio.to_thread.run_sync(self.store.page, key, index)
-        if page is None and entry.outline is None and is_paged(entry.rel):
-            try:
-                pages = await self.backend.extract_pages(self.root, entry.rel, [index])
-            except ExtractionError:
-                await self._ensure_outline(entry)
-                return await self._load_page(entry, index) if entry.outline else None
-            if entry.key == key:  # else the file changed meanwhile: these pages are of neither
-                await anyio.to_thread.run_sync(self.store.put_pages, key, pages)
-            page = next((p for p in pages if p.page_index == index), None)
-        if page is None and entry.outline is not None:
-            # The store lost it (evicted or unreadable): extract the document again.
-            self.store.forget(entry.outline_key)
-            entry.outline_key = ""
-            await self._ensure_outline(entry)
-            key = entry.outline_key
-            page = await anyio.to_thread.run_sync(self.store.page, key, index)
-        if page is None:
-            return None
-        self.pages_lru.put(key, page)
-        return key, page
+        return await self.run_steps(self._keyed_page(self.entry(doc_ref, uri), index, uri))
 
     async def element(self, doc_ref: str, element_id: str, uri: str) -> tuple[int, Element]:
         _, index, element = await self.keyed_element(doc_ref, element_id, uri)
@@ -259,17 +217,20 @@ class Catalog(Index[Entry]):
     ) -> tuple[str, int, Element]:
         """The element and its page index, with the store key of the version it is of."""
         entry = self.entry(doc_ref, uri)
-        # Every id this server gives out names its page (p{page}-{abbr}{n}): another is unknown.
-        hint = page_of_element_id(element_id)
-        if hint is not None:
-            await self._ensure_counted(entry)
-        indices = [hint] if hint is not None and hint < self.page_count(entry) else []
-        for index in indices:
-            loaded = await self._load_page(entry, index)
-            el = loaded[1].element(element_id) if loaded else None
-            if loaded is not None and el is not None:
-                return loaded[0], index, el
-        raise self._no_element(entry, element_id, uri)
+        return await self.run_steps(self._keyed_element(entry, element_id, uri))
+
+    async def _perform(self, step: Step) -> Any:
+        match step:
+            case StoreCall(fn, args):
+                return await anyio.to_thread.run_sync(fn, *args)
+            case PagesJob(entry, indices):
+                return await self.backend.extract_pages(self.root, entry.rel, indices)
+            case MakeCurrent(entry):
+                return await self._ensure_outline(cast(Entry, entry))  # entries are ours
+            case Probe(entry):
+                return await self._probe(cast(Entry, entry))
+            case _:
+                assert_never(step)
 
     # ---- extraction ----------------------------------------------------------------------
 

@@ -21,11 +21,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
+from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, Steps, StoreCall
 from dpe_server.catalog.store import Cached, Outline, PageCache, Store, cache_key
-from dpe_server.extractors import extractor_fingerprint, file_type
+from dpe_server.extractors import extractor_fingerprint, file_type, is_paged
 from dpe_server.model.errors import (
     DocumentNotFound,
     ElementNotFound,
@@ -35,7 +36,7 @@ from dpe_server.model.errors import (
 )
 from dpe_server.model.info import DocumentInfo, PageInfo
 from dpe_server.model.metadata import derive_keywords, derive_summary, derive_title
-from dpe_server.model.tree import Document, Properties, page_of_element_id
+from dpe_server.model.tree import Document, Element, Page, Properties, page_of_element_id
 from dpe_server.model.uri import DpeUri, format_uri
 
 
@@ -73,6 +74,7 @@ class Entry:
 
 
 E = TypeVar("E", bound=Entry)
+T = TypeVar("T")
 
 
 def outline_of(doc: Document, entry: Entry) -> Outline:
@@ -261,3 +263,85 @@ class Index(ABC, Generic[E]):
             "for the element ids of a page.",
             uri,
         )
+
+    # ---- the read sequence, as steps each reader performs (`steps`) -----------------------
+
+    def _counted(self, entry: Entry) -> Steps[None]:
+        """Know the page count: from the outline, or (a paged format) a probe, so that one page
+        can be read without the others; other formats are extracted whole."""
+        if entry.current or entry.failed:
+            return
+        if not is_paged(entry.rel):
+            yield MakeCurrent(entry)
+        elif entry.props is None and entry.outline is None:
+            yield Probe(entry)
+
+    def _load_page(self, entry: Entry, index: int) -> Steps[tuple[str, Page] | None]:
+        """The page with the store key of the version it is of (None: it cannot be read)."""
+        key = entry.outline_key if entry.outline is not None else entry.key
+        page = self.pages_lru.get(key, index)
+        if page is None:
+            page = yield StoreCall(self.store.page, (key, index))
+        if page is None and entry.outline is None and is_paged(entry.rel):
+            try:
+                pages = yield PagesJob(entry, (index,))
+            except ExtractionError:
+                yield MakeCurrent(entry)
+                return (yield from self._load_page(entry, index)) if entry.outline else None
+            if entry.key == key:  # else the file changed meanwhile: these pages are of neither
+                yield StoreCall(self.store.put_pages, (key, pages))
+            page = next((p for p in pages if p.page_index == index), None)
+        if page is None and entry.outline is not None:
+            # The store lost it (evicted or unreadable): extract the document again.
+            yield StoreCall(self.store.forget, (entry.outline_key,))
+            entry.outline_key = ""
+            yield MakeCurrent(entry)
+            key = entry.outline_key
+            page = yield StoreCall(self.store.page, (key, index))
+        if page is None:
+            return None
+        self.pages_lru.put(key, page)
+        return key, page
+
+    def _keyed_page(self, entry: Entry, index: int, uri: str) -> Steps[tuple[str, Page]]:
+        """A page, with the store key of the version of the file it is of."""
+        yield from self._counted(entry)
+        self._check_index(entry, index, uri)
+        loaded = yield from self._load_page(entry, index)
+        if loaded is None:
+            raise self._unreadable_page(entry, index, uri)
+        return loaded
+
+    def _keyed_element(
+        self, entry: Entry, element_id: str, uri: str
+    ) -> Steps[tuple[str, int, Element]]:
+        """An element and its page index, with the store key of the version it is of."""
+        # Every id this server gives out names its page (p{page}-{abbr}{n}): another is unknown.
+        hint = page_of_element_id(element_id)
+        if hint is not None:
+            yield from self._counted(entry)
+        if hint is not None and hint < self.page_count(entry):
+            loaded = yield from self._load_page(entry, hint)
+            found = loaded[1].element(element_id) if loaded is not None else None
+            if loaded is not None and found is not None:
+                return loaded[0], hint, found
+        raise self._no_element(entry, element_id, uri)
+
+    async def run_steps(self, steps: Steps[T]) -> T:
+        """Perform every step of `steps` (an extraction error goes back into the sequence)."""
+        value: Any = None
+        error: ExtractionError | None = None
+        while True:
+            try:
+                step = steps.send(value) if error is None else steps.throw(error)
+            except StopIteration as done:
+                result: T = done.value
+                return result
+            try:
+                value, error = await self._perform(step), None
+            except ExtractionError as exc:
+                value, error = None, exc
+
+    @abstractmethod
+    async def _perform(self, step: Step) -> Any:
+        """Do what one step asks (see `steps`)."""

@@ -36,7 +36,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -46,19 +45,14 @@ import anyio
 import anyio.to_thread
 
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
-from dpe_server.isolation.backends import failures_as_extraction_errors
+from dpe_server.isolation.client import JobClient
 from dpe_server.isolation.jobs import (
     OUT_OF_MEMORY,
     Job,
-    decode_document,
-    decode_image,
-    decode_pages,
-    decode_probe,
-    pages_arg,
     unwrap,
 )
 from dpe_server.model.errors import CorruptError, ExtractionError, ExtractionTimeout, TooLargeError
-from dpe_server.model.tree import JSON, Document, Page, Properties
+from dpe_server.model.tree import JSON
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -239,14 +233,14 @@ class _Worker:
         self.kill()
 
 
-class ProcessBackend:
+class ProcessBackend(JobClient):
     """The `Backend` that runs `jobs.run_job` in a pool of worker processes."""
 
     def __init__(
         self, settings: WorkerSettings | None = None, limits: Limits = DEFAULT_LIMITS
     ) -> None:
+        super().__init__(limits)
         self.settings = settings or WorkerSettings()
-        self._limits = limits
         size = self.settings.pool_size
         self._slots = anyio.Semaphore(size)
         self._threads = anyio.CapacityLimiter(size)
@@ -263,27 +257,9 @@ class ProcessBackend:
     def parallelism(self) -> int:
         return self.settings.pool_size
 
-    async def probe(self, root: Path, rel: str) -> Properties:
-        job = Job(str(root), rel, "probe", limits=self._limits)
-        return await self._decoded(job, self.settings.probe_timeout, decode_probe)
-
-    async def extract(self, root: Path, rel: str) -> Document:
-        job = Job(str(root), rel, "extract", limits=self._limits)
-        return await self._decoded(job, self.settings.timeout, decode_document)
-
-    async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]:
-        job = Job(str(root), rel, "pages", pages_arg(pages), self._limits)
-        return await self._decoded(job, self.settings.timeout, decode_pages)
-
-    async def image(
-        self, root: Path, rel: str, metadata: Mapping[str, JSON]
-    ) -> tuple[str, str] | None:
-        job = Job(str(root), rel, "image", limits=self._limits, metadata=dict(metadata))
-        return await self._decoded(job, self.settings.timeout, decode_image)
-
-    async def _decoded(self, job: Job, deadline: float, decode: Callable[[JSON], T]) -> T:
-        with failures_as_extraction_errors(job):
-            return decode(await self.run(job, deadline))
+    async def _execute(self, job: Job) -> JSON:
+        deadline = self.settings.probe_timeout if job.op == "probe" else self.settings.timeout
+        return await self.run(job, deadline)
 
     async def aclose(self) -> None:
         """Kill the workers in the middle of a job at once; ask the idle ones to exit."""
