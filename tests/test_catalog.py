@@ -98,7 +98,7 @@ async def test_page_read_of_paged_format_extracts_that_page_only(folder: Path) -
     catalog = _catalog(folder, backend)
     await catalog.start()
     ref = next(d.doc_ref for d in catalog.documents() if d.page_count == 3)
-    page = await catalog.page(ref, 2, "u")
+    page = await catalog.page(ref, 2)
     assert page.title == "Three"
     assert (backend.calls["pages"], backend.calls["extract"]) == (1, 0)
 
@@ -110,7 +110,7 @@ async def test_encrypted_file_is_listed_with_its_error(folder: Path) -> None:
     assert locked.error is not None
     assert locked.error["kind"] == "encrypted"
     with pytest.raises(PageNotFound) as info:
-        await catalog.page(locked.doc_ref, 0, "u")
+        await catalog.page(locked.doc_ref, 0)
     assert info.value.page_count == 0
 
 
@@ -119,12 +119,12 @@ async def test_unknown_element_and_foreign_ids(folder: Path) -> None:
     await catalog.start()
     ref = next(d.doc_ref for d in catalog.documents() if d.page_count == 3)
     with pytest.raises(ElementNotFound):
-        await catalog.element(ref, "p1-tbl9", "u")
+        await catalog.element(ref, "p1-tbl9")
     with pytest.raises(ElementNotFound):
-        await catalog.element(ref, "not-an-id", "u")
+        await catalog.element(ref, "not-an-id")
     with pytest.raises(ElementNotFound):
-        await catalog.element(ref, "p99-h1", "u")
-    index, element = await catalog.element(ref, "p1-h1", "u")
+        await catalog.element(ref, "p99-h1")
+    index, element = await catalog.element(ref, "p1-h1")
     assert (index, element.content["text"]) == (1, "Two")
 
 
@@ -140,8 +140,8 @@ async def test_restart_serves_everything_from_the_cache(folder: Path, tmp_path: 
     await second.start()
     assert [d.title for d in second.documents()] == [d.title for d in first.documents()]
     ref = next(d.doc_ref for d in second.documents() if d.page_count == 3)
-    assert (await second.page(ref, 1, "u")).title == "Two"
-    assert [p.title for p in await second.page_infos(ref, "u")] == ["One", "Two", "Three"]
+    assert (await second.page(ref, 1)).title == "Two"
+    assert [p.title for p in await second.page_infos(ref)] == ["One", "Two", "Three"]
     again.close()
 
 
@@ -169,7 +169,7 @@ async def test_two_servers_share_one_cache(folder: Path, tmp_path: Path) -> None
     third = _catalog(folder, Counting(forbid=True), SqliteStore(tmp_path / "c"))
     await third.start()
     ref = next(d.doc_ref for d in third.documents() if d.page_count == 3)
-    assert (await third.page(ref, 0, "u")).title == "One"
+    assert (await third.page(ref, 0)).title == "One"
     a.close()
     b.close()
 
@@ -198,12 +198,12 @@ async def test_changed_file_serves_last_good_until_the_new_tree_is_ready(folder:
         change = await catalog.rescan()
         assert ref in change.updated
         # The refresh is under way: the old version is served meanwhile.
-        assert (await catalog.page(ref, 0, "u")).title == "One"
+        assert (await catalog.page(ref, 0)).title == "One"
         with anyio.fail_after(10):
             while not any(ref in c.updated for c in changes):
                 await anyio.sleep(0.05)
-        assert (await catalog.page(ref, 0, "u")).title == "Uno"
-        assert catalog.page_count(catalog.entry(ref, "u")) == 4
+        assert (await catalog.page(ref, 0)).title == "Uno"
+        assert catalog.page_count(catalog.entry(ref)) == 4
         tg.cancel_scope.cancel()
 
 
@@ -240,9 +240,9 @@ async def test_half_written_file_is_retried_until_it_reads(folder: Path) -> None
         partial.write_bytes(data)
         await catalog.rescan()
         with anyio.fail_after(15):
-            while catalog.info_of(catalog.entry(ref, "u")).page_count != 3:
+            while catalog.info_of(catalog.entry(ref)).page_count != 3:
                 await anyio.sleep(0.1)
-        assert catalog.info_of(catalog.entry(ref, "u")).error is None
+        assert catalog.info_of(catalog.entry(ref)).error is None
         tg.cancel_scope.cancel()
 
 
@@ -287,11 +287,11 @@ async def test_large_paged_document_in_chunks_equals_one_extraction(tmp_path: Pa
     catalog = _catalog(folder, backend)
     await catalog.start()
     ref = catalog.documents()[0].doc_ref
-    infos = await catalog.page_infos(ref, "u")
+    infos = await catalog.page_infos(ref)
     assert (backend.calls["pages"], backend.calls["extract"]) == (3, 0)
     assert len(infos) == 30
     for page in whole.pages:
-        assert await catalog.page(ref, page.page_index, "u") == page
+        assert await catalog.page(ref, page.page_index) == page
 
 
 @pytest.mark.parametrize("cap", [DEFAULT_LIMITS.max_elements_per_page, 2])
@@ -323,7 +323,7 @@ async def test_ids_not_of_this_servers_scheme_are_unknown_without_extracting(
     await catalog.start()
     ref = next(d.doc_ref for d in catalog.documents() if d.page_count == 3)
     with pytest.raises(ElementNotFound):
-        await catalog.element(ref, "t1", "u")
+        await catalog.element(ref, "t1")
     assert backend.calls["extract"] + backend.calls["pages"] == 0
 
 

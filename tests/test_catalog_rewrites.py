@@ -83,7 +83,7 @@ def _catalog(deck: Path, store: Store) -> Catalog:
 
 async def _titles(catalog: Catalog) -> list[str]:
     ref = catalog.documents()[0].doc_ref
-    return [(await catalog.page(ref, i, "u")).title or "" for i in range(2)]
+    return [(await catalog.page(ref, i)).title or "" for i in range(2)]
 
 
 async def _restarted_after_a_rewrite(deck: Path, cache: Path) -> list[str]:

@@ -22,7 +22,7 @@ async def _images(folder: Path, prefix: str) -> list[tuple[str, list[tuple[str, 
     reader = Reader(catalog, "h")
     ref = next(d.doc_ref for d in catalog.documents() if d.doc_ref.startswith(prefix))
     out = []
-    for info in await catalog.page_infos(ref, "u"):
+    for info in await catalog.page_infos(ref):
         page = json.loads(
             (await reader.read(f"dpe://h/{ref}/pages/{info.page_index}"))[0].text or ""
         )
@@ -81,8 +81,8 @@ async def test_missing_file_gives_no_picture_in_the_read(fixture_dir: Path, tmp_
     ref = catalog.documents()[0].doc_ref
     images = [
         el.element_id
-        for info in await catalog.page_infos(ref, "u")
-        for el in (await catalog.page(ref, info.page_index, "u")).elements
+        for info in await catalog.page_infos(ref)
+        for el in (await catalog.page(ref, info.page_index)).elements
         if el.category is Category.IMAGE
     ]
     image = images[0]

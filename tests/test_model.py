@@ -107,3 +107,14 @@ def test_builder_without_cap_says_nothing_of_truncation() -> None:
     b = PageBuilder(0)
     b.add(Category.TEXT, "a", {"text": "a"})
     assert b.build("t").metadata == {}
+
+
+def test_request_errors_raised_while_reading_carry_the_uri_read() -> None:
+    from dpe_server.model.errors import DocumentNotFound, InvalidUri, reading
+
+    with pytest.raises(DocumentNotFound) as caught, reading("dpe://h/x-1"):
+        raise DocumentNotFound("No document 'x-1'.")
+    assert caught.value.data() == {"uri": "dpe://h/x-1", "dpe_code": 4201}
+    with pytest.raises(InvalidUri) as invalid, reading("dpe://h/other"):
+        raise InvalidUri("dpe://h/own", "scheme", "no")  # an error that knows its URI keeps it
+    assert invalid.value.uri == "dpe://h/own"

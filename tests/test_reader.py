@@ -113,7 +113,7 @@ async def test_concurrent_reads_of_one_big_element_render_it_once(
     monkeypatch.setattr(render_module, "render", renders)
     got: list[str] = []
     async with reader_of(folder) as reader:
-        await reader.catalog.element(doc_ref_for("big.xlsx"), "p0-tbl1", "")  # extracted
+        await reader.catalog.element(doc_ref_for("big.xlsx"), "p0-tbl1")  # extracted
 
         async def read() -> None:
             got.append(await _text(reader, _element("big.xlsx")))
@@ -134,7 +134,7 @@ async def test_level0_is_answered_while_a_big_element_renders(
     renders = Renders(hold=True)
     monkeypatch.setattr(render_module, "render", renders)
     async with reader_of(folder, max_element_bytes=0) as reader:
-        await reader.catalog.element(doc_ref_for("big.xlsx"), "p0-tbl1", "")
+        await reader.catalog.element(doc_ref_for("big.xlsx"), "p0-tbl1")
         async with anyio.create_task_group() as tg:
             tg.start_soon(_text, reader, _element("big.xlsx"))
             await anyio.to_thread.run_sync(renders.started.wait, 5)

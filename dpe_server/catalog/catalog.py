@@ -191,33 +191,31 @@ class Catalog(Index[Entry]):
 
     # ---- queries -------------------------------------------------------------------------
 
-    async def outline(self, doc_ref: str, uri: str) -> tuple[Entry, Outline | None]:
+    async def outline(self, doc_ref: str) -> tuple[Entry, Outline | None]:
         """The document's outline (extracting it if needed); None when it cannot be read."""
-        entry = self.entry(doc_ref, uri)
+        entry = self.entry(doc_ref)
         await self._ensure_outline(entry)
         return entry, entry.outline
 
-    async def page_infos(self, doc_ref: str, uri: str) -> list[PageInfo]:
-        _, outline = await self.outline(doc_ref, uri)
+    async def page_infos(self, doc_ref: str) -> list[PageInfo]:
+        _, outline = await self.outline(doc_ref)
         return list(outline.pages) if outline else []
 
-    async def page(self, doc_ref: str, index: int, uri: str) -> Page:
-        return (await self.keyed_page(doc_ref, index, uri))[1]
+    async def page(self, doc_ref: str, index: int) -> Page:
+        return (await self.keyed_page(doc_ref, index))[1]
 
-    async def keyed_page(self, doc_ref: str, index: int, uri: str) -> tuple[str, Page]:
+    async def keyed_page(self, doc_ref: str, index: int) -> tuple[str, Page]:
         """The page, with the store key of the version of the file it is of."""
-        return await self.run_steps(self._keyed_page(self.entry(doc_ref, uri), index, uri))
+        return await self.run_steps(self._keyed_page(self.entry(doc_ref), index))
 
-    async def element(self, doc_ref: str, element_id: str, uri: str) -> tuple[int, Element]:
-        _, index, element = await self.keyed_element(doc_ref, element_id, uri)
+    async def element(self, doc_ref: str, element_id: str) -> tuple[int, Element]:
+        _, index, element = await self.keyed_element(doc_ref, element_id)
         return index, element
 
-    async def keyed_element(
-        self, doc_ref: str, element_id: str, uri: str
-    ) -> tuple[str, int, Element]:
+    async def keyed_element(self, doc_ref: str, element_id: str) -> tuple[str, int, Element]:
         """The element and its page index, with the store key of the version it is of."""
-        entry = self.entry(doc_ref, uri)
-        return await self.run_steps(self._keyed_element(entry, element_id, uri))
+        entry = self.entry(doc_ref)
+        return await self.run_steps(self._keyed_element(entry, element_id))
 
     async def _perform(self, step: Step) -> Any:
         match step:

@@ -182,12 +182,11 @@ class Index(ABC, Generic[E]):
                 f"Unknown host '{uri.host}': this server is dpe://{self.host}.", uri.raw
             )
 
-    def entry(self, doc_ref: str, uri: str) -> E:
+    def entry(self, doc_ref: str) -> E:
         entry = self._by_ref.get(doc_ref)
         if entry is None:
             raise DocumentNotFound(
-                f"No document '{doc_ref}' on {self.host}; read dpe://{self.host} for the catalog.",
-                uri,
+                f"No document '{doc_ref}' on {self.host}; read dpe://{self.host} for the catalog."
             )
         return entry
 
@@ -237,31 +236,28 @@ class Index(ABC, Generic[E]):
             return 0
         return entry.props.page_count
 
-    def _check_index(self, entry: Entry, index: int, uri: str) -> None:
+    def _check_index(self, entry: Entry, index: int) -> None:
         count = self.page_count(entry)
         if index >= count:
             last = f"pages 0 to {count - 1}" if count else "no pages"
             raise PageNotFound(
                 f"Page {index} is out of range: '{entry.doc_ref}' has {count} "
                 f"page{'' if count == 1 else 's'} ({last}).",
-                uri,
-                count,
+                page_count=count,
             )
 
-    def _unreadable_page(self, entry: Entry, index: int, uri: str) -> PageNotFound:
+    def _unreadable_page(self, entry: Entry, index: int) -> PageNotFound:
         return PageNotFound(
             f"Page {index} of '{entry.doc_ref}' could not be read; the file may have changed.",
-            uri,
-            self.page_count(entry),
+            page_count=self.page_count(entry),
         )
 
-    def _no_element(self, entry: Entry, element_id: str, uri: str) -> ElementNotFound:
+    def _no_element(self, entry: Entry, element_id: str) -> ElementNotFound:
         hint = page_of_element_id(element_id)
         return ElementNotFound(
             f"No element '{element_id}' in '{entry.doc_ref}'; read "
             f"{format_uri(self.host, entry.doc_ref, page_index=hint or 0)} "
-            "for the element ids of a page.",
-            uri,
+            "for the element ids of a page."
         )
 
     # ---- the read sequence, as steps each reader performs (`steps`) -----------------------
@@ -303,18 +299,16 @@ class Index(ABC, Generic[E]):
         self.pages_lru.put(key, page)
         return key, page
 
-    def _keyed_page(self, entry: Entry, index: int, uri: str) -> Steps[tuple[str, Page]]:
+    def _keyed_page(self, entry: Entry, index: int) -> Steps[tuple[str, Page]]:
         """A page, with the store key of the version of the file it is of."""
         yield from self._counted(entry)
-        self._check_index(entry, index, uri)
+        self._check_index(entry, index)
         loaded = yield from self._load_page(entry, index)
         if loaded is None:
-            raise self._unreadable_page(entry, index, uri)
+            raise self._unreadable_page(entry, index)
         return loaded
 
-    def _keyed_element(
-        self, entry: Entry, element_id: str, uri: str
-    ) -> Steps[tuple[str, int, Element]]:
+    def _keyed_element(self, entry: Entry, element_id: str) -> Steps[tuple[str, int, Element]]:
         """An element and its page index, with the store key of the version it is of."""
         # Every id this server gives out names its page (p{page}-{abbr}{n}): another is unknown.
         hint = page_of_element_id(element_id)
@@ -325,7 +319,7 @@ class Index(ABC, Generic[E]):
             found = loaded[1].element(element_id) if loaded is not None else None
             if loaded is not None and found is not None:
                 return loaded[0], hint, found
-        raise self._no_element(entry, element_id, uri)
+        raise self._no_element(entry, element_id)
 
     async def run_steps(self, steps: Steps[T]) -> T:
         """Perform every step of `steps` (an extraction error goes back into the sequence)."""

@@ -19,6 +19,8 @@ JSON-RPC errors in one function (`dpe_server.surface.errors`); nothing else choo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import ClassVar, Literal
 
 ErrorKind = Literal["encrypted", "corrupt", "unsupported", "too_large", "timeout"]
@@ -33,11 +35,15 @@ class DpeError(Exception):
 
 
 class RequestError(DpeError):
-    """A `resources/read` (or tool call) that cannot be answered; carries a DPE code."""
+    """A `resources/read` (or tool call) that cannot be answered; carries a DPE code.
+
+    Raised where the problem is found, which need not know the URI being read: `reading(uri)`
+    around a read gives the error its URI, in one place.
+    """
 
     dpe_code: ClassVar[int]
 
-    def __init__(self, message: str, uri: str) -> None:
+    def __init__(self, message: str, uri: str = "") -> None:
         super().__init__(message)
         self.uri = uri
 
@@ -71,7 +77,7 @@ class PageNotFound(RequestError):
 
     dpe_code = 4202
 
-    def __init__(self, message: str, uri: str, page_count: int) -> None:
+    def __init__(self, message: str, uri: str = "", *, page_count: int) -> None:
         super().__init__(message, uri)
         self.page_count = page_count
 
@@ -83,6 +89,16 @@ class ElementNotFound(RequestError):
     """No element with that id in the document."""
 
     dpe_code = 4203
+
+
+@contextmanager
+def reading(uri: str) -> Iterator[None]:
+    """A `RequestError` raised in the block is about `uri` (the URI being read)."""
+    try:
+        yield
+    except RequestError as exc:
+        exc.uri = exc.uri or uri
+        raise
 
 
 class ExtractionError(DpeError):

@@ -26,7 +26,7 @@ from dpe_server.catalog.sqlite import open_store
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.client import InlineJobs, run_inline
-from dpe_server.model.errors import ExtractionError
+from dpe_server.model.errors import ExtractionError, reading
 from dpe_server.model.tree import JSON, Category
 from dpe_server.model.uri import DpeUri, parse
 from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES
@@ -75,11 +75,15 @@ class OneShotReader(Index[Entry]):
 
     def read(self, uri: str) -> list[Body]:
         """The bodies of a read of `uri`; raises `RequestError` (`InvalidUri`, not-found...)."""
+        with reading(uri):
+            return self._read(uri)
+
+    def _read(self, uri: str) -> list[Body]:
         parsed = parse(uri)
         self.check_host(parsed)
         if parsed.doc_ref is None:
             raise ValueError("Level 0 lists every document: read it through the catalog")
-        entry = self.entry(parsed.doc_ref, uri)
+        entry = self.entry(parsed.doc_ref)
         if entry.rel not in self._restored:  # what the store knows, for this document only
             entry.key = self._key(entry.rel, entry.stat)
             self._restore(entry)
@@ -90,10 +94,10 @@ class OneShotReader(Index[Entry]):
     def _payload(self, parsed: DpeUri, entry: Entry) -> tuple[dict[str, Any], int, list[Body]]:
         uri, host = parsed.raw, self.host
         if parsed.page_index is not None:
-            _, page = run_inline(self.run_steps(self._keyed_page(entry, parsed.page_index, uri)))
+            _, page = run_inline(self.run_steps(self._keyed_page(entry, parsed.page_index)))
             return page_view(host, entry.doc_ref, page, parsed), 2, []
         if parsed.element_id is not None:
-            steps = self._keyed_element(entry, parsed.element_id, uri)
+            steps = self._keyed_element(entry, parsed.element_id)
             _, index, element = run_inline(self.run_steps(steps))
             pictures: list[Body] = []
             if parsed.format == "json" and element.category is Category.IMAGE:

@@ -17,7 +17,7 @@ import anyio
 import anyio.to_thread
 
 from dpe_server.catalog.catalog import Catalog
-from dpe_server.model.errors import ExtractionError
+from dpe_server.model.errors import ExtractionError, reading
 from dpe_server.model.tree import Category
 from dpe_server.model.uri import DpeUri, Format, parse
 from dpe_server.read.body_cache import BIG_BYTES, BodyCache, ByteBudget
@@ -82,9 +82,10 @@ class Reader:
 
     async def read(self, uri: str) -> list[Body]:
         """The bodies of a read of `uri`; raises `RequestError` (`InvalidUri`, not-found...)."""
-        parsed = parse(uri)
-        self.catalog.check_host(parsed)
-        key, level, payload, pictures = await self._payload(parsed)
+        with reading(uri):
+            parsed = parse(uri)
+            self.catalog.check_host(parsed)
+            key, level, payload, pictures = await self._payload(parsed)
 
         async def build() -> str:
             return await self._render(level, payload, parsed.format)
@@ -112,14 +113,14 @@ class Reader:
         await catalog.ready.wait()
         if parsed.doc_ref is None:
             return None, 0, catalog_view(host, catalog.documents(), parsed), []
-        entry = catalog.entry(parsed.doc_ref, uri)
+        entry = catalog.entry(parsed.doc_ref)
         if parsed.page_index is not None:
-            key, page = await catalog.keyed_page(entry.doc_ref, parsed.page_index, uri)
+            key, page = await catalog.keyed_page(entry.doc_ref, parsed.page_index)
             view = page_view(host, entry.doc_ref, page, parsed)
             shared = ("page", key, entry.doc_ref, page.page_index, parsed.categories)
             return shared, 2, view, []
         if parsed.element_id is not None:
-            key, index, element = await catalog.keyed_element(entry.doc_ref, parsed.element_id, uri)
+            key, index, element = await catalog.keyed_element(entry.doc_ref, parsed.element_id)
             payload = element_view(host, entry.doc_ref, index, element)
             blobs: list[Body] = []
             if parsed.format == "json" and element.category is Category.IMAGE:
@@ -131,8 +132,8 @@ class Reader:
                     data, mime = found
                     blobs.append(Body(uri, mime, blob=data))
             return ("element", key, entry.doc_ref, element.element_id), 3, payload, blobs
-        pages = await catalog.page_infos(entry.doc_ref, uri) if parsed.depth == "pages" else None
+        pages = await catalog.page_infos(entry.doc_ref) if parsed.depth == "pages" else None
         if parsed.depth == "metadata":
-            await catalog.outline(entry.doc_ref, uri)  # settle derived title and summary
+            await catalog.outline(entry.doc_ref)  # settle derived title and summary
         info = catalog.info_of(entry)
         return None, 1, document_view(host, info, pages, parsed), []

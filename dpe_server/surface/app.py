@@ -29,7 +29,7 @@ from dpe_server.catalog.sqlite import open_store
 from dpe_server.catalog.watcher import watch
 from dpe_server.isolation.backends import Backend
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
-from dpe_server.model.errors import DocumentNotFound, RequestError
+from dpe_server.model.errors import DocumentNotFound, RequestError, reading
 from dpe_server.model.integers import uint_or_none
 from dpe_server.model.uri import format_uri, parse
 from dpe_server.read.reader import Reader
@@ -191,7 +191,7 @@ class DpeApp:
                 title=d.title,
                 description=d.summary or None,
                 mime_type="application/json",
-                size=self.catalog.entry(d.doc_ref, "").stat.size,
+                size=self.catalog.entry(d.doc_ref).stat.size,
                 annotations=types.Annotations(last_modified=d.last_modified),
                 _meta={
                     "page_count": d.page_count,
@@ -210,7 +210,7 @@ class DpeApp:
         )
 
     def _tags(self, doc_ref: str) -> list[str]:
-        entry = self.catalog.entry(doc_ref, "")
+        entry = self.catalog.entry(doc_ref)
         folders = [p for p in Path(entry.rel).parent.parts if p not in ("", ".")]
         return [entry.file_type, *folders]
 
@@ -268,12 +268,12 @@ class DpeApp:
     async def subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
         try:
-            parsed = parse(uri)
-            if parsed.host.lower() != self.host.lower():
-                raise DocumentNotFound(f"Unknown host '{parsed.host}'.", uri)
-            if parsed.doc_ref is not None:
-                await self.catalog.ready.wait()
-                self.catalog.entry(parsed.doc_ref, uri)
+            with reading(uri):
+                parsed = parse(uri)
+                self.catalog.check_host(parsed)
+                if parsed.doc_ref is not None:
+                    await self.catalog.ready.wait()
+                    self.catalog.entry(parsed.doc_ref)
         except RequestError as exc:
             raise to_mcp_error(exc, ctx.protocol_version) from None
         self.hub.subscribe(ctx, uri)
@@ -318,7 +318,7 @@ class DpeApp:
         if not doc_ref:
             return []
         try:
-            entry = self.catalog.entry(doc_ref, "")
+            entry = self.catalog.entry(doc_ref)
         except DocumentNotFound:
             return []
         if name == "page_index":
@@ -332,11 +332,11 @@ class DpeApp:
                     [index] if index is not None and index < self.catalog.page_count(entry) else []
                 )
             else:
-                _, outline = await self.catalog.outline(doc_ref, "")
+                _, outline = await self.catalog.outline(doc_ref)
                 indices = [p.page_index for p in outline.pages] if outline else []
             ids: list[str] = []
             for index in indices[:MAX_COMPLETION_PAGES]:
-                loaded = await self.catalog.page(doc_ref, index, "")
+                loaded = await self.catalog.page(doc_ref, index)
                 ids += [el.element_id for el in loaded.elements]
             return rank(typed, ids)
         return []

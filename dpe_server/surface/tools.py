@@ -212,11 +212,11 @@ class ToolBox:
         chunk: list[tuple[str, str, Page]] = []
         queued = searched = 0
         for entry in entries:
-            _, outline = await app.catalog.outline(entry.doc_ref, "")
+            _, outline = await app.catalog.outline(entry.doc_ref)
             title, infos = (outline.title, outline.pages) if outline else ("", ())
             for info in infos:
                 try:
-                    page = await app.catalog.page(entry.doc_ref, info.page_index, "")
+                    page = await app.catalog.page(entry.doc_ref, info.page_index)
                 except RequestError:
                     continue  # the file changed under the search
                 chunk.append((entry.doc_ref, title, page))
