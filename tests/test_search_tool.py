@@ -19,7 +19,7 @@ from mcp import Client
 
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.model.tree import Element
-from dpe_server.surface import tools
+from dpe_server.read import search as search_module
 from dpe_server.surface.app import Settings, build_server
 from tests.e2e.harness import make_folder
 
@@ -97,7 +97,7 @@ async def test_other_requests_are_served_while_a_search_is_matching(
     answered while the search is held, and the search finish after it."""
     matching, read_answered = threading.Event(), threading.Event()
     held_in_vain: list[bool] = []
-    real_text_of = tools._text_of
+    real_text_of = search_module._text_of
 
     def held_text_of(element: Element) -> str:
         if not matching.is_set():
@@ -106,7 +106,7 @@ async def test_other_requests_are_served_while_a_search_is_matching(
                 held_in_vain.append(True)
         return real_text_of(element)
 
-    monkeypatch.setattr(tools, "_text_of", held_text_of)
+    monkeypatch.setattr(search_module, "_text_of", held_text_of)
     await client.list_resources()  # the catalog is ready
     finished: list[str] = []
 
@@ -135,7 +135,7 @@ async def test_search_out_of_time_says_its_results_are_partial(
     whole = json.loads(text)
     assert whole["partial"] is False
     assert "note" not in whole
-    monkeypatch.setattr(tools, "SEARCH_BUDGET_SECONDS", -1.0)  # spent before it starts
+    monkeypatch.setattr(search_module, "SEARCH_BUDGET_SECONDS", -1.0)  # spent before it starts
     is_error, text = await _search(client, query="bullet")
     assert not is_error, text
     cut = json.loads(text)
@@ -149,7 +149,7 @@ async def test_search_ranks_the_same_whatever_the_chunk_size(
 ) -> None:
     args = {"query": "bullet about", "limit": 3}
     _, one_chunk = await _search(client, **args)
-    monkeypatch.setattr(tools, "SEARCH_CHUNK_ELEMENTS", 1)  # a thread hop per page
+    monkeypatch.setattr(search_module, "SEARCH_CHUNK_ELEMENTS", 1)  # a thread hop per page
     _, many_chunks = await _search(client, **args)
     assert json.loads(many_chunks) == json.loads(one_chunk)
     assert json.loads(one_chunk)["total"] == 4  # one bullet per slide, four slides

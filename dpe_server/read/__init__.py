@@ -1,6 +1,9 @@
-"""A read of a `dpe://` URI, free of any transport: the catalog's trees through the views.
+"""What clients ask of the catalog, free of any transport: reads of `dpe://` URIs through the
+views, search, completion values.
 
 - `reader`: `Reader.read(uri)` for the server, the `read` tool and `dpe-server read` of Level 0;
 - `body_cache`: big bodies rendered once for concurrent reads, within a byte budget;
-- `oneshot`: `dpe-server read` of one document, synchronously, without an event loop.
+- `oneshot`: `dpe-server read` of one document, synchronously, without an event loop;
+- `search`: the elements holding every word of a query (the `search` tool);
+- `completion`: completion values of the templates' arguments, ranked; the rate limit.
 """

@@ -1,9 +1,8 @@
-"""The MCP surface: thin handlers over the reader and the catalog, and the transports.
+"""The MCP surface: thin handlers over the read side (`dpe_server.read`), and the transports.
 
 - `app`: the low-level `Server` and its handlers (resources, templates, subscribe, completion);
 - `errors`: the one mapping of domain errors to JSON-RPC errors;
 - `notify`: the one fan-out of changes to sessions of both protocol eras;
-- `completion`: ranking of completion values and its rate limit;
 - `tools`: the `read` and `search` tools;
 - `transports`: stdio and streamable HTTP, and stopping on a signal;
 - `progress`: the indexing progress bar on a terminal.

@@ -29,11 +29,11 @@ from dpe_server.catalog.sqlite import open_store
 from dpe_server.catalog.watcher import watch
 from dpe_server.isolation.backends import Backend
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
-from dpe_server.model.errors import DocumentNotFound, RequestError, reading
+from dpe_server.model.errors import RequestError, reading
 from dpe_server.model.integers import uint_or_none
 from dpe_server.model.uri import format_uri, parse
+from dpe_server.read.completion import Completer, RateLimiter, cap
 from dpe_server.read.reader import Reader
-from dpe_server.surface.completion import RateLimiter, cap, rank
 from dpe_server.surface.errors import INVALID_PARAMS, RATE_LIMITED, to_mcp_error
 from dpe_server.surface.notify import Hub
 from dpe_server.surface.progress import progress_bar
@@ -43,8 +43,6 @@ from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES
 log = logging.getLogger(__name__)
 
 Ctx = ServerRequestContext[Any, Any]
-MAX_COMPLETION_PAGES = 50
-"""element_id completion without a page_index looks at this many pages at most."""
 
 
 @dataclass
@@ -109,7 +107,8 @@ class DpeApp:
         )
         self.reader = Reader(self.catalog, self.host, settings.max_element_bytes)
         self.limiter = RateLimiter(settings.completion_rate, settings.completion_burst)
-        self.toolbox = ToolBox(self)
+        self.toolbox = ToolBox(self.reader, self.catalog)
+        self.completer = Completer(self.catalog)
         self.on_ready: Callable[[], None] | None = None
         """Called once the folder is indexed (the CLI prints its banner)."""
         self.stop: Callable[[], None] | None = None
@@ -294,7 +293,8 @@ class DpeApp:
                 RATE_LIMITED,
                 "Too many completion requests from this session; wait a moment and try again.",
             )
-        values = await self._complete_values(params)
+        request = _completion_request(params)
+        values = await self.completer.values(*request) if request is not None else []
         done = cap(values)
         return types.CompleteResult(
             completion=types.Completion(
@@ -302,44 +302,17 @@ class DpeApp:
             )
         )
 
-    async def _complete_values(self, params: types.CompleteRequestParams) -> list[str]:
-        ref = params.ref
-        if not isinstance(ref, types.ResourceTemplateReference) or not ref.uri.startswith(
-            f"dpe://{self.host}/"
-        ):
-            return []
-        await self.catalog.ready.wait()
-        name, typed = params.argument.name, params.argument.value
-        context = (params.context.arguments if params.context else None) or {}
-        if name == "doc_ref":
-            titles = {d.doc_ref: d.title for d in self.catalog.documents()}
-            return rank(typed, titles, titles)
-        doc_ref = context.get("doc_ref")
-        if not doc_ref:
-            return []
-        try:
-            entry = self.catalog.entry(doc_ref)
-        except DocumentNotFound:
-            return []
-        if name == "page_index":
-            count = self.catalog.page_count(entry)
-            return [str(i) for i in range(count) if str(i).startswith(typed)]
-        if name == "element_id":
-            page = context.get("page_index")
-            if page is not None and page.strip():
-                index = uint_or_none(page)  # a page index that names no page narrows to none
-                indices = (
-                    [index] if index is not None and index < self.catalog.page_count(entry) else []
-                )
-            else:
-                _, outline = await self.catalog.outline(doc_ref)
-                indices = [p.page_index for p in outline.pages] if outline else []
-            ids: list[str] = []
-            for index in indices[:MAX_COMPLETION_PAGES]:
-                loaded = await self.catalog.page(doc_ref, index)
-                ids += [el.element_id for el in loaded.elements]
-            return rank(typed, ids)
-        return []
+
+def _completion_request(
+    params: types.CompleteRequestParams,
+) -> tuple[str, str, str, dict[str, str]] | None:
+    """(template URI, argument name, typed value, context arguments) of a completion request
+    on a resource template; None for any other reference."""
+    ref = params.ref
+    if not isinstance(ref, types.ResourceTemplateReference):
+        return None
+    context = (params.context.arguments if params.context else None) or {}
+    return ref.uri, params.argument.name, params.argument.value, dict(context)
 
 
 def build_server(settings: Settings) -> DpeServer:

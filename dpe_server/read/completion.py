@@ -1,4 +1,5 @@
-"""`completion/complete` for the templates' three arguments, and its per-session rate limit.
+"""`completion/complete` for the templates' three arguments (`Completer`), and its per-session
+rate limit.
 
 Ranking is prefix first (shortest, then alphabetical), then fuzzy: the typed characters in
 order anywhere in the candidate (or, for doc_refs, in the document title), tighter matches
@@ -8,8 +9,12 @@ first. At most 100 values, with `total` and `hasMore`.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+from dpe_server.catalog.catalog import Catalog
+from dpe_server.model.errors import DocumentNotFound
+from dpe_server.model.integers import uint_or_none
 
 MAX_VALUES = 100
 
@@ -97,3 +102,51 @@ class RateLimiter:
             for old in list(self._buckets)[:5_000]:
                 del self._buckets[old]
         return True
+
+
+MAX_COMPLETION_PAGES = 50
+"""element_id completion without a page_index looks at this many pages at most."""
+
+
+class Completer:
+    """Completion values of the two templates' arguments from the catalog."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    async def values(
+        self, template: str, name: str, typed: str, context: Mapping[str, str]
+    ) -> list[str]:
+        """Values for argument `name` of `template` (one of this server's), best first; none
+        for an unknown argument, a template of another host or missing context."""
+        catalog = self.catalog
+        if not template.startswith(f"dpe://{catalog.host}/"):
+            return []
+        await catalog.ready.wait()
+        if name == "doc_ref":
+            titles = {d.doc_ref: d.title for d in catalog.documents()}
+            return rank(typed, titles, titles)
+        doc_ref = context.get("doc_ref")
+        if not doc_ref:
+            return []
+        try:
+            entry = catalog.entry(doc_ref)
+        except DocumentNotFound:
+            return []
+        if name == "page_index":
+            count = catalog.page_count(entry)
+            return [str(i) for i in range(count) if str(i).startswith(typed)]
+        if name == "element_id":
+            page = context.get("page_index")
+            if page is not None and page.strip():
+                index = uint_or_none(page)  # a page index that names no page narrows to none
+                indices = [index] if index is not None and index < catalog.page_count(entry) else []
+            else:
+                _, outline = await catalog.outline(doc_ref)
+                indices = [p.page_index for p in outline.pages] if outline else []
+            ids: list[str] = []
+            for index in indices[:MAX_COMPLETION_PAGES]:
+                loaded = await catalog.page(doc_ref, index)
+                ids += [el.element_id for el in loaded.elements]
+            return rank(typed, ids)
+        return []
