@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import BinaryIO
 
-from dpe_server.extractors.base import DEFAULT_LIMITS, Check, Limits
+from dpe_server.extractors.base import DEFAULT_LIMITS, Check, Format, Limits
 from dpe_server.model.tree import JSON
 
 
@@ -34,3 +34,27 @@ def picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int)
         if not pkg.has(part) or pkg.size(part) > max_bytes:
             return None
         return pkg.read(part)
+
+
+def package_format(
+    name: str,
+    suffixes: tuple[str, ...],
+    kind_name: str,
+    page_unit: str,
+    *,
+    paged: bool,
+    prefix: str,
+) -> Format:
+    """The `Format` of an OOXML format whose parts live under `prefix`, read by
+    `dpe_server.extractors.<name>.extract`."""
+    return Format(
+        name=name,
+        suffixes=suffixes,
+        kind_name=kind_name,
+        page_unit=page_unit,
+        paged=paged,
+        extractor=f"dpe_server.extractors.{name}.extract:EXTRACTOR",
+        check=check(prefix),
+        picture=picture,
+        package_prefix=prefix,
+    )
