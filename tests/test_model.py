@@ -118,3 +118,12 @@ def test_request_errors_raised_while_reading_carry_the_uri_read() -> None:
     with pytest.raises(InvalidUri) as invalid, reading("dpe://h/other"):
         raise InvalidUri("dpe://h/own", "scheme", "no")  # an error that knows its URI keeps it
     assert invalid.value.uri == "dpe://h/own"
+
+
+def test_derived_summary_counts_pages_by_the_formats_page_unit() -> None:
+    from dpe_server.model.metadata import derive_summary
+    from dpe_server.model.tree import Document, Page, Properties
+
+    doc = Document(Properties(2), (Page(0, "Intro"), Page(1, "Plan")))
+    assert derive_summary(doc, "pptx", "slide") == "PPTX with 2 slides: Intro, Plan"
+    assert derive_summary(doc, "docx", "section") == "DOCX with 2 sections: Intro, Plan"

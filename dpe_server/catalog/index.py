@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar
 from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, Steps, StoreCall
 from dpe_server.catalog.store import Cached, Outline, PageCache, Store, cache_key
-from dpe_server.extractors import extractor_fingerprint, file_type, is_paged
+from dpe_server.extractors import extractor_fingerprint, file_type, format_of, is_paged
 from dpe_server.model.errors import (
     DocumentNotFound,
     ElementNotFound,
@@ -59,6 +59,12 @@ class Entry:
         return file_type(self.rel)
 
     @property
+    def page_unit(self) -> str:
+        """What a page of the file is called (its format says: sheet, slide, page...)."""
+        fmt = format_of(self.rel)
+        return fmt.page_unit if fmt is not None else "page"
+
+    @property
     def stem(self) -> str:
         return PurePosixPath(self.rel).stem
 
@@ -81,7 +87,7 @@ def outline_of(doc: Document, entry: Entry) -> Outline:
     return Outline(
         title=derive_title(doc, entry.stem),
         keywords=derive_keywords(doc),
-        summary=derive_summary(doc, entry.file_type),
+        summary=derive_summary(doc, entry.file_type, entry.page_unit),
         pages=tuple(PageInfo.of(p) for p in doc.pages),
         metadata=dict(doc.metadata),
     )

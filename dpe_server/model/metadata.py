@@ -76,7 +76,7 @@ def derive_keywords(doc: Document) -> tuple[str, ...]:
     return tuple(originals[k] for k in seen)
 
 
-def derive_summary(doc: Document, file_type: str) -> str:
+def derive_summary(doc: Document, file_type: str, unit: str = "page") -> str:
     """The file's subject/description, else its first paragraph, else what it holds."""
     if doc.properties.summary and doc.properties.summary.strip():
         return one_line(doc.properties.summary, SUMMARY_LIMIT)
@@ -86,9 +86,6 @@ def derive_summary(doc: Document, file_type: str) -> str:
                 text = str(el.content.get("text", ""))
                 if len(text.split()) >= 3 or len(text) >= 12:
                     return one_line(text, SUMMARY_LIMIT)
-    unit = {"xlsx": "sheet", "xlsm": "sheet", "pptx": "slide", "pptm": "slide"}.get(
-        file_type, "page"
-    )
     count = len(doc.pages)
     titles = ", ".join(p.title for p in doc.pages[:5] if p.title)
     plural = unit if count == 1 else unit + "s"
