@@ -131,3 +131,25 @@ def test_layout_parts_import_only_the_parts_below_them() -> None:
         if used != part and level[used] <= level[part]
     }
     assert upward == set()
+
+
+def test_layout_cache_fingerprint_covers_every_module_of_the_tree_code(tmp_path: Path) -> None:
+    """An edit or a move anywhere under the subpackages that make trees invalidates the cache."""
+    import shutil
+
+    from dpe_server.extractors import extractor_fingerprint
+
+    copy = tmp_path / "dpe_server"
+    for part in ("extractors", "model", "isolation", "views"):
+        shutil.copytree(PACKAGE / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
+    before = extractor_fingerprint(copy)
+    assert before == extractor_fingerprint(PACKAGE)
+    nested = copy / "extractors" / "xlsx" / "cells.py"
+    nested.write_text(nested.read_text() + "\n# edited\n")
+    edited = extractor_fingerprint(copy)
+    assert edited != before
+    (copy / "extractors" / "ooxml" / "omml.py").rename(copy / "extractors" / "ooxml" / "math.py")
+    assert extractor_fingerprint(copy) not in (before, edited)
+    views = extractor_fingerprint(copy)
+    (copy / "views" / "render.py").write_text("# rendering does not change trees\n")
+    assert extractor_fingerprint(copy) == views

@@ -59,19 +59,20 @@ def for_path(path: PurePath | str) -> Extractor | None:
 
 
 _PACKAGE = Path(__file__).resolve().parents[1]
-_TREE_CODE = ("extractors", "model")
-"""Subpackages whose code decides what a tree holds."""
+_TREE_CODE = ("extractors", "model", "isolation")
+"""Subpackages whose code decides what a tree (or a file's cached error) holds."""
 
 
-def extractor_fingerprint() -> str:
-    """A hash of the code that makes trees: every module under `extractors/` and `model/`.
+def extractor_fingerprint(package: Path = _PACKAGE) -> str:
+    """A hash of the code that makes trees and errors: every module, by its path and its bytes,
+    under `extractors/`, `model/` and `isolation/` (the checks before parsing, the jobs).
 
     Part of every cache key: any change to how trees are made (or a module moved) invalidates
     cached trees, without anyone having to remember to bump a version.
     """
     digest = hashlib.sha256()
     for folder in _TREE_CODE:
-        for path in sorted((_PACKAGE / folder).rglob("*.py")):
-            digest.update(path.relative_to(_PACKAGE).as_posix().encode())
+        for path in sorted((package / folder).rglob("*.py")):
+            digest.update(path.relative_to(package).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
