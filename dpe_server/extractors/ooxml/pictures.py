@@ -1,8 +1,9 @@
 """Pictures: the mime type from magic bytes, the pixel size from header bytes, EMU → px.
 
-No Pillow (it is not a runtime dependency): the size is read from the header of png, gif,
-bmp, webp (VP8, VP8L, VP8X), jpeg (the first SOF marker) and tiff (the first IFD); emf, wmf
-and svg have no pixel size here (None). Re-exported by `dpe_server.extractors.ooxml.drawingml`.
+No Pillow (only pdf pictures need it, through pypdf): the size is read from the header of
+png, gif, bmp, webp (VP8, VP8L, VP8X), jpeg (the first SOF marker) and tiff (the first IFD);
+emf, wmf and svg have no pixel size here (None). Re-exported by
+`dpe_server.extractors.ooxml.drawingml`.
 """
 
 from __future__ import annotations
