@@ -44,6 +44,7 @@ from lxml import etree
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.docx.body import Env, build_page
 from dpe_server.extractors.docx.items import PartCtx
+from dpe_server.extractors.docx.numbering import Numbering
 from dpe_server.extractors.docx.pages import (
     PagePlan,
     flatten,
@@ -61,7 +62,7 @@ from dpe_server.extractors.docx.parts import (
     section_header_footers,
 )
 from dpe_server.extractors.docx.runs import InlineReader
-from dpe_server.extractors.docx.styles import Numbering, Styles
+from dpe_server.extractors.docx.styles import Styles
 from dpe_server.extractors.docx.xml import from_strict, load, load_or_none
 from dpe_server.extractors.ooxml.package import Package, sniff
 from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedError
