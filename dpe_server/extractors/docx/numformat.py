@@ -25,7 +25,7 @@ _ROMAN = (
     (4, "iv"),
     (1, "i"),
 )
-_CJK_DIGITS = "〇一二三四五六七八九"
+_CJK_DIGITS = "零一二三四五六七八九"
 _CJK_UNITS = ((1000, "千"), (100, "百"), (10, "十"))
 _CJK_COUNTING = frozenset(
     {
