@@ -167,7 +167,12 @@ CONTENTS = [
     (
         "numbered",
         Category.LIST,
-        {"ordered": True, "items": [{"text": f"SENT-NUMBER-{i}", "level": 0} for i in (1, 2, 3)]},
+        {
+            "ordered": True,
+            "items": [
+                {"text": f"SENT-NUMBER-{i}", "level": 0, "label": f"{i}."} for i in (1, 2, 3)
+            ],
+        },
     ),
     (
         "code-style-and-mono-font",

@@ -171,6 +171,34 @@ def test_unordered_list_uses_dashes() -> None:
     assert render_element(el, markdown=True, full=True) == "- x\n    - y\n"
 
 
+@pytest.mark.parametrize(
+    ("labels", "ordered", "markdown"),
+    [
+        ([None, None], True, "1. x\n2. y\n"),
+        (["7.", "8."], True, "7. x\n8. y\n"),
+        (["9)", "10)"], True, "9) x\n10) y\n"),
+        (["iv.", "v."], True, "- iv. x\n- v. y\n"),
+        (["1.1.", "1.2."], True, "- 1.1. x\n- 1.2. y\n"),
+        ([None, None], False, "- x\n- y\n"),
+    ],
+    ids=["counted", "decimal-label", "paren-label", "roman-label", "nested-label", "bullets"],
+)
+def test_list_marker_is_the_number_label(
+    labels: list[str | None], ordered: bool, markdown: str
+) -> None:
+    items = [
+        {"text": t, "level": 0} | ({"label": lb} if lb else {})
+        for t, lb in zip("xy", labels, strict=True)
+    ]
+    el = {
+        "element_id": "e",
+        "category": "list",
+        "summary": "",
+        "content": {"ordered": ordered, "items": items},
+    }
+    assert render_element(el, markdown=True, full=True) == markdown
+
+
 def test_heading_level_is_clamped() -> None:
     el = {
         "element_id": "e",

@@ -1,7 +1,8 @@
 """Renderers: a Level 0–3 JSON payload as `format=markdown` or `format=text` (SPEC §6).
 
 Markdown follows the seed's table: heading `#`×level, text as is, table as a pipe table,
-list `1.`/`-` indented by level, code fenced, chart `[图表: {title}] {data_summary}`, image
+list `1.`/`-` indented by level (an item's number label when it has one: `3.` as the marker,
+`- a)` when not decimal), code fenced, chart `[图表: {title}] {data_summary}`, image
 `![{description}]({element uri})`, link `[{text}]({url})`, formula `$ {expression} $`, every
 other category `[{category}: {summary}]`. Text is the same content with no markup (tables
 tab-separated). Pure functions of the payload: the checker and the goldens use them too.
@@ -284,9 +285,18 @@ def _list(c: Mapping[str, JSON], indent: str) -> str:
         level = max(int(item.get("level") or 0), 0)
         counters = {lvl: n for lvl, n in counters.items() if lvl <= level}
         counters[level] = counters.get(level, 0) + 1
-        marker = f"{counters[level]}." if ordered else "-"
+        marker = _list_marker(item.get("label"), counters[level] if ordered else None)
         lines.append(f"{indent * level}{marker} {item.get('text', '')}")
     return "\n".join(lines)
+
+
+def _list_marker(label: JSON, counter: int | None) -> str:
+    """`1.` / `-` (SPEC §6); an item's number label when it has one: a decimal label (`3.`,
+    `3)`) is the Markdown marker itself, any other (`a)`, `iv.`, `1.2.`, `一、`) follows a `-`
+    so the line stays a list item."""
+    if isinstance(label, str) and label:
+        return label if _DECIMAL_MARKER.fullmatch(label) else f"- {label}"
+    return "-" if counter is None else f"{counter}."
 
 
 def _cell(value: JSON) -> str:
@@ -315,6 +325,7 @@ def _pipe_table(headers: Sequence[JSON], rows: Sequence[Sequence[JSON]]) -> str:
 
 
 _BACKTICKS = re.compile(r"`+")
+_DECIMAL_MARKER = re.compile(r"[0-9]{1,9}[.)]")
 
 
 def _longest_backtick_run(text: str) -> int:

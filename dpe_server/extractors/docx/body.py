@@ -3,8 +3,11 @@
 - headers of the page's section first, footers last (`content.variant` default/first/even;
   `metadata.shown` says whether Word displays that variant given `w:titlePg` and
   `w:evenAndOddHeaders`);
-- headings; consecutive list paragraphs grouped into one list element (items carry the
-  0-based `ilvl` as `level`); consecutive code paragraphs grouped into one code element;
+- headings; consecutive list paragraphs of one `numId` grouped into one list element (a
+  different numId starts a new list unless it is deeper than the item before it, a nested
+  list); items carry the 0-based `ilvl` as `level` and, when ordered, the number `label`
+  Word shows (numbering.py), the list its first item's `ordered` and `start` when not 1;
+  consecutive code paragraphs grouped into one code element;
   other paragraphs as text;
 - tables (nested ones as their own elements), altChunk content, block-level content
   controls as form elements placed before their content;
@@ -22,10 +25,11 @@ from lxml import etree
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.docx.forms import sdt_field
 from dpe_server.extractors.docx.items import Item, PartCtx
+from dpe_server.extractors.docx.numbering import Counters, Numbering
 from dpe_server.extractors.docx.pages import Block, PagePlan, block_text
 from dpe_server.extractors.docx.parts import HeaderFooter, alt_chunk_blocks, header_text
 from dpe_server.extractors.docx.runs import InlineReader
-from dpe_server.extractors.docx.styles import Numbering, Styles
+from dpe_server.extractors.docx.styles import Styles
 from dpe_server.extractors.docx.tables import emit_table, read_table
 from dpe_server.extractors.docx.xml import W, int_or, on, val
 from dpe_server.model import summaries
@@ -55,9 +59,21 @@ class Env:
 
 @dataclass
 class _Group:
+    """Consecutive paragraphs becoming one element: a list's items or a code block's lines."""
+
     kind: str = ""
-    entries: list[tuple[str, int, bool]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    list_items: list[JSON] = field(default_factory=list)
+    num_ids: set[str] = field(default_factory=set)
+    ordered: bool = False
+    start: int = 1
+    last_level: int = 0
     items: list[Item] = field(default_factory=list)
+
+    def continues(self, num_id: str, level: int) -> bool:
+        """Whether a list paragraph belongs here: a numId already in this list, or a deeper
+        level (a nested list written with its own numId)."""
+        return self.kind == "list" and (num_id in self.num_ids or level > self.last_level)
 
 
 class _PageWriter:
@@ -66,6 +82,7 @@ class _PageWriter:
         self.env = env
         self.b = PageBuilder(plan.index, env.limits.max_elements_per_page)
         self.group = _Group()
+        self.counters = Counters(env.numbering)
         self.truncated = False
 
     def add_items(self, items: list[Item]) -> None:
@@ -83,25 +100,43 @@ class _PageWriter:
     def flush(self) -> None:
         g = self.group
         if g.kind == "list":
-            items: list[JSON] = [{"text": t, "level": lv} for t, lv, _ in g.entries]
-            ordered = g.entries[0][2]
-            self.b.add(
-                Category.LIST,
-                summaries.list_(items, ordered),
-                {"ordered": ordered, "items": items},
-            )
+            content: dict[str, JSON] = {"ordered": g.ordered, "items": g.list_items}
+            if g.ordered and g.start != 1:
+                content["start"] = g.start
+            self.b.add(Category.LIST, summaries.list_(g.list_items, g.ordered), content)
         elif g.kind == "code":
-            text = "\n".join(t for t, _, _ in g.entries)
+            text = "\n".join(g.lines)
             self.b.add(Category.CODE, summaries.code(text), {"text": text})
         self.add_items(g.items)
         self.group = _Group()
 
-    def join(self, kind: str, entry: tuple[str, int, bool], items: list[Item]) -> None:
-        if self.group.kind != kind:
+    def code_line(self, line: str, items: list[Item]) -> None:
+        if self.group.kind != "code":
             self.flush()
-            self.group.kind = kind
-        self.group.entries.append(entry)
+            self.group.kind = "code"
+        self.group.lines.append(line)
         self.group.items.extend(items)
+
+    def list_item(self, text: str, num: tuple[str, int], items: list[Item]) -> None:
+        """A numbered paragraph: joins the current list or starts a new one (a change of
+        numId at the same or a shallower level), with the label Word shows on it."""
+        numbering = self.env.numbering
+        num_id, level = num
+        ordered = numbering.ordered(num_id, level)
+        counters = self.counters.advance(num_id, level)
+        g = self.group
+        if not g.continues(num_id, level):
+            self.flush()
+            g = self.group
+            g.kind, g.ordered, g.start = "list", ordered, counters[-1]
+        g.num_ids.add(num_id)
+        g.last_level = level
+        item: dict[str, JSON] = {"text": text, "level": level}
+        label = numbering.label(num_id, level, counters) if ordered else ""
+        if label:
+            item["label"] = label
+        g.list_items.append(item)
+        g.items.extend(items)
 
     def separator(self, kind: str, meta: dict[str, JSON] | None = None) -> None:
         self.b.add(Category.SEPARATOR, summaries.separator(kind), {"kind": kind}, meta)
@@ -153,11 +188,10 @@ class _PageWriter:
             return
         num = _numbering(ppr, info.num)
         if num is not None and para.has_text and env.numbering.is_list(*num):
-            entry = (text, num[1], env.numbering.ordered(*num))
-            self.join("list", entry, para.items)
+            self.list_item(text, num, para.items)
             return
         if para.has_text and (info.code or env.reader.is_mono(p)):
-            self.join("code", (para.text.rstrip(), 0, False), para.items)
+            self.code_line(para.text.rstrip(), para.items)
             return
         self.flush()
         self.add_items([i for i in para.items if i.at == 0])

@@ -5,7 +5,7 @@ python-docx does not see inside content controls, text boxes or altChunks, and i
 layer is slower than a plain walk. Modules:
 
 - `docx_xml`: tag names and part loading (Strict OOXML mapped onto Transitional);
-- `docx_styles`: heading levels, list numbering, code styles;
+- `docx_styles`: heading levels, code styles; `numbering`, `numformat`: list numbering;
 - `docx_pages`: the page plan (where pages begin, continuation pages, titles);
 - `docx_body`, `docx_runs`, `docx_tables`, `docx_drawing`, `docx_forms`: elements;
 - `docx_parts`: main part lookup, notes, comments, headers/footers, altChunk HTML.
@@ -18,7 +18,9 @@ Decisions (where SPEC leaves room):
   boundaries into "{title} (cont. N)" pages (`metadata.continuation`, `continued_from`);
 - page title: the heading starting the page, else its first heading, else "Section {S}";
 - heading `level`: Heading N → N, Title → 1 (its style in `metadata.style`); list item
-  `level` is the 0-based `w:ilvl`; a list element's `ordered` is its first item's;
+  `level` is the 0-based `w:ilvl`; a list is a run of paragraphs of one `numId` (a deeper
+  level with another numId nests), its `ordered` its first item's (from `w:numFmt`); ordered
+  items carry Word's number `label`, counted per page;
 - merged table cells keep their text in the top-left cell, covered cells are "", and
   `metadata.merged_cells` lists A1-style ranges relative to the table;
 - every page repeats its section's headers and footers (first, then body, then footers),
@@ -44,6 +46,7 @@ from lxml import etree
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.docx.body import Env, build_page
 from dpe_server.extractors.docx.items import PartCtx
+from dpe_server.extractors.docx.numbering import Numbering
 from dpe_server.extractors.docx.pages import (
     PagePlan,
     flatten,
@@ -61,7 +64,7 @@ from dpe_server.extractors.docx.parts import (
     section_header_footers,
 )
 from dpe_server.extractors.docx.runs import InlineReader
-from dpe_server.extractors.docx.styles import Numbering, Styles
+from dpe_server.extractors.docx.styles import Styles
 from dpe_server.extractors.docx.xml import from_strict, load, load_or_none
 from dpe_server.extractors.ooxml.package import Package, sniff
 from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedError

@@ -1,10 +1,9 @@
-"""What the styles and numbering parts of a docx say about a paragraph.
+"""What the styles part of a docx says about a paragraph.
 
 - heading level: a style named `heading N` (by `w:name`, so localized style ids such as
   `berschrift1` resolve), the `Title` style, or an outline level (`w:outlineLvl`, on the
   paragraph or inherited through `w:basedOn`);
-- list membership: `w:numPr` on the paragraph or inherited from its style, ordered vs bullet
-  from the level's `w:numFmt` in numbering.xml;
+- list membership: `w:numPr` inherited from the style (what it means: numbering.py);
 - code: a code-like style name or a monospace font (on the style chain or on every run).
 """
 
@@ -202,46 +201,3 @@ class Styles:
             num = (num_id, ilvl or 0)
         code = code or is_monospace(font)
         return StyleInfo(name, level, num, code)
-
-
-class Numbering:
-    """numbering.xml: whether a (numId, ilvl) is an ordered list, a bullet list or neither."""
-
-    def __init__(self, root: etree._Element | None) -> None:
-        self._abstract: dict[str, dict[int, str]] = {}
-        self._nums: dict[str, tuple[str, dict[int, str]]] = {}
-        if root is None:
-            return
-        for absn in root.iterfind(W + "abstractNum"):
-            self._abstract[absn.get(W + "abstractNumId", "")] = _formats(absn)
-        for num in root.iterfind(W + "num"):
-            overrides: dict[int, str] = {}
-            for over in num.iterfind(W + "lvlOverride"):
-                lvl = over.find(W + "lvl")
-                fmt = val(lvl, "numFmt") if lvl is not None else None
-                if fmt is not None:
-                    overrides[int_or(over.get(W + "ilvl"), 0)] = fmt
-            self._nums[num.get(W + "numId", "")] = (val(num, "abstractNumId") or "", overrides)
-
-    def format(self, num_id: str, ilvl: int) -> str | None:
-        """The numFmt of that level (`decimal`, `bullet`, `none`...); None when undefined."""
-        entry = self._nums.get(num_id)
-        if entry is None:
-            return None
-        abstract_id, overrides = entry
-        if ilvl in overrides:
-            return overrides[ilvl]
-        return self._abstract.get(abstract_id, {}).get(ilvl, "decimal")
-
-    def is_list(self, num_id: str, ilvl: int) -> bool:
-        return num_id != "0" and self.format(num_id, ilvl) not in (None, "none")
-
-    def ordered(self, num_id: str, ilvl: int) -> bool:
-        return self.format(num_id, ilvl) not in ("bullet", "none", None)
-
-
-def _formats(absn: etree._Element) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for lvl in absn.iterfind(W + "lvl"):
-        out[int_or(lvl.get(W + "ilvl"), 0)] = val(lvl, "numFmt") or "decimal"
-    return out
