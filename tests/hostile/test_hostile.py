@@ -20,7 +20,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from tests.e2e.harness import HttpServer, connect, http_server, write_doc
+from tests.e2e.harness import HttpServer, connect, http_server, settled, write_doc
 from tests.hostile.cases import SECRET, Case, build
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -205,6 +205,9 @@ def test_hostile_file_rewritten_while_read(tmp_path: Path) -> None:
         nonlocal reads
         async with connect("http", "auto", folder, url=server.url) as client:
             uri = next(iter((await _listed(client)).values()))
+            # Version 0 is extracted before the rewrites start: they are read against a last
+            # good version (the first read would otherwise wait for the worker to start).
+            await settled(client, uri.split("/")[2])
             writing = True
 
             async def rewrite() -> None:
