@@ -118,10 +118,10 @@ def test_table_long_block_split_into_row_blocks(doc: Document) -> None:
 
 def test_formula_shared_pattern_collapses_to_one_element(doc: Document) -> None:
     formulas = _of(_page(doc, "Sales"), Category.FORMULA)
-    assert formulas[0].content["expression"] == "=B{r}+C{r}"
+    assert formulas[0].content["expression"] == "=B4+C4"
     assert formulas[0].content["cells"] == "D4:D8"
     assert formulas[0].content["result"] == "150"
-    assert formulas[0].metadata["cell_count"] == 5
+    assert formulas[0].content["cell_count"] == 5
     assert formulas[1].content["expression"] == "=SUM($B$4:$B$8)*2"
     assert len(formulas) == 2
 

@@ -4,6 +4,7 @@ block detection, the fast scan of a worksheet part."""
 from __future__ import annotations
 
 import pytest
+from lxml import etree
 
 from dpe_server.extractors.xlsx.cells import Grid, MergeIndex, PointIndex, blocks, has_header_row
 from dpe_server.extractors.xlsx.format import NumberFormat, format_kind, general, show_number
@@ -12,9 +13,8 @@ from dpe_server.extractors.xlsx.formulas import (
     formula_items,
     pattern,
     shift,
-    template,
 )
-from dpe_server.extractors.xlsx.parts import header_footer_text
+from dpe_server.extractors.xlsx.parts import _notes, header_footer_text
 from dpe_server.extractors.xlsx.scan import FormulaCell, scan_sheet
 
 
@@ -37,11 +37,6 @@ def test_pattern_differs_for_different_formulas() -> None:
 
 def test_pattern_ignores_strings_and_function_names() -> None:
     assert pattern('LOG10(A1)&"A1"', 0, 1) == 'LOG10(R[0]C[-1])&"A1"'
-
-
-def test_template_rows_vary() -> None:
-    assert template("B2*C2", 1, 3, rows_vary=True, cols_vary=False) == "B{r}*C{r}"
-    assert template("A1+$B$1", 1, 2, rows_vary=True, cols_vary=False) == "A{r-1}+$B$1"
 
 
 def test_shift_moves_relative_refs_only() -> None:
@@ -155,10 +150,12 @@ def test_scan_sheet_sparse_corners_not_dense() -> None:
 def test_formula_items_copied_formulas_collapse() -> None:
     cells = [FormulaCell(r, 3, f"B{r + 1}*C{r + 1}", "normal") for r in range(1, 500)]
     (item,) = formula_items(cells, lambda r, c: f"v{r}")
-    assert item.content["expression"] == "=B{r}*C{r}"
-    assert item.content["cells"] == "D2:D500"
-    assert item.content["result"] == "v1"
-    assert item.metadata["cell_count"] == 499
+    assert item.content == {
+        "expression": "=B2*C2",
+        "result": "v1",
+        "cells": "D2:D500",
+        "cell_count": 499,
+    }
 
 
 def test_formula_items_shared_formula_dependents_join_master() -> None:
@@ -169,9 +166,27 @@ def test_formula_items_shared_formula_dependents_join_master() -> None:
     ]
     items = formula_items(cells, lambda r, c: "")
     assert [(i.content["expression"], i.content["cells"]) for i in items] == [
-        ("=B{r}+C{r}", "E2:E6"),
+        ("=B2+C2", "E2:E6"),
         ("=SUM(E2:E6)", "F2"),
     ]
+    assert "result" not in items[0].content  # no cached value: no result
+
+
+def test_formula_items_shared_across_columns_show_the_first_cells_formula() -> None:
+    """As an office suite writes a SUM filled right: the master holds `ref`, the others `si`."""
+    cells = [
+        FormulaCell(4, 1, "SUM(B2:B4)", "shared", "0"),
+        FormulaCell(4, 2, "", "shared", "0"),
+        FormulaCell(4, 3, "", "shared", "0"),
+    ]
+    (item,) = formula_items(cells, lambda r, c: "60")
+    assert item.content == {
+        "expression": "=SUM(B2:B4)",
+        "result": "60",
+        "cells": "B5:D5",
+        "cell_count": 3,
+    }
+    assert item.summary == "Formula over B5:D5: =SUM(B2:B4)"
 
 
 def test_merge_index_finds_ranges_touching_a_block() -> None:
@@ -194,3 +209,20 @@ def test_scan_sheet_rows_past_excel_limit_not_dense() -> None:
         b'<row r="2000000"><c r="A2000000"><v>1</v></c></row></sheetData></worksheet>'
     )
     assert not scan_sheet(data, set()).dense
+
+
+def test_note_with_blank_author_has_no_author() -> None:
+    """An office suite leaves `<author> </author>` (or empty) for a note nobody signed."""
+    root = etree.fromstring(
+        '<comments xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        "<authors><author> </author><author/></authors><commentList>"
+        '<comment ref="A1" authorId="0"><text><r><t>blank author</t></r></text></comment>'
+        '<comment ref="A2" authorId="1"><text><r><t>empty author</t></r></text></comment>'
+        "</commentList></comments>"
+    )
+    notes = _notes(root, set())
+    assert [n.content for n in notes] == [
+        {"text": "blank author", "kind": "note", "anchor": "A1"},
+        {"text": "empty author", "kind": "note", "anchor": "A2"},
+    ]
+    assert [n.summary for n in notes] == ["Note: blank author", "Note: empty author"]
