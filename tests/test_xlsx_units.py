@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from dpe_server.extractors.xlsx.cells import Grid, MergeIndex, PointIndex, blocks, has_header_row
+from dpe_server.extractors.xlsx.cells import (
+    TEXT_BLOCK_MAX_ROWS,
+    Grid,
+    MergeIndex,
+    PointIndex,
+    blocks,
+    has_header_row,
+    is_text_block,
+)
 from dpe_server.extractors.xlsx.format import NumberFormat, format_kind, general, show_number
 from dpe_server.extractors.xlsx.formulas import (
     compact_ranges,
@@ -16,6 +24,7 @@ from dpe_server.extractors.xlsx.formulas import (
 )
 from dpe_server.extractors.xlsx.parts import _notes, header_footer_text
 from dpe_server.extractors.xlsx.scan import FormulaCell, scan_sheet
+from dpe_server.extractors.xlsx.totals import is_total_row, total_below
 
 
 @pytest.mark.parametrize(
@@ -226,3 +235,42 @@ def test_note_with_blank_author_has_no_author() -> None:
         {"text": "empty author", "kind": "note", "anchor": "A2"},
     ]
     assert [n.summary for n in notes] == ["Note: blank author", "Note: empty author"]
+
+
+def test_has_header_row_by_type_change() -> None:
+    assert has_header_row([["Amount"], ["10"], ["2024-01-02"]])  # one column, text over values
+    assert not has_header_row([["first note"], ["second note"]])  # one column of labels
+    assert has_header_row([["项目", "说明"], ["a", "b"]])  # a full row of distinct labels
+    assert not has_header_row([["Name", ""], ["x", "y"]])  # text over text, a gap
+
+
+def test_text_block_single_cell_or_short_label_column() -> None:
+    assert is_text_block([["lone"]])
+    assert is_text_block([["a"], ["b"], ["c"]])
+    assert not is_text_block([["Amount"], ["1"], ["2"]])  # a header: a table
+    assert not is_text_block([["a", "b"]])  # two columns: a table
+    assert not is_text_block([["x"]] * (TEXT_BLOCK_MAX_ROWS + 1))
+
+
+@pytest.mark.parametrize(
+    ("row", "formulas", "total"),
+    [
+        (["Total", "6"], {}, True),
+        (["合计：", ""], {}, True),
+        (["  grand TOTAL ", "1"], {}, True),
+        (["Net", "6"], {(12, 1): "SUM(B9:B11)"}, True),
+        (["Net", "6"], {(12, 1): "SUM(C9:C11)"}, False),  # another column's sum
+        (["Plum", "3"], {}, False),
+    ],
+)
+def test_is_total_row(row: list[str], formulas: dict[tuple[int, int], str], total: bool) -> None:
+    assert is_total_row(row, 12, 0, lambda r, c: formulas.get((r, c), "")) is total
+
+
+def test_total_below_at_most_one_blank_row_and_inside_the_columns() -> None:
+    table = Grid(7, 0, [["Item", "Qty", "Price"], ["a", "1", "2"]])
+    none = lambda r, c: ""  # noqa: E731
+    assert total_below(table, Grid(9, 0, [["Total", "1"]]), none) == ["Total", "1", ""]
+    assert total_below(table, Grid(10, 0, [["Total", "1"]]), none) == ["Total", "1", ""]
+    assert total_below(table, Grid(11, 0, [["Total", "1"]]), none) is None  # two blank rows
+    assert total_below(table, Grid(10, 2, [["Total", "1"]]), none) is None  # wider than it
