@@ -112,7 +112,7 @@ class _Group:
 
 
 def formula_items(formulas: Sequence[FormulaCell], value: Callable[[int, int], str]) -> list[Item]:
-    """One formula element per distinct pattern, with the cells it covers and an example."""
+    """One formula element per distinct pattern: the first cell's formula, the cells it covers."""
     masters: dict[str, FormulaCell] = {}
     for f in formulas:
         if f.kind == "shared" and f.text and f.si is not None:
