@@ -69,10 +69,10 @@ CASES: dict[Category, tuple[dict[str, JSON], str, str, str]] = {
         "图片: Logo",
     ),
     Category.FORMULA: (
-        {"expression": "=SUM(B2:B5)", "result": "10"},
+        {"expression": "=SUM(B2:B5)", "result": "10", "cells": "B6:D6", "cell_count": 3},
         "Formula",
-        "$ =SUM(B2:B5) $",
-        "=SUM(B2:B5)",
+        "$ =SUM(B2:B5) $ → 10 · B6:D6 (3 cells)",
+        "=SUM(B2:B5) → 10 · B6:D6 (3 cells)",
     ),
     Category.LINK: (
         {"text": "Example", "url": "https://example.com"},
@@ -339,3 +339,12 @@ def test_empty_table_renders_its_summary_not_an_empty_body() -> None:
     }
     assert render_element(el, markdown=True, full=True) == "[table: Table (2 rows × 2 columns)]\n"
     assert render_element(el, markdown=False, full=True) == "table: Table (2 rows × 2 columns)\n"
+
+
+def test_formula_of_one_cell_without_result_renders_expression_and_cell() -> None:
+    element: dict[str, JSON] = {
+        "category": "formula",
+        "summary": "Formula",
+        "content": {"expression": "=A1*2", "cells": "B1", "cell_count": 1},
+    }
+    assert render_element(element, markdown=True, full=False) == "$ =A1*2 $ · B1\n"

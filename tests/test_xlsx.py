@@ -63,7 +63,7 @@ def test_ids_follow_page_and_category_scheme(doc: Document) -> None:
     ids = [e.element_id for p in doc.pages for e in p.elements]
     assert len(ids) == len(set(ids))
     sales = _page(doc, "Sales")
-    assert [e.element_id for e in sales.elements][:3] == ["p0-h1", "p0-tbl1", "p0-tbl2"]
+    assert [e.element_id for e in sales.elements][:3] == ["p0-h1", "p0-tbl1", "p0-txt1"]
     for page in doc.pages:
         assert all(e.element_id.startswith(f"p{page.page_index}-") for e in page.elements)
 
@@ -118,10 +118,10 @@ def test_table_long_block_split_into_row_blocks(doc: Document) -> None:
 
 def test_formula_shared_pattern_collapses_to_one_element(doc: Document) -> None:
     formulas = _of(_page(doc, "Sales"), Category.FORMULA)
-    assert formulas[0].content["expression"] == "=B{r}+C{r}"
+    assert formulas[0].content["expression"] == "=B4+C4"
     assert formulas[0].content["cells"] == "D4:D8"
     assert formulas[0].content["result"] == "150"
-    assert formulas[0].metadata["cell_count"] == 5
+    assert formulas[0].content["cell_count"] == 5
     assert formulas[1].content["expression"] == "=SUM($B$4:$B$8)*2"
     assert len(formulas) == 2
 
@@ -275,7 +275,7 @@ def test_sparse_corners_never_allocate_the_grid(fixture_dir: Path) -> None:
     doc = _extract(fixture_dir / "xlsx-sparse-corners.xlsx")
     tables = doc.pages[0].elements
     assert [t.metadata["source_range"] for t in tables] == ["A1", "XFD1048576"]
-    assert tables[1].content["rows"] == [["XS-CORNER-XFD"]]
+    assert tables[1].content == {"text": "XS-CORNER-XFD"}  # a lone cell is text
 
 
 def test_cell_cap_truncates(fixture_dir: Path) -> None:
@@ -357,3 +357,42 @@ def test_damaged_small_part_is_skipped_not_fatal(fixture_dir: Path) -> None:
     assert _of(sales, Category.ANNOTATION) == []
     assert _of(sales, Category.TABLE)
     assert sales.metadata["skipped_parts"][0].startswith("comments: ")
+
+
+@pytest.fixture(scope="module")
+def office(fixture_dir: Path) -> Page:
+    return _extract(fixture_dir / "xlsx-office-shapes.xlsx").pages[0]
+
+
+def test_office_lone_cell_and_notes_column_are_text(office: Page) -> None:
+    texts = _of(office, Category.TEXT)
+    assert [(t.content["text"], t.metadata["source_range"]) for t in texts] == [
+        ("XS-LONE label cell", "A1"),
+        ("XS-NOTES first\nsecond note\nthird note", "A3:A5"),
+    ]
+
+
+def test_office_total_row_after_blank_row_joins_its_table(office: Page) -> None:
+    table, amount = _of(office, Category.TABLE)
+    assert table.content["headers"] == ["Item", "Qty", "Price"]  # text over numbers
+    assert table.content["rows"][-1] == ["Total", "6", "60"]
+    assert table.content["total_row_index"] == 3
+    assert table.metadata["source_range"] == "A8:C13"
+    assert amount.content["headers"] == ["XS-Amount"]  # one column, but a header: a table
+    assert "total_row_index" not in amount.content
+
+
+def test_office_collapsed_shared_formula_reads_as_the_first_cells(office: Page) -> None:
+    (formula,) = _of(office, Category.FORMULA)
+    assert formula.content == {
+        "expression": "=SUM(B9:B11)",
+        "result": "6",
+        "cells": "B13:C13",
+        "cell_count": 2,
+    }
+
+
+def test_office_note_with_blank_author_has_no_author(office: Page) -> None:
+    (note,) = _of(office, Category.ANNOTATION)
+    assert "author" not in note.content
+    assert note.summary == "Note: XS-BLANK-AUTHOR note"

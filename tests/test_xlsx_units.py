@@ -4,18 +4,27 @@ block detection, the fast scan of a worksheet part."""
 from __future__ import annotations
 
 import pytest
+from lxml import etree
 
-from dpe_server.extractors.xlsx.cells import Grid, MergeIndex, PointIndex, blocks, has_header_row
+from dpe_server.extractors.xlsx.cells import (
+    TEXT_BLOCK_MAX_ROWS,
+    Grid,
+    MergeIndex,
+    PointIndex,
+    blocks,
+    has_header_row,
+    is_text_block,
+)
 from dpe_server.extractors.xlsx.format import NumberFormat, format_kind, general, show_number
 from dpe_server.extractors.xlsx.formulas import (
     compact_ranges,
     formula_items,
     pattern,
     shift,
-    template,
 )
-from dpe_server.extractors.xlsx.parts import header_footer_text
+from dpe_server.extractors.xlsx.parts import _notes, header_footer_text
 from dpe_server.extractors.xlsx.scan import FormulaCell, scan_sheet
+from dpe_server.extractors.xlsx.totals import is_total_row, total_below
 
 
 @pytest.mark.parametrize(
@@ -37,11 +46,6 @@ def test_pattern_differs_for_different_formulas() -> None:
 
 def test_pattern_ignores_strings_and_function_names() -> None:
     assert pattern('LOG10(A1)&"A1"', 0, 1) == 'LOG10(R[0]C[-1])&"A1"'
-
-
-def test_template_rows_vary() -> None:
-    assert template("B2*C2", 1, 3, rows_vary=True, cols_vary=False) == "B{r}*C{r}"
-    assert template("A1+$B$1", 1, 2, rows_vary=True, cols_vary=False) == "A{r-1}+$B$1"
 
 
 def test_shift_moves_relative_refs_only() -> None:
@@ -155,10 +159,12 @@ def test_scan_sheet_sparse_corners_not_dense() -> None:
 def test_formula_items_copied_formulas_collapse() -> None:
     cells = [FormulaCell(r, 3, f"B{r + 1}*C{r + 1}", "normal") for r in range(1, 500)]
     (item,) = formula_items(cells, lambda r, c: f"v{r}")
-    assert item.content["expression"] == "=B{r}*C{r}"
-    assert item.content["cells"] == "D2:D500"
-    assert item.content["result"] == "v1"
-    assert item.metadata["cell_count"] == 499
+    assert item.content == {
+        "expression": "=B2*C2",
+        "result": "v1",
+        "cells": "D2:D500",
+        "cell_count": 499,
+    }
 
 
 def test_formula_items_shared_formula_dependents_join_master() -> None:
@@ -169,9 +175,27 @@ def test_formula_items_shared_formula_dependents_join_master() -> None:
     ]
     items = formula_items(cells, lambda r, c: "")
     assert [(i.content["expression"], i.content["cells"]) for i in items] == [
-        ("=B{r}+C{r}", "E2:E6"),
+        ("=B2+C2", "E2:E6"),
         ("=SUM(E2:E6)", "F2"),
     ]
+    assert "result" not in items[0].content  # no cached value: no result
+
+
+def test_formula_items_shared_across_columns_show_the_first_cells_formula() -> None:
+    """As an office suite writes a SUM filled right: the master holds `ref`, the others `si`."""
+    cells = [
+        FormulaCell(4, 1, "SUM(B2:B4)", "shared", "0"),
+        FormulaCell(4, 2, "", "shared", "0"),
+        FormulaCell(4, 3, "", "shared", "0"),
+    ]
+    (item,) = formula_items(cells, lambda r, c: "60")
+    assert item.content == {
+        "expression": "=SUM(B2:B4)",
+        "result": "60",
+        "cells": "B5:D5",
+        "cell_count": 3,
+    }
+    assert item.summary == "Formula over B5:D5: =SUM(B2:B4)"
 
 
 def test_merge_index_finds_ranges_touching_a_block() -> None:
@@ -194,3 +218,59 @@ def test_scan_sheet_rows_past_excel_limit_not_dense() -> None:
         b'<row r="2000000"><c r="A2000000"><v>1</v></c></row></sheetData></worksheet>'
     )
     assert not scan_sheet(data, set()).dense
+
+
+def test_note_with_blank_author_has_no_author() -> None:
+    """An office suite leaves `<author> </author>` (or empty) for a note nobody signed."""
+    root = etree.fromstring(
+        '<comments xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        "<authors><author> </author><author/></authors><commentList>"
+        '<comment ref="A1" authorId="0"><text><r><t>blank author</t></r></text></comment>'
+        '<comment ref="A2" authorId="1"><text><r><t>empty author</t></r></text></comment>'
+        "</commentList></comments>"
+    )
+    notes = _notes(root, set())
+    assert [n.content for n in notes] == [
+        {"text": "blank author", "kind": "note", "anchor": "A1"},
+        {"text": "empty author", "kind": "note", "anchor": "A2"},
+    ]
+    assert [n.summary for n in notes] == ["Note: blank author", "Note: empty author"]
+
+
+def test_has_header_row_by_type_change() -> None:
+    assert has_header_row([["Amount"], ["10"], ["2024-01-02"]])  # one column, text over values
+    assert not has_header_row([["first note"], ["second note"]])  # one column of labels
+    assert has_header_row([["项目", "说明"], ["a", "b"]])  # a full row of distinct labels
+    assert not has_header_row([["Name", ""], ["x", "y"]])  # text over text, a gap
+
+
+def test_text_block_single_cell_or_short_label_column() -> None:
+    assert is_text_block([["lone"]])
+    assert is_text_block([["a"], ["b"], ["c"]])
+    assert not is_text_block([["Amount"], ["1"], ["2"]])  # a header: a table
+    assert not is_text_block([["a", "b"]])  # two columns: a table
+    assert not is_text_block([["x"]] * (TEXT_BLOCK_MAX_ROWS + 1))
+
+
+@pytest.mark.parametrize(
+    ("row", "formulas", "total"),
+    [
+        (["Total", "6"], {}, True),
+        (["合计：", ""], {}, True),
+        (["  grand TOTAL ", "1"], {}, True),
+        (["Net", "6"], {(12, 1): "SUM(B9:B11)"}, True),
+        (["Net", "6"], {(12, 1): "SUM(C9:C11)"}, False),  # another column's sum
+        (["Plum", "3"], {}, False),
+    ],
+)
+def test_is_total_row(row: list[str], formulas: dict[tuple[int, int], str], total: bool) -> None:
+    assert is_total_row(row, 12, 0, lambda r, c: formulas.get((r, c), "")) is total
+
+
+def test_total_below_at_most_one_blank_row_and_inside_the_columns() -> None:
+    table = Grid(7, 0, [["Item", "Qty", "Price"], ["a", "1", "2"]])
+    none = lambda r, c: ""  # noqa: E731
+    assert total_below(table, Grid(9, 0, [["Total", "1"]]), none) == ["Total", "1", ""]
+    assert total_below(table, Grid(10, 0, [["Total", "1"]]), none) == ["Total", "1", ""]
+    assert total_below(table, Grid(11, 0, [["Total", "1"]]), none) is None  # two blank rows
+    assert total_below(table, Grid(10, 2, [["Total", "1"]]), none) is None  # wider than it

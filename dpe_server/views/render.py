@@ -3,9 +3,10 @@
 Markdown follows the seed's table: heading `#`×level, text as is, table as a pipe table,
 list `1.`/`-` indented by level (an item's number label when it has one: `3.` as the marker,
 `- a)` when not decimal), code fenced, chart `[图表: {title}] {data_summary}`, image
-`![{description}]({element uri})`, link `[{text}]({url})`, formula `$ {expression} $`, every
-other category `[{category}: {summary}]`. Text is the same content with no markup (tables
-tab-separated). Pure functions of the payload: the checker and the goldens use them too.
+`![{description}]({element uri})`, link `[{text}]({url})`, formula `$ {expression} $` then its
+result and cells, every other category `[{category}: {summary}]`. Text is the same content
+with no markup (tables tab-separated). Pure functions of the payload: the checker and the
+goldens use them too.
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str)
         case Category.LINK:
             return f"[{_md_inline(str(c.get('text') or c.get('url', '')))}]({c.get('url', '')})"
         case Category.FORMULA:
-            return f"$ {c.get('expression', '')} $"
+            return f"$ {c.get('expression', '')} $" + _formula_facts(c)
         case (
             Category.DIAGRAM
             | Category.ANNOTATION
@@ -260,7 +261,7 @@ def _text(category: Category, c: Mapping[str, JSON], summary: str) -> str:
             text, url = c.get("text") or "", c.get("url", "")
             return f"{text} ({url})" if text and text != url else str(url)
         case Category.FORMULA:
-            return str(c.get("expression", ""))
+            return str(c.get("expression", "")) + _formula_facts(c)
         case (
             Category.DIAGRAM
             | Category.ANNOTATION
@@ -275,6 +276,17 @@ def _text(category: Category, c: Mapping[str, JSON], summary: str) -> str:
             return f"{category.value}: {summary}"
         case _:
             assert_never(category)
+
+
+def _formula_facts(c: Mapping[str, JSON]) -> str:
+    """What follows a formula's expression: ` → 150 · D4:D8 (5 cells)` (the first cell's
+    result, then the cells the formula covers)."""
+    out = f" → {c['result']}" if c.get("result") not in (None, "") else ""
+    count = c.get("cell_count")
+    if c.get("cells"):
+        many = f" ({count} cells)" if isinstance(count, int) and count > 1 else ""
+        out += f" · {c['cells']}{many}"
+    return out
 
 
 def _list(c: Mapping[str, JSON], indent: str) -> str:

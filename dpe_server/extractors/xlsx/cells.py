@@ -286,15 +286,55 @@ def _split(rows: list[list[str]], r0: int, c0: int, depth: int) -> Iterator[Grid
 
 # --- tables and headings ------------------------------------------------------------------------
 
-_NUMBERISH = re.compile(r"^[-+(]?[$€£¥]?[\d.,]+%?\)?$|^\d{4}-\d{2}-\d{2}")
+_NUMBERISH = re.compile(
+    r"^[-+(]?[$€£¥]?[\d.,]+%?\)?$|^\d{4}-\d{2}-\d{2}|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$"
+)
+HEADER_PROBE_ROWS = 50
+"""Rows under a candidate header row looked at for a change of type."""
+
+
+def _values_below(rows: Sequence[Sequence[str]], j: int) -> bool:
+    """Column `j` under the first row holds numbers or dates only (and at least one)."""
+    below = [r[j] for r in rows[1 : HEADER_PROBE_ROWS + 1] if j < len(r) and r[j]]
+    return bool(below) and all(_NUMBERISH.match(v) for v in below)
 
 
 def has_header_row(rows: Sequence[Sequence[str]]) -> bool:
-    """The first row reads as column names: all text, no numbers or dates, not all empty."""
+    """The first row reads as column names: all text, and the type changes under it (a
+    column of numbers or dates below a name), or — with two columns or more — a full row of
+    distinct labels over text."""
     if len(rows) < 2:
         return False
-    first = [v for v in rows[0] if v]
-    return bool(first) and not any(_NUMBERISH.match(v) for v in first)
+    first = rows[0]
+    names = [v for v in first if v]
+    if not names or any(_NUMBERISH.match(v) for v in names):
+        return False
+    if any(v and _values_below(rows, j) for j, v in enumerate(first)):
+        return True
+    return len(first) >= 2 and len(names) == len(first) and len(set(names)) == len(names)
+
+
+TEXT_BLOCK_MAX_ROWS = 50
+"""A one-column block without a header of at most this many rows is text, not a table."""
+
+
+def is_text_block(rows: Sequence[Sequence[str]]) -> bool:
+    """A single cell, or a short one-column block of labels without a header row: a table
+    needs two columns or a header."""
+    width = max(map(len, rows), default=0)
+    return width == 1 and len(rows) <= TEXT_BLOCK_MAX_ROWS and not has_header_row(rows)
+
+
+def text_item(block: Grid, budget: CharBudget | None = None) -> Item | None:
+    """A one-column block as one text element, its cells one per line."""
+    rows = budget.fit(block.rows) if budget is not None else block.rows
+    lines = [r[0] for r in rows if r and r[0]]
+    if not lines:
+        return None
+    text = "\n".join(lines)
+    box = (block.r0, block.c0, block.r0 + len(rows) - 1, block.c0)
+    meta: dict[str, JSON] = {"source_range": range_ref(*box)}
+    return Item(Category.TEXT, summaries.text(text), {"text": text}, meta, (block.r0, block.c0))
 
 
 class MergeIndex:
@@ -343,8 +383,12 @@ def table_items(
     name: str = "",
     headers: list[str] | None = None,
     budget: CharBudget | None = None,
+    total_row: int | None = None,
 ) -> list[Item]:
-    """One table element, or row-block elements of at most TABLE_BLOCK_ROWS rows each."""
+    """One table element, or row-block elements of at most TABLE_BLOCK_ROWS rows each.
+
+    `total_row`: the sheet row (0-based) of the block's last row when it is a total row,
+    possibly a blank row below the others; the element holding it says `total_row_index`."""
     rows = block.rows
     width = block.width
     if headers is None:
@@ -355,7 +399,8 @@ def table_items(
     head_rows = len(rows) - len(body)
     chunks = [body[i : i + TABLE_BLOCK_ROWS] for i in range(0, len(body), TABLE_BLOCK_ROWS)]
     chunks = chunks or [[]]
-    box = (block.r0, block.c0, block.r0 + len(rows) - 1, block.c0 + width - 1)
+    end = block.r0 + len(rows) - 1 if total_row is None else total_row
+    box = (block.r0, block.c0, end, block.c0 + width - 1)
     merged = [range_ref(*m) for m in merges.hits(box)]
     has_formulas = formula_cells.any_in(box)
     items: list[Item] = []
@@ -366,6 +411,7 @@ def table_items(
         first = block.r0 + head_rows + index * TABLE_BLOCK_ROWS
         last = first + max(len(chunk), 1) - 1
         top = block.r0 if index == 0 else first
+        with_total = total_row is not None and chunk is whole and index == len(chunks) - 1
         content: dict[str, JSON] = {
             "headers": headers,
             "rows": chunk,
@@ -374,6 +420,9 @@ def table_items(
         }
         if name:
             content["name"] = name
+        if with_total and total_row is not None:
+            content["total_row_index"] = len(chunk) - 1
+            last = total_row
         meta: dict[str, JSON] = {"source_range": range_ref(top, box[1], last, box[3])}
         if headers:
             meta["header_row"] = block.r0 + 1

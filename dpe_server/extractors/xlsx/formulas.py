@@ -1,4 +1,7 @@
-"""Formulas grouped by pattern: `=B2*C2` … `=B500*C500` is one element `=B{r}*C{r}` over D2:D500.
+"""Formulas grouped by pattern: `=B2*C2` … `=B500*C500` is one element over D2:D500.
+
+The element's `expression` is the first cell's own formula (`=B2*C2`, a formula anyone can
+read and paste), `cells` the ranges it covers and `cell_count` how many cells they are.
 
 A formula's pattern is its text with every relative reference rewritten relative to the cell
 that holds it (R1C1 style), so copies of one formula share a pattern. Shared formulas (one
@@ -58,26 +61,6 @@ def pattern(text: str, row: int, col: int) -> str:
     return _rewrite(text, rel)
 
 
-def _offset(base: str, delta: int) -> str:
-    return base if delta == 0 else f"{base}{delta:+d}"
-
-
-def template(text: str, row: int, col: int, rows_vary: bool, cols_vary: bool) -> str:
-    """The formula with `{r}` / `{c}` where copies of it differ: `B{r}*C{r}`."""
-
-    def rel(m: re.Match[str]) -> str:
-        cabs, letters, rabs, digits = m.groups()
-        c = cabs + letters
-        if cols_vary and not cabs:
-            c = "{" + _offset("c", col_index(letters) - col) + "}"
-        r = rabs + digits
-        if rows_vary and not rabs:
-            r = "{" + _offset("r", int(digits) - 1 - row) + "}"
-        return c + r
-
-    return _rewrite(text, rel)
-
-
 def shift(text: str, drow: int, dcol: int) -> str:
     """A formula moved by (drow, dcol), as a shared formula's dependent cell reads it."""
 
@@ -129,7 +112,7 @@ class _Group:
 
 
 def formula_items(formulas: Sequence[FormulaCell], value: Callable[[int, int], str]) -> list[Item]:
-    """One formula element per distinct pattern, with the cells it covers and an example."""
+    """One formula element per distinct pattern: the first cell's formula, the cells it covers."""
     masters: dict[str, FormulaCell] = {}
     for f in formulas:
         if f.kind == "shared" and f.text and f.si is not None:
@@ -156,22 +139,19 @@ def formula_items(formulas: Sequence[FormulaCell], value: Callable[[int, int], s
         group.cells.append((row, col))
     items: list[Item] = []
     for group in groups.values():
-        rows = {r for r, _ in group.cells}
-        cols = {c for _, c in group.cells}
-        shown = "=" + template(group.text, group.row, group.col, len(rows) > 1, len(cols) > 1)
+        shown = "=" + group.text
         ranges = compact_ranges(group.cells)
         cells = ", ".join(ranges[:MAX_CELLS_SHOWN]) + (
             " …" if len(ranges) > MAX_CELLS_SHOWN else ""
         )
-        content: dict[str, JSON] = {
-            "expression": shown,
-            "result": value(group.row, group.col),
-            "cells": cells,
-            "example": {"cell": cell_ref(group.row, group.col), "formula": "=" + group.text},
-        }
+        content: dict[str, JSON] = {"expression": shown}
+        result = value(group.row, group.col)
+        if result:
+            content["result"] = result
+        content["cells"] = cells
+        content["cell_count"] = len(group.cells)
         meta: dict[str, JSON] = {
             "source_range": ranges[0] if len(ranges) == 1 else cell_ref(group.row, group.col),
-            "cell_count": len(group.cells),
         }
         if group.kind in ("array", "dataTable"):
             meta["formula_type"] = group.kind

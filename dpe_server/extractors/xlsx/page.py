@@ -23,12 +23,14 @@ from dpe_server.extractors.xlsx.cells import (
     SheetCells,
     blocks,
     heading_item,
+    is_text_block,
     lone_cell,
     table_items,
+    text_item,
 )
 from dpe_server.extractors.xlsx.drawing import drawing_items, ole_items, widget_items
 from dpe_server.extractors.xlsx.format import Styles
-from dpe_server.extractors.xlsx.formulas import formula_items
+from dpe_server.extractors.xlsx.formulas import formula_items, shift
 from dpe_server.extractors.xlsx.parts import (
     comment_items,
     header_footer_items,
@@ -36,8 +38,9 @@ from dpe_server.extractors.xlsx.parts import (
     merges,
     validation_items,
 )
-from dpe_server.extractors.xlsx.scan import SheetScan
+from dpe_server.extractors.xlsx.scan import FormulaCell, SheetScan
 from dpe_server.extractors.xlsx.tables import pivot_defs, pivot_item, table_defs, table_grid
+from dpe_server.extractors.xlsx.totals import FormulaAt, is_total_label, total_below
 from dpe_server.model.errors import CorruptError, DpeError, UnsupportedError
 
 Cell = tuple[int, int]
@@ -106,7 +109,14 @@ def build_sheet_items(
             taken.append(p.rect)
     layout.extend(
         _cell_blocks(
-            cells, taken, merged, fcells, styles=book.styles, style_at=style_at, budget=budget
+            cells,
+            taken,
+            merged,
+            fcells,
+            styles=book.styles,
+            style_at=style_at,
+            budget=budget,
+            formula_at=_formula_lookup(scan.formulas),
         )
     )
     layout.sort(key=lambda it: it.order)
@@ -163,12 +173,15 @@ def _cell_blocks(
     styles: Styles,
     style_at: Callable[[int, int], int],
     budget: CharBudget,
+    formula_at: FormulaAt,
 ) -> list[Item]:
-    """Blocks of used cells as tables, a lone emphasised or merged title cell as a heading."""
+    """Blocks of used cells as tables (with the total row under them), a lone emphasised or
+    merged title cell as a heading, a lone cell or a short column of labels as text."""
     found: list[Grid] = []
     for g in cells.grids:
         found.extend(blocks(_without(g, taken)))
     found.sort(key=lambda b: (b.r0, b.c0))
+    found, totals = _with_totals(found, formula_at)
     out: list[Item] = []
 
     def titled(row: int, col: int) -> tuple[bool, Rect | None]:
@@ -193,10 +206,53 @@ def _cell_blocks(
             if ok:
                 out.append(heading_item(rows[0][0], b.r0, b.c0, 1, m))
                 body = Grid(b.r0 + 1, b.c0, rows[1:])
-                out.extend(table_items(body, merged, fcells, budget=budget))
+                out.extend(table_items(body, merged, fcells, budget=budget, total_row=totals[i]))
                 continue
-        out.extend(table_items(b, merged, fcells, budget=budget))
+        if is_text_block(rows):
+            item = text_item(b, budget)
+            out.extend([item] if item is not None else [])
+            continue
+        out.extend(table_items(b, merged, fcells, budget=budget, total_row=totals[i]))
     return out
+
+
+def _with_totals(found: list[Grid], formula_at: FormulaAt) -> tuple[list[Grid], list[int | None]]:
+    """The blocks with each total row joined to the table above it (after at most one blank
+    row), and for each block the sheet row of its total row, if it has one."""
+    out: list[Grid] = []
+    totals: list[int | None] = []
+    skip = -1
+    for i, b in enumerate(found):
+        if i == skip:
+            continue
+        table = len(b.rows) >= 2 and b.width >= 2
+        nxt = next((n for n in found[i + 1 :] if n.r0 > b.r0 + len(b.rows) - 1), None)
+        row = total_below(b, nxt, formula_at) if table and nxt is not None else None
+        if row is not None and nxt is not None:
+            skip = found.index(nxt)
+            out.append(Grid(b.r0, b.c0, [*b.rows, row]))
+            totals.append(nxt.r0)
+        else:
+            out.append(b)
+            last = b.rows[-1] if b.rows else []
+            label = next((v for v in last if v), "")
+            totals.append(b.r0 + len(b.rows) - 1 if table and is_total_label(label) else None)
+    return out, totals
+
+
+def _formula_lookup(formulas: list[FormulaCell]) -> FormulaAt:
+    """A cell's formula text; a shared formula's dependent reads its master's, moved."""
+    by_cell = {(f.row, f.col): f for f in formulas}
+    masters = {f.si: f for f in formulas if f.kind == "shared" and f.text and f.si is not None}
+
+    def formula_at(row: int, col: int) -> str:
+        f = by_cell.get((row, col))
+        if f is None:
+            return ""
+        m = masters.get(f.si) if not f.text and f.si is not None else None
+        return shift(m.text, row - m.row, col - m.col) if m is not None else f.text
+
+    return formula_at
 
 
 def _is_number(text: str) -> bool:

@@ -80,7 +80,7 @@ def comment_items(
 
 
 def _notes(root: etree._Element, skip: set[str]) -> list[Item]:
-    authors = [a.text or "" for a in kids(kid(root, "authors"), "author")]
+    authors = [(a.text or "").strip() for a in kids(kid(root, "authors"), "author")]
     out: list[Item] = []
     for c in walk(root, "comment"):
         ref = c.get("ref", "")
@@ -113,12 +113,13 @@ def _threaded(root: etree._Element, people: dict[str, str]) -> list[Item]:
     order: list[str] = []
     for c in walk(root, "threadedComment"):
         text = "".join(t.text or "" for t in walk(c, "text"))
-        author = people.get(c.get("personId", ""), "")
+        author = people.get(c.get("personId", ""), "").strip()
         parent = c.get("parentId")
         if parent and parent in threads:
             replies = threads[parent].setdefault("replies", [])
             assert isinstance(replies, list)
-            replies.append({"author": author, "text": text, "date": c.get("dT", "")})
+            reply: dict[str, JSON] = {"author": author} if author else {}
+            replies.append(reply | {"text": text, "date": c.get("dT", "")})
             continue
         cid = c.get("id", str(len(order)))
         content: dict[str, JSON] = {"text": text, "kind": "comment", "anchor": c.get("ref", "")}
