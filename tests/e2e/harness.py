@@ -7,6 +7,7 @@ tests do not depend on the fixture builders.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import random
@@ -100,8 +101,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def cache_dir_for(folder: Path) -> Path:
+    """Where a test server of `folder` keeps its cache: in the temporary folder, one per served
+    folder (a restart finds it again), never beside the documents (the corpus is read-only
+    material of another project)."""
+    digest = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / "dpe-server-test-caches" / f"{folder.name}-{digest}"
+
+
 def server_args(folder: Path, *extra: str) -> list[str]:
-    cache = folder.parent / f".cache-{folder.name}"
+    cache = cache_dir_for(folder)
     return [
         "-m",
         "dpe_server",

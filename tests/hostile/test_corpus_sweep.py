@@ -39,6 +39,8 @@ class Sweep:
     total: float = 0.0
     alive: bool = False
     peak_mb: float = 0.0
+    beside_before: list[str] = field(default_factory=list)
+    beside_after: list[str] = field(default_factory=list)
 
 
 async def _read_all(url: str, sweep: Sweep) -> None:
@@ -68,10 +70,12 @@ async def _read_all(url: str, sweep: Sweep) -> None:
 @pytest.fixture(scope="module")
 def sweep(corpus: Path) -> Iterator[Sweep]:
     result = Sweep(corpus, set(scan(corpus.resolve())))
+    result.beside_before = sorted(p.name for p in corpus.parent.iterdir())
     with http_server(corpus, "--page-size", "100", "--no-watch") as server:
         anyio.run(_read_all, server.url, result, backend="asyncio")
         result.alive = server.process.poll() is None
         result.peak_mb = vm_hwm_mb(server.process.pid)
+    result.beside_after = sorted(p.name for p in corpus.parent.iterdir())
     _print_table(result)
     return result
 
@@ -113,3 +117,8 @@ def test_corpus_sweep_no_hang(sweep: Sweep) -> None:
 
 def test_corpus_sweep_server_survives(sweep: Sweep) -> None:
     assert sweep.alive
+
+
+def test_corpus_sweep_writes_nothing_beside_the_corpus(sweep: Sweep) -> None:
+    """The server's cache goes to a temporary folder, never beside the documents it serves."""
+    assert sweep.beside_after == sweep.beside_before
