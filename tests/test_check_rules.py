@@ -102,6 +102,21 @@ CASES: list[tuple[str, Rule[Any], tuple[Any, ...], bool]] = [
     ("unique-dupe", rules_page.l2_unique_ids, (["p0-txt1", "p0-txt1"],), False),
     ("summary-long", rules_page.l2_summary, ([_el("p0-txt1", "text", "x" * 121)],), False),
     ("summary-two-lines", rules_page.l2_summary, ([_el("p0-txt1", "text", "a\nb")],), False),
+    (
+        "recall-ok",
+        rules_page.l2_markdown_recall,
+        ([_el("p0-ann1", "annotation", text="Check", kind="comment")], "> Comment: Check\n"),
+        True,
+    ),
+    (
+        "recall-lost-reply",
+        rules_page.l2_markdown_recall,
+        (
+            [_el("p0-ann1", "annotation", text="Check", replies=[{"text": "Yes"}])],
+            "[annotation: Comment: Check]\n",
+        ),
+        False,
+    ),
     ("summary-120", rules_page.l2_summary, ([_el("p0-txt1", "text", "x" * 120)],), True),
     (
         "preview-unflagged",

@@ -83,8 +83,8 @@ CASES: dict[Category, tuple[dict[str, JSON], str, str, str]] = {
     Category.ANNOTATION: (
         {"text": "Check", "kind": "comment", "author": "Ann"},
         "Comment by Ann: Check",
-        "[annotation: Comment by Ann: Check]",
-        "annotation: Comment by Ann: Check",
+        "> Comment by Ann: Check",
+        "Comment by Ann: Check",
     ),
     Category.HEADER: (
         {"text": "Top"},
@@ -114,8 +114,8 @@ CASES: dict[Category, tuple[dict[str, JSON], str, str, str]] = {
     Category.FORM: (
         {"fields": [{"name": "n", "type": "text", "value": ""}]},
         "Form (1 field): n",
-        "[form: Form (1 field): n]",
-        "form: Form (1 field): n",
+        "- n",
+        "n",
     ),
     Category.WIDGET: (
         {"kind": "checkbox", "name": "c1", "text": "Agree"},

@@ -13,6 +13,7 @@ from dpe_server.check.rules import JSON, span
 from dpe_server.check.shapes import Kind, all_kind, fields, items_of
 from dpe_server.model.integers import uint_or_none
 from dpe_server.views.element_cap import kept_part
+from dpe_server.views.words import missing
 
 L2_FIELDS: Final[dict[str, Kind]] = {
     "page_index": "int",
@@ -158,6 +159,22 @@ def l2_table_preview(elements: Sequence[JSON]) -> list[Problem]:
                 )
             )
     return out
+
+
+@rule(
+    "L2.markdown_recall",
+    "a page's Level 2 Markdown carries every phrase of each element's text content "
+    "(views/words.py: table rows past the preview and chart points past the cap excepted)",
+)
+def l2_markdown_recall(elements: Sequence[JSON], markdown: str) -> list[Problem]:
+    out: list[Problem] = []
+    for e in elements:
+        content = e.get("content")
+        if isinstance(content, dict):
+            lost = missing(str(e.get("category")), content, markdown)
+            if lost:
+                out.append(Problem(f"{e.get('element_id')}: every phrase", _clip(lost)))
+    return out[:5]
 
 
 @rule(

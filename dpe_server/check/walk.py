@@ -172,6 +172,12 @@ class DocumentWalk:
             r.check(
                 surface.read_markdown_heading, page_uri + "?format=markdown", bodies["markdown"]
             )
+            r.check(
+                rules_page.l2_markdown_recall,
+                page_uri + "?format=markdown",
+                elements,
+                bodies["markdown"],
+            )
         await self._filters(page_uri, page, elements)
         return page
 

@@ -19,7 +19,9 @@ from typing import assert_never
 
 from dpe_server.model.tree import JSON, Category
 from dpe_server.model.uri import DpeUri, Format
+from dpe_server.views import render_details as details
 from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES, cap_element
+from dpe_server.views.render_details import pipe_table, tab_table
 
 MIME_TYPES: dict[Format, str] = {
     "json": "application/json",
@@ -173,6 +175,7 @@ def render_element(element: Mapping[str, JSON], *, markdown: bool, full: bool) -
         if markdown
         else _text(category, content, summary)
     )
+    body = _with_details(category, content, body, markdown=markdown, uri=uri, full=full)
     notes = []
     if content.get("rows_truncated"):
         shown = len(content.get("rows") or [])
@@ -208,7 +211,7 @@ def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str)
             headers, rows = c.get("headers") or [], c.get("rows") or []
             if not any(str(v or "").strip() for v in [*headers, *(v for r in rows for v in r)]):
                 return f"[{category.value}: {summary}]"  # nothing to tabulate
-            return _pipe_table(headers, rows)
+            return pipe_table(headers, rows)
         case Category.LIST:
             return _list(c, indent="  ")
         case Category.CODE:
@@ -224,15 +227,17 @@ def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str)
             return f"[{_md_inline(str(c.get('text') or c.get('url', '')))}]({c.get('url', '')})"
         case Category.FORMULA:
             return f"$ {c.get('expression', '')} $" + _formula_facts(c)
+        case Category.ANNOTATION:
+            return details.annotation(c, markdown=True)
+        case Category.FORM:
+            return details.form(c, markdown=True) or f"[{category.value}: {summary}]"
         case (
             Category.DIAGRAM
-            | Category.ANNOTATION
             | Category.HEADER
             | Category.FOOTER
             | Category.SEPARATOR
             | Category.AUDIO
             | Category.VIDEO
-            | Category.FORM
             | Category.WIDGET
         ):
             return f"[{category.value}: {summary}]"
@@ -245,11 +250,7 @@ def _text(category: Category, c: Mapping[str, JSON], summary: str) -> str:
         case Category.HEADING | Category.TEXT | Category.CODE:
             return str(c.get("text", ""))
         case Category.TABLE | Category.PIVOT_TABLE:
-            headers: Sequence[JSON] = c.get("headers") or []
-            rows: Sequence[Sequence[JSON]] = c.get("rows") or []
-            lines = ["\t".join(_cell(h) for h in headers)] if headers else []
-            lines += ["\t".join(_cell(v) for v in row) for row in rows]
-            body = "\n".join(lines)
+            body = tab_table(c.get("headers") or [], c.get("rows") or [])
             return body if body.strip() else f"{category.value}: {summary}"
         case Category.LIST:
             return _list(c, indent="  ")
@@ -262,15 +263,17 @@ def _text(category: Category, c: Mapping[str, JSON], summary: str) -> str:
             return f"{text} ({url})" if text and text != url else str(url)
         case Category.FORMULA:
             return str(c.get("expression", "")) + _formula_facts(c)
+        case Category.ANNOTATION:
+            return details.annotation(c, markdown=False)
+        case Category.FORM:
+            return details.form(c, markdown=False) or f"{category.value}: {summary}"
         case (
             Category.DIAGRAM
-            | Category.ANNOTATION
             | Category.HEADER
             | Category.FOOTER
             | Category.SEPARATOR
             | Category.AUDIO
             | Category.VIDEO
-            | Category.FORM
             | Category.WIDGET
         ):
             return f"{category.value}: {summary}"
@@ -287,6 +290,19 @@ def _formula_facts(c: Mapping[str, JSON]) -> str:
         many = f" ({count} cells)" if isinstance(count, int) and count > 1 else ""
         out += f" · {c['cells']}{many}"
     return out
+
+
+def _with_details(
+    category: Category, c: Mapping[str, JSON], body: str, *, markdown: bool, uri: str, full: bool
+) -> str:
+    """`body` followed by what it leaves out of the element's text content (`words`): a
+    chart's data table, then any phrase not yet said."""
+    parts = [body]
+    if category is Category.CHART:
+        parts.append(details.chart_data(c, markdown, uri, full))
+    if category not in (Category.TABLE, Category.PIVOT_TABLE):
+        parts.append(details.extras(category.value, c, "\n".join(parts), markdown))
+    return "\n\n".join(part for part in parts if part)
 
 
 def _list(c: Mapping[str, JSON], indent: str) -> str:
@@ -309,31 +325,6 @@ def _list_marker(label: JSON, counter: int | None) -> str:
     if isinstance(label, str) and label:
         return label if _DECIMAL_MARKER.fullmatch(label) else f"- {label}"
     return "-" if counter is None else f"{counter}."
-
-
-def _cell(value: JSON) -> str:
-    return "" if value is None else str(value).replace("\t", " ").replace("\n", " ")
-
-
-def _md_cell(value: JSON) -> str:
-    text = "" if value is None else str(value)
-    return (
-        text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
-    )
-
-
-def _pipe_table(headers: Sequence[JSON], rows: Sequence[Sequence[JSON]]) -> str:
-    width = max([len(headers), *(len(r) for r in rows)], default=0)
-    if width == 0:
-        return "| |\n|---|"
-
-    def line(cells: Sequence[JSON]) -> str:
-        padded = [*cells, *[""] * (width - len(cells))]
-        return "| " + " | ".join(_md_cell(v) for v in padded) + " |"
-
-    out = [line(headers), "|" + "---|" * width]
-    out += [line(row) for row in rows]
-    return "\n".join(out)
 
 
 _BACKTICKS = re.compile(r"`+")

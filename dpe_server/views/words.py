@@ -1,0 +1,132 @@
+"""The words of an element's text content, and whether a Markdown body carries them.
+
+An element's *text content* is every string and every number (not booleans) found by walking
+its `content` JSON, except under the keys of `NOT_WORDS` (binary data, identifiers, layout and
+closed vocabularies that the Markdown shows as markup or leaves to JSON: `mime_type`, `kind`,
+`level`, a header's raw `code`, a reply's `in_reply_to` id...). Each string counts line by
+line (a non-blank line is a *phrase*); a number counts as its `str()` (a chart's values are
+the point of the chart). A checkbox field's `value` is shown by its `[x]`/`[ ]` mark instead.
+A table's and a pivot table's own structure (its `name`, its source's `fields`,
+`row_fields`...) is left to JSON.
+
+What a Level 2 page does not hold is not asked for: a table's rows past the preview (Level 2
+content has only the preview; the Markdown links to Level 3) and a chart's data rows past
+`CHART_PREVIEW_ROWS` (`chart_data`; the Markdown says how many are left out and where to read them).
+
+Containment is checked on normalised text: Markdown's backslash escapes undone, `<br>` read
+as a line break, whitespace collapsed to one space.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Final
+
+from dpe_server.model.tree import JSON
+from dpe_server.views.chart_data import CHART_PREVIEW_ROWS, chart_table
+
+NOT_WORDS: Final = frozenset(
+    {
+        # binary data and identifiers
+        "mime_type",
+        "class_id",
+        "in_reply_to",
+        "nested_tables",
+        "tag",
+        "linked_cell",
+        "location",
+        "source",
+        "cell",
+        "code",
+        # layout, structure and closed vocabularies shown as markup or left to JSON
+        "kind",
+        "type",
+        "chart_type",
+        "bar_direction",
+        "grouping",
+        "shape",
+        "edges",
+        "variant",
+        "pages",
+        "level",
+        "ordered",
+        "start",
+        "direction",
+        "width",
+        "height",
+        "target_page",
+        "total_rows",
+        "total_columns",
+        "rows_truncated",
+        "format",
+        "date",
+        "language",
+        # a sentence made of the other fields (a chart's points, a diagram's nodes)
+        "data_summary",
+    }
+)
+"""Keys whose values are not words a reader needs in the Markdown (see the module doc)."""
+
+_TABLE_STRUCTURE: Final = frozenset(
+    {"name", "fields", "data_fields", "row_fields", "column_fields", "page_fields"}
+)
+_ESCAPE = re.compile(r"\\([\\\[\]|`*_])")
+
+
+def normalise(text: str) -> str:
+    """`text` as compared: escapes undone, `<br>` a space, whitespace collapsed."""
+    return " ".join(_ESCAPE.sub(r"\1", text.replace("<br>", "\n")).split())
+
+
+def phrases(category: str, content: Mapping[str, JSON]) -> list[str]:
+    """The phrases of an element's text content at Level 2 (see the module doc), in order."""
+    out: list[str] = []
+    for key, value in content.items():
+        if key in NOT_WORDS or (category in ("table", "pivot_table") and key in _TABLE_STRUCTURE):
+            continue
+        if category == "chart" and key == "series":
+            out += _chart_phrases(value)
+        elif category == "form" and key == "fields" and isinstance(value, list):
+            for field in value:
+                out += _field_phrases(field)
+        else:
+            out += walk(value)
+    return out
+
+
+def missing(category: str, content: Mapping[str, JSON], markdown: str) -> list[str]:
+    """The phrases of `content` that the (normalised) `markdown` does not contain."""
+    body = normalise(markdown)
+    return [p for p in phrases(category, content) if normalise(p) not in body]
+
+
+def walk(value: JSON) -> Iterator[str]:
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, str):
+        yield from (line.strip() for line in value.splitlines() if line.strip())
+    elif isinstance(value, int | float):
+        yield str(value)
+    elif isinstance(value, list):
+        for item in value:
+            yield from walk(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key not in NOT_WORDS:
+                yield from walk(item)
+
+
+def _field_phrases(field: JSON) -> Iterator[str]:
+    if not isinstance(field, dict):
+        yield from walk(field)
+        return
+    checkbox = field.get("type") == "checkbox"
+    yield from walk({k: v for k, v in field.items() if not (checkbox and k == "value")})
+
+
+def _chart_phrases(series: JSON) -> Iterator[str]:
+    """A chart's data table as Level 2 shows it: its header and first `CHART_PREVIEW_ROWS` rows."""
+    headers, rows = chart_table(series)
+    yield from walk(headers)
+    yield from walk(rows[:CHART_PREVIEW_ROWS])
