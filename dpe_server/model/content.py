@@ -44,12 +44,15 @@ class CodeContent(TypedDict, total=False):
     language: str
 
 
-class TableContent(TypedDict, total=False):
+class _Rows(TypedDict, total=False):
     headers: Required[list[str]]
     rows: Required[list[list[str]]]
     total_rows: Required[int]
-    total_columns: Required[int]
     rows_truncated: bool
+
+
+class TableContent(_Rows, total=False):
+    total_columns: Required[int]
     name: str
     nested_tables: list[str]
     total_row_index: int
@@ -61,12 +64,8 @@ class DataField(TypedDict):
     function: str
 
 
-class PivotTableContent(TypedDict, total=False):
+class PivotTableContent(_Rows, total=False):
     name: Required[str]
-    headers: Required[list[str]]
-    rows: Required[list[list[str]]]
-    total_rows: Required[int]
-    rows_truncated: bool
     location: str
     source: str
     fields: list[str]
