@@ -304,7 +304,12 @@ def test_table_large_split_into_row_blocks() -> None:
     elements = read(f"<w:tbl>{rows}</w:tbl>").pages[0].elements
     assert [len(e.content["rows"]) for e in elements] == [TABLE_BLOCK_ROWS, 10]
     assert all(e.content["headers"] == ["r0"] for e in elements)
-    assert elements[1].metadata["row_block"] == 2
+    assert [e.metadata["row_block"] for e in elements] == [
+        {"index": 0, "of": 2, "first_row": 2, "last_row": TABLE_BLOCK_ROWS + 1},
+        {"index": 1, "of": 2, "first_row": TABLE_BLOCK_ROWS + 2, "last_row": TABLE_BLOCK_ROWS + 11},
+    ]
+    assert [e.content["total_rows"] for e in elements] == [TABLE_BLOCK_ROWS, 10]
+    assert elements[1].content["rows"][-1] == [f"r{TABLE_BLOCK_ROWS + 10}"]
 
 
 @pytest.mark.parametrize(("index", "letters"), [(0, "A"), (25, "Z"), (26, "AA"), (701, "ZZ")])

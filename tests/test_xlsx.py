@@ -108,7 +108,12 @@ def test_table_excel_table_named(doc: Document) -> None:
 
 def test_table_long_block_split_into_row_blocks(doc: Document) -> None:
     blocks = _of(_page(doc, "Data"), Category.TABLE)[1:]
-    assert [b.metadata["row_block"] for b in blocks] == [{"index": i, "of": 3} for i in range(3)]
+    assert [b.metadata["row_block"] for b in blocks] == [
+        {"index": 0, "of": 3, "first_row": 2, "last_row": 501},
+        {"index": 1, "of": 3, "first_row": 502, "last_row": 1001},
+        {"index": 2, "of": 3, "first_row": 1002, "last_row": 1201},
+    ]
+    assert [b.content["total_rows"] for b in blocks] == [500, 500, 200]
     assert all(len(b.content["rows"]) <= TABLE_BLOCK_ROWS for b in blocks)
     assert sum(b.content["total_rows"] for b in blocks) == 1_200
     assert blocks[1].metadata["source_range"] == "F502:G1001"

@@ -8,7 +8,7 @@
 - content controls and custom XML around rows and cells are unwrapped;
 - a nested table becomes its own table element; the parent cell shows `[table {id}]`;
 - the first row is the header row when the table has two rows or more; more than
-  `TABLE_BLOCK_ROWS` data rows are split into row-block elements.
+  `TABLE_BLOCK_ROWS` data rows are split into row-block elements (`extractors.row_blocks`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from dpe_server.extractors.docx.pages import block_text
 from dpe_server.extractors.docx.runs import InlineReader
 from dpe_server.extractors.docx.xml import W, int_or, val
 from dpe_server.extractors.ooxml.a1 import range_ref
+from dpe_server.extractors.row_blocks import RowBlock, split_rows
 from dpe_server.model import summaries
-from dpe_server.model.tree import JSON, TABLE_BLOCK_ROWS, Category, PageBuilder, parse_element_id
+from dpe_server.model.tree import JSON, Category, PageBuilder, parse_element_id
 
 _WRAPPERS = (W + "sdt", W + "customXml", W + "ins", W + "moveTo")
 _TC, _TCPR, _GRIDSPAN, _VMERGE = W + "tc", W + "tcPr", W + "gridSpan", W + "vMerge"
@@ -172,20 +173,15 @@ def _resolve(rows: list[list[_Cell]], width: int) -> tuple[list[list[str]], list
     return grid, merged
 
 
-def _blocks_of(table: TableData) -> list[tuple[list[str], list[list[str]], int]]:
+def _blocks_of(table: TableData) -> tuple[list[str], list[RowBlock[list[str]]]]:
     grid = table.grid
     headers, body = (grid[0], grid[1:]) if len(grid) >= 2 else ([], grid)
-    if not body:
-        return [(headers, [], 1)]
-    return [
-        (headers, body[i : i + TABLE_BLOCK_ROWS], i + 1 + (1 if headers else 0))
-        for i in range(0, len(body), TABLE_BLOCK_ROWS)
-    ]
+    return headers, split_rows(body, 1 if headers else 0)
 
 
 def _plan(table: TableData, n: int, page: int) -> int:
     """Give `table` and its nested tables (pre-order) their ids from number `n`."""
-    count = len(_blocks_of(table))
+    count = len(_blocks_of(table)[1])
     table.ids = [f"p{page}-tbl{n + i}" for i in range(count)]
     n += count
     for child in table.nested:
@@ -211,15 +207,15 @@ def emit_table(builder: PageBuilder, table: TableData, meta: dict[str, JSON]) ->
 
 
 def _emit(builder: PageBuilder, table: TableData, meta: dict[str, JSON]) -> list[Item]:
-    blocks = _blocks_of(table)
+    headers, blocks = _blocks_of(table)
     width = len(table.grid[0]) if table.grid else 0
     nested_ids = [t.ids[0] for t in table.nested]
-    for index, (headers, rows, first_row) in enumerate(blocks):
+    for block in blocks:
         if table.nested:
             head = [_fill(h, table) for h in headers]
-            body = [[_fill(c, table) for c in row] for row in rows]
+            body = [[_fill(c, table) for c in row] for row in block.rows]
         else:
-            head, body = headers, rows
+            head, body = headers, list(block.rows)
         content: dict[str, JSON] = {
             "headers": head,
             "rows": body,
@@ -231,8 +227,7 @@ def _emit(builder: PageBuilder, table: TableData, meta: dict[str, JSON]) -> list
         block_meta: dict[str, JSON] = dict(meta)
         if table.merged:
             block_meta["merged_cells"] = table.merged
-        if len(blocks) > 1:
-            block_meta.update(row_block=index + 1, row_blocks=len(blocks), first_row=first_row)
+        block.place(block_meta)
         builder.add(Category.TABLE, summaries.table(head, len(body), width), content, block_meta)
     items = list(table.items)
     for i, child in enumerate(table.nested):

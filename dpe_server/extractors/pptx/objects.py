@@ -22,9 +22,10 @@ from dpe_server.extractors.ooxml.drawingml import (
 )
 from dpe_server.extractors.pptx.context import SlideContext, emit_links, shape_meta
 from dpe_server.extractors.pptx.text import A, P, R, cell_links, plain_text
+from dpe_server.extractors.row_blocks import split_rows
 from dpe_server.model import summaries
 from dpe_server.model.errors import CorruptError, TooLargeError
-from dpe_server.model.tree import JSON, TABLE_BLOCK_ROWS, Category
+from dpe_server.model.tree import JSON, Category
 
 URI_TABLE = "http://schemas.openxmlformats.org/drawingml/2006/table"
 URI_CHART = "http://schemas.openxmlformats.org/drawingml/2006/chart"
@@ -107,22 +108,20 @@ def table(frame: etree._Element, tbl: etree._Element, ctx: SlideContext) -> None
     if not rows:
         return
     headers, body = rows[0], rows[1:]
-    starts = range(0, max(len(body), 1), TABLE_BLOCK_ROWS)
-    for start in starts:
-        chunk = body[start : start + TABLE_BLOCK_ROWS]
+    for block in split_rows(body, 1):
+        chunk = list(block.rows)
         meta = shape_meta(frame)
         if merged:
             meta["merged_cells"] = list(merged)
-        if len(starts) > 1:
-            meta["row_block"] = [start + 1, start + len(chunk)]
+        block.place(meta)
         content: dict[str, JSON] = {
             "headers": headers,
             "rows": chunk,
-            "total_rows": len(body),
+            "total_rows": len(chunk),
             "total_columns": columns,
         }
         chars = sum(len(cell) for row in chunk for cell in row)
-        summary = summaries.table(headers, len(body), columns)
+        summary = summaries.table(headers, len(chunk), columns)
         ctx.sink.add(Category.TABLE, summary, content, meta, chars)
     emit_links(cell_links(tbl), frame, ctx)
 

@@ -14,15 +14,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
 
 from dpe_server.extractors.ooxml.a1 import range_ref
+from dpe_server.extractors.row_blocks import split_rows
 from dpe_server.extractors.xlsx.format import CELL_MAX_CHARS, Styles, clip, show, show_number
 from dpe_server.extractors.xlsx.scan import SheetScan, SparseCells
 from dpe_server.model import summaries
-from dpe_server.model.tree import JSON, TABLE_BLOCK_ROWS, Category
+from dpe_server.model.tree import JSON, Category
 
 Cell = tuple[int, int]
 Rect = tuple[int, int, int, int]
@@ -385,7 +386,7 @@ def table_items(
     budget: CharBudget | None = None,
     total_row: int | None = None,
 ) -> list[Item]:
-    """One table element, or row-block elements of at most TABLE_BLOCK_ROWS rows each.
+    """One table element, or row-block elements (`extractors.row_blocks`).
 
     `total_row`: the sheet row (0-based) of the block's last row when it is a total row,
     possibly a blank row below the others; the element holding it says `total_row_index`."""
@@ -397,21 +398,27 @@ def table_items(
     else:
         body = rows[1:] if rows and list(rows[0]) == headers else rows
     head_rows = len(rows) - len(body)
-    chunks = [body[i : i + TABLE_BLOCK_ROWS] for i in range(0, len(body), TABLE_BLOCK_ROWS)]
-    chunks = chunks or [[]]
+    blocks = split_rows(body, head_rows)
     end = block.r0 + len(rows) - 1 if total_row is None else total_row
     box = (block.r0, block.c0, end, block.c0 + width - 1)
     merged = [range_ref(*m) for m in merges.hits(box)]
     has_formulas = formula_cells.any_in(box)
     items: list[Item] = []
-    for index, whole in enumerate(chunks):
+    for whole_part in blocks:
+        whole = list(whole_part.rows)
         chunk = budget.fit(whole) if budget is not None else whole
         if not chunk and whole:
             break
-        first = block.r0 + head_rows + index * TABLE_BLOCK_ROWS
-        last = first + max(len(chunk), 1) - 1
-        top = block.r0 if index == 0 else first
-        with_total = total_row is not None and chunk is whole and index == len(chunks) - 1
+        last_index = whole_part.index == whole_part.of - 1
+        with_total = total_row is not None and chunk is whole and last_index
+        if with_total and total_row is not None:
+            last_row = total_row - block.r0 + 1
+        else:
+            last_row = whole_part.first_row + len(chunk) - 1
+        part = replace(whole_part, rows=chunk, last_row=last_row)
+        first = block.r0 + part.first_row - 1
+        last = max(block.r0 + part.last_row - 1, first)
+        top = block.r0 if part.index == 0 else first
         content: dict[str, JSON] = {
             "headers": headers,
             "rows": chunk,
@@ -420,9 +427,8 @@ def table_items(
         }
         if name:
             content["name"] = name
-        if with_total and total_row is not None:
+        if with_total:
             content["total_row_index"] = len(chunk) - 1
-            last = total_row
         meta: dict[str, JSON] = {"source_range": range_ref(top, box[1], last, box[3])}
         if headers:
             meta["header_row"] = block.r0 + 1
@@ -432,9 +438,8 @@ def table_items(
             meta["has_formulas"] = True
         # Without a name or headers, the first cells say what the table is about.
         label = name or ("" if headers else ", ".join(v for v in (body[0] if body else []) if v))
-        if len(chunks) > 1:
-            meta["row_block"] = {"index": index, "of": len(chunks)}
-            meta["block_total_rows"] = len(body)
+        part.place(meta)
+        if part.of > 1:
             where = f"rows {first + 1}–{last + 1}"
             label = f"{label or ', '.join(h for h in headers if h)} {where}"
         summary = summaries.table(headers, len(chunk), width, label.strip())

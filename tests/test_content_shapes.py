@@ -1,0 +1,73 @@
+"""Every element's content fits its category's shape (dpe_server/model/content.py,
+docs/content.md), on every fixture document and on the shared corpus when present."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dpe_server.extractors import DEFAULT_LIMITS, for_suffix
+from dpe_server.model.content import SHAPES, problems
+from dpe_server.model.errors import ExtractionError
+from dpe_server.model.tree import Category
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+SUFFIXES = (".xlsx", ".docx", ".pptx", ".pdf")
+
+
+def _documents(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file())
+
+
+def _shape_problems(path: Path) -> list[str]:
+    extractor = for_suffix(path.suffix.lower())
+    assert extractor is not None
+    try:
+        with path.open("rb") as f:
+            doc = extractor.extract(f, DEFAULT_LIMITS)
+    except ExtractionError:
+        return []
+    return [
+        f"{path.name} {e.element_id}: {p}"
+        for page in doc.pages
+        for e in page.elements
+        for p in problems(e.category, e.content)
+    ]
+
+
+def test_every_category_has_a_shape() -> None:
+    assert set(SHAPES) == set(Category)
+
+
+def test_problems_names_missing_unknown_and_mistyped_fields() -> None:
+    content = {"headers": ["a"], "rows": [["1", 2]], "total_rows": "1", "extra": 1}
+    assert problems(Category.TABLE, content) == [
+        "content.total_columns is missing",
+        "content.rows[0][1] is int, not str",
+        "content.total_rows is str, not int",
+        "content.extra is not a field of TableContent",
+    ]
+    assert (
+        problems(
+            Category.CHART,
+            {
+                "chart_type": "bar",
+                "title": "",
+                "data_summary": "",
+                "series": [{"name": "s", "categories": ["a"], "values": [1.5, None]}],
+            },
+        )
+        == []
+    )
+
+
+def test_fixture_contents_fit_their_shapes(fixture_dir: Path) -> None:
+    found = [p for path in _documents(fixture_dir) for p in _shape_problems(path)]
+    assert found == []
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="no shared corpus")
+def test_corpus_contents_fit_their_shapes() -> None:
+    found = [p for path in _documents(CORPUS) for p in _shape_problems(path)]
+    assert found == []
