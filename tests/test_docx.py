@@ -269,7 +269,10 @@ def test_content_of_each_construct(
 
 FORMS = [
     ("legacy-text", {"name": "SENTText1", "type": "text", "value": "SENT-FORMVALUE"}),
-    ("legacy-checkbox", {"name": "SENTCheck1", "type": "checkbox", "value": "checked"}),
+    (
+        "legacy-checkbox",
+        {"name": "SENTCheck1", "type": "checkbox", "kind": "checkbox", "checked": True},
+    ),
     (
         "legacy-dropdown",
         {
@@ -297,7 +300,10 @@ FORMS = [
         "sdt-date",
         {"name": "SENT Date", "type": "date", "value": "2/3/2024", "date": "2024-02-03T00:00:00Z"},
     ),
-    ("sdt-checkbox", {"name": "SENT Box", "type": "checkbox", "value": "checked"}),
+    (
+        "sdt-checkbox",
+        {"name": "SENT Box", "label": "SENT Box", "kind": "checkbox", "checked": True},
+    ),
 ]
 
 

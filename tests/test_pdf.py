@@ -272,14 +272,18 @@ def test_form_fields(doc: Document) -> None:
         "name": "pdfsent_name",
         "type": "text",
         "value": "PDFSENT value",
+        "label": "pdfsent_name",
+        "kind": "text",
     }
     assert fields["pdfsent_agree"]["type"] == "checkbox"
+    assert fields["pdfsent_agree"]["checked"] is True
     assert fields["pdfsent_agree"]["value"] == "Yes"
     assert fields["pdfsent_color"]["type"] == "radio"
     assert fields["pdfsent_color"]["value"] == "blue"
     assert fields["pdfsent_color"]["options"] == ["red", "blue"]
     assert fields["pdfsent_choice"]["options"] == ["alpha", "beta"]
     assert fields["pdfsent_choice"]["value"] == "beta"
+    assert fields["pdfsent_choice"]["kind"] == "dropdown"
     assert fields["pdfsent_signature"]["type"] == "signature"
     assert "pdfsent_submit" not in fields
 

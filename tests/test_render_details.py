@@ -92,12 +92,12 @@ def test_annotation_without_an_author_omits_it() -> None:
 def test_form_fields_render_label_value_options_and_checked_state() -> None:
     content = {
         "fields": [
-            {"name": "agree", "type": "checkbox", "value": "checked"},
-            {"name": "spam", "type": "checkbox", "value": "unchecked"},
-            {"name": "ok", "type": "checkbox", "checked": True, "value": None},
-            {"name": "c1", "title": "Colour", "type": "dropdown", "value": "Red",
+            {"name": "agree", "kind": "checkbox", "value": "checked", "checked": True},
+            {"name": "spam", "kind": "checkbox", "value": "", "checked": False},
+            {"name": "ok", "label": "ok", "kind": "checkbox", "checked": True, "value": "Yes"},
+            {"name": "c1", "label": "Colour", "kind": "dropdown", "value": "Red",
              "options": ["Red", "Blue"]},
-            {"name": "B4:C8", "type": "data_validation", "value": None, "rule": "between 0 and 9"},
+            {"name": "B4:C8", "kind": "number", "value": "", "rule": "between 0 and 9"},
         ]
     }  # fmt: skip
     assert _md("form", content) == (
@@ -125,7 +125,7 @@ def test_phrases_skip_identifiers_and_binary_and_count_numbers() -> None:
         "text": "one\n\n two ",
         "mime_type": "image/png",
         "kind": "comment",
-        "in_reply_to": "p0-ann1",
+        "tag": "p0-ann1",
         "result": 150,
         "flag": True,
         "nested": {"cell": "A1", "formula": "=A1"},

@@ -140,14 +140,10 @@ class Reply(TypedDict, total=False):
     date: str
 
 
-class AnnotationContent(TypedDict, total=False):
-    text: Required[str]
+class AnnotationContent(Reply, total=False):
     kind: Required[str]
-    author: str
-    date: str
     anchor: str
     replies: list[Reply]
-    in_reply_to: str
 
 
 class HeaderFooterContent(TypedDict, total=False):
@@ -170,10 +166,29 @@ class MediaContent(TypedDict, total=False):
     embedded: bool
 
 
+FieldKind = Literal[
+    "text",
+    "checkbox",
+    "radio",
+    "dropdown",
+    "list",
+    "date",
+    "number",
+    "picture",
+    "signature",
+    "button",
+    "validation",
+]
+"""What a form field is, the same in every format (docs/content.md, form)."""
+
+
 class FormField(TypedDict, total=False):
     name: Required[str]
     type: Required[str]
     value: Required[str]
+    label: Required[str]
+    kind: Required[FieldKind]
+    checked: bool
     options: list[str]
     title: str
     tag: str

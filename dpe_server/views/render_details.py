@@ -12,7 +12,7 @@ from dpe_server.model.tree import JSON
 from dpe_server.views.chart_data import CHART_PREVIEW_ROWS, chart_table, points
 from dpe_server.views.words import NOT_WORDS, normalise, phrases, walk
 
-_FIELD_SHOWN = frozenset({"name", "title", "value", "options", "type"})
+_FIELD_SHOWN = frozenset({"name", "label", "title", "value", "options", "type", "checked"})
 _LINES = frozenset({"text", "nodes"})  # shown as lines of their own, with no `key:` label
 
 
@@ -54,7 +54,8 @@ def _note_line(note: Mapping[str, JSON], kind: str) -> str:
 
 
 def form(content: Mapping[str, JSON], markdown: bool) -> str:
-    """One line per field: `[x] label` for a checkbox, `label: value (options: ...)` else."""
+    """One line per field: `[x] label` for a checkbox, `label: value (options: ...)` else,
+    `label (name)` when the field's name differs from its label."""
     fields = content.get("fields")
     lines = [
         ("- " if markdown else "") + _field(f)
@@ -65,11 +66,10 @@ def form(content: Mapping[str, JSON], markdown: bool) -> str:
 
 
 def _field(field: Mapping[str, JSON]) -> str:
-    name, title = _one_line(field.get("name")), _one_line(field.get("title"))
-    label = f"{title} ({name})" if title and name and title != name else title or name
-    if field.get("type") == "checkbox":
-        checked = field.get("checked", field.get("value")) in (True, "checked", "1", "true")
-        line = f"[{'x' if checked else ' '}] {label}".rstrip()
+    name, label = _one_line(field.get("name")), _one_line(field.get("label"))
+    label = f"{label} ({name})" if label and name and label != name else label or name
+    if field.get("kind") == "checkbox":
+        line = f"[{'x' if field.get('checked') is True else ' '}] {label}".rstrip()
     else:
         value = " ".join(walk(field.get("value")))
         line = f"{label}: {value}" if value else label

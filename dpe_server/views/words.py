@@ -3,9 +3,10 @@
 An element's *text content* is every string and every number (not booleans) found by walking
 its `content` JSON, except under the keys of `NOT_WORDS` (binary data, identifiers, layout and
 closed vocabularies that the Markdown shows as markup or leaves to JSON: `mime_type`, `kind`,
-`level`, a header's raw `code`, a reply's `in_reply_to` id...). Each string counts line by
+`level`, a header's raw `code`, a control's `tag`...). Each string counts line by
 line (a non-blank line is a *phrase*); a number counts as its `str()` (a chart's values are
-the point of the chart). A checkbox field's `value` is shown by its `[x]`/`[ ]` mark instead.
+the point of the chart). A checkbox field's `value` is shown by its `[x]`/`[ ]` mark (its
+`checked`) instead.
 A table's and a pivot table's own structure (its `name`, its source's `fields`,
 `row_fields`...) is left to JSON.
 
@@ -31,7 +32,6 @@ NOT_WORDS: Final = frozenset(
         # binary data and identifiers
         "mime_type",
         "class_id",
-        "in_reply_to",
         "nested_tables",
         "tag",
         "linked_cell",
@@ -121,7 +121,7 @@ def _field_phrases(field: JSON) -> Iterator[str]:
     if not isinstance(field, dict):
         yield from walk(field)
         return
-    checkbox = field.get("type") == "checkbox"
+    checkbox = field.get("kind") == "checkbox"
     yield from walk({k: v for k, v in field.items() if not (checkbox and k == "value")})
 
 

@@ -12,7 +12,8 @@ from lxml import etree
 from dpe_server.extractors.docx.items import Item
 from dpe_server.extractors.docx.xml import W14, W, int_or, on, val
 from dpe_server.model import summaries
-from dpe_server.model.tree import JSON, Category
+from dpe_server.model.content import FieldKind, FormField
+from dpe_server.model.tree import Category
 
 _W15 = "{http://schemas.microsoft.com/office/word/2012/wordml}"
 _STRUCTURAL = (
@@ -23,16 +24,20 @@ _STRUCTURAL = (
     _W15 + "repeatingSection",
     _W15 + "repeatingSectionItem",
 )
-_TYPES = {
-    W + "text": "plain_text",
-    W + "richText": "rich_text",
-    W + "dropDownList": "dropdown",
-    W + "comboBox": "combo_box",
-    W + "date": "date",
-    W14 + "checkbox": "checkbox",
-    W + "picture": "picture",
+_TYPES: dict[str, tuple[str, FieldKind]] = {
+    W + "text": ("plain_text", "text"),
+    W + "richText": ("rich_text", "text"),
+    W + "dropDownList": ("dropdown", "dropdown"),
+    W + "comboBox": ("combo_box", "dropdown"),
+    W + "date": ("date", "date"),
+    W14 + "checkbox": ("checkbox", "checkbox"),
+    W + "picture": ("picture", "picture"),
 }
-_LEGACY = {"FORMTEXT": "text", "FORMCHECKBOX": "checkbox", "FORMDROPDOWN": "dropdown"}
+_LEGACY: dict[str, FieldKind] = {
+    "FORMTEXT": "text",
+    "FORMCHECKBOX": "checkbox",
+    "FORMDROPDOWN": "dropdown",
+}
 
 
 def _options(control: etree._Element) -> list[str]:
@@ -42,23 +47,37 @@ def _options(control: etree._Element) -> list[str]:
     ]
 
 
-def sdt_field(sdtpr: etree._Element | None, text: str) -> dict[str, JSON] | None:
-    """A content control's field `{name, type, value, options?, tag?}`; None if structural."""
+def _checkbox(field: FormField, checked: bool) -> None:
+    """A Word box has no export value: `value` is `checked` when ticked, empty when not."""
+    field["checked"] = checked
+    field["value"] = "checked" if checked else ""
+
+
+def sdt_field(sdtpr: etree._Element | None, text: str) -> FormField | None:
+    """A content control's field (docs/content.md, form); None if structural."""
     if sdtpr is None:
-        return {"name": "content control", "type": "rich_text", "value": text}
+        name = "content control"
+        return {"name": name, "type": "rich_text", "value": text, "label": name, "kind": "text"}
     kind = "rich_text"
+    shape: FieldKind = "text"
     control: etree._Element | None = None
     for child in sdtpr:
         if child.tag in _STRUCTURAL:
             return None
         if child.tag in _TYPES:
-            kind, control = _TYPES[child.tag], child
+            (kind, shape), control = _TYPES[child.tag], child
     title = val(sdtpr, "alias")
     tag = val(sdtpr, "tag")
     sid = val(sdtpr, "id")
     name = title or tag or (f"content control {sid}" if sid else "content control")
     placeholder = sdtpr.find(W + "showingPlcHdr") is not None
-    field: dict[str, JSON] = {"name": name, "type": kind, "value": "" if placeholder else text}
+    field: FormField = {
+        "name": name,
+        "type": kind,
+        "value": "" if placeholder else text,
+        "label": name,
+        "kind": shape,
+    }
     if placeholder and text:
         field["placeholder"] = text
     if title:
@@ -69,23 +88,22 @@ def sdt_field(sdtpr: etree._Element | None, text: str) -> dict[str, JSON] | None
         if kind in ("dropdown", "combo_box"):
             field["options"] = _options(control)
         elif kind == "date":
-            if control.get(W + "fullDate"):
-                field["date"] = control.get(W + "fullDate")
+            if full_date := control.get(W + "fullDate"):
+                field["date"] = full_date
             fmt = val(control, "dateFormat")
             if fmt:
                 field["format"] = fmt
         elif kind == "checkbox":
             checked = control.find(W14 + "checked")
-            state = checked is not None and checked.get(W14 + "val", "1") in ("1", "true")
-            field["value"] = "checked" if state else "unchecked"
+            _checkbox(field, checked is not None and checked.get(W14 + "val", "1") in ("1", "true"))
     return field
 
 
-def legacy_field(code: str, ffdata: etree._Element | None, result: str) -> dict[str, JSON]:
+def legacy_field(code: str, ffdata: etree._Element | None, result: str) -> FormField:
     """A legacy FORMTEXT / FORMCHECKBOX / FORMDROPDOWN field from its `w:ffData`."""
     kind = _LEGACY.get(code, "text")
     name = (val(ffdata, "name") if ffdata is not None else None) or kind
-    field: dict[str, JSON] = {"name": name, "type": kind, "value": result}
+    field: FormField = {"name": name, "type": kind, "value": result, "label": name, "kind": kind}
     if ffdata is None:
         return field
     if kind == "checkbox":
@@ -93,7 +111,7 @@ def legacy_field(code: str, ffdata: etree._Element | None, result: str) -> dict[
         checked = box.find(W + "checked") if box is not None else None
         if checked is None and box is not None:
             checked = box.find(W + "default")
-        field["value"] = "checked" if checked is not None and on(checked) else "unchecked"
+        _checkbox(field, checked is not None and on(checked))
     elif kind == "dropdown":
         dd = ffdata.find(W + "ddList")
         options = [val(e) or "" for e in dd.iterfind(W + "listEntry")] if dd is not None else []
@@ -108,11 +126,11 @@ def legacy_field(code: str, ffdata: etree._Element | None, result: str) -> dict[
     return field
 
 
-def checkbox_glyph(field: dict[str, JSON]) -> str:
-    return "☒" if field.get("value") == "checked" else "☐"
+def checkbox_glyph(field: FormField) -> str:
+    return "☒" if field.get("checked") else "☐"
 
 
-def form_item(fields: list[dict[str, JSON]], at: int, source: str) -> Item:
+def form_item(fields: list[FormField], at: int, source: str) -> Item:
     return Item(
         Category.FORM,
         summaries.form(fields),

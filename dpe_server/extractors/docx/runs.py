@@ -420,9 +420,9 @@ class InlineReader:
         anchor = self._anchors.pop(cid, "")
         if anchor:
             content["anchor"] = anchor
-        meta: dict[str, JSON] = {"comment_id": cid}
         if date:
-            meta["date"] = date
+            content["date"] = date
+        meta: dict[str, JSON] = {"comment_id": cid}
         summary = summaries.annotation(text, "comment", author or None)
         st.items.append(Item(Category.ANNOTATION, summary, content, meta, st.length))
 
@@ -442,9 +442,9 @@ def _change(el: etree._Element, kind: str, text: str, at: int) -> Item:
     content: dict[str, JSON] = {"text": text, "kind": kind}
     if author:
         content["author"] = author
+    if date := el.get(W + "date"):
+        content["date"] = date
     meta: dict[str, JSON] = {}
-    if el.get(W + "date"):
-        meta["date"] = el.get(W + "date")
     summary = summaries.annotation(text, kind, author or None)
     return Item(Category.ANNOTATION, summary, content, meta, at)
 

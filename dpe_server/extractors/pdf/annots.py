@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from pypdf import PageObject, PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject
 
 from dpe_server.extractors.pdf.collect import plain
+from dpe_server.model.content import FieldKind, FormField
 from dpe_server.model.tree import JSON
 
 MAX_ANNOTS = 2_000
@@ -70,7 +71,7 @@ class AnnotItem:
 @dataclass(slots=True)
 class PageAnnots:
     items: list[AnnotItem] = field(default_factory=list)
-    fields: list[dict[str, JSON]] = field(default_factory=list)
+    fields: list[FormField] = field(default_factory=list)
     truncated: bool = False
 
 
@@ -204,7 +205,7 @@ def _media(annot: DictionaryObject, subtype: str) -> AnnotItem:
     return AnnotItem(kind, content, {"subtype": subtype[1:]})
 
 
-def _field(annot: DictionaryObject) -> dict[str, JSON] | None:
+def _field(annot: DictionaryObject) -> FormField | None:
     ft = _inherited(annot, "/FT")
     if ft is None:
         return None
@@ -218,14 +219,29 @@ def _field(annot: DictionaryObject) -> dict[str, JSON] | None:
         field_type = "button" if flags & _FF_PUSH else "radio" if flags & _FF_RADIO else "checkbox"
     if field_type is None:
         return None
-    out: dict[str, JSON] = {"name": _field_name(annot), "type": field_type}
+    name = _field_name(annot)
+    kind: FieldKind = "text"
+    if field_type == "choice":
+        kind = "dropdown" if flags & _FF_COMBO else "list"
+    elif field_type != "text":
+        kind = cast(FieldKind, field_type)
     if field_type == "signature":
-        out["value"] = "signed" if value is not None else ""
+        shown = "signed" if value is not None else ""
     elif isinstance(value, ArrayObject):
-        out["value"] = ", ".join(_s(v) for v in value)
+        shown = ", ".join(_s(v) for v in value)
     else:
-        out["value"] = _s(value)
+        shown = _s(value)
+    out: FormField = {
+        "name": name,
+        "type": field_type,
+        "value": shown,
+        "label": _s(_inherited(annot, "/TU")) or name,
+        "kind": kind,
+    }
     if field_type in ("checkbox", "radio"):
+        # The value of a box is its on state's export name, `Off` (here empty) when off.
+        out["checked"] = shown not in ("", "Off")
+        out["value"] = shown if out["checked"] else ""
         states = _on_states(annot)
         if states:
             out["options"] = states
@@ -235,7 +251,7 @@ def _field(annot: DictionaryObject) -> dict[str, JSON] | None:
     return out
 
 
-def _on_states(annot: DictionaryObject) -> list[JSON]:
+def _on_states(annot: DictionaryObject) -> list[str]:
     ap = annot.get("/AP")
     ap = ap.get_object() if ap is not None else None
     normal = ap.get("/N") if isinstance(ap, DictionaryObject) else None
@@ -245,10 +261,10 @@ def _on_states(annot: DictionaryObject) -> list[JSON]:
     return [str(k)[1:] for k in normal if k != "/Off"]
 
 
-def _choice_options(opt: Any) -> list[JSON]:
+def _choice_options(opt: Any) -> list[str]:
     if not isinstance(opt, ArrayObject):
         return []
-    out: list[JSON] = []
+    out: list[str] = []
     for raw in opt[:500]:
         item = raw.get_object() if isinstance(raw, IndirectObject) else raw
         if isinstance(item, ArrayObject) and len(item) >= 2:
@@ -258,16 +274,20 @@ def _choice_options(opt: Any) -> list[JSON]:
     return out
 
 
-def _merge_fields(fields: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
-    """Radio buttons are one widget per option: fold them into one field."""
-    merged: dict[str, dict[str, JSON]] = {}
+def _merge_fields(fields: list[FormField]) -> list[FormField]:
+    """Radio buttons are one widget per option: fold them into one field (checked when any
+    of them is on)."""
+    merged: dict[str, FormField] = {}
     order: list[str] = []
     for f in fields:
         key = f"{f['type']}:{f['name']}"
         if key not in merged:
-            merged[key] = dict(f)
+            merged[key] = f.copy()
             order.append(key)
             continue
+        if f.get("checked"):
+            merged[key]["checked"] = True
+            merged[key]["value"] = f["value"]
         options = merged[key].get("options")
         if isinstance(options, list):
             for opt in f.get("options") or []:

@@ -5,7 +5,8 @@
 - The notes slide's body placeholder → annotation, kind `speaker_notes`.
 - Legacy comments (`ppt/comments/commentN.xml`, authors in `ppt/commentAuthors.xml`) and
   modern threaded comments (`ppt/comments/modernComment_*.xml`, authors in `ppt/authors.xml`)
-  → annotation, kind `comment`, with the author; a reply names its parent in `in_reply_to`.
+  → annotation, kind `comment`, with its author and date; the replies of a thread are nested
+  under it as `replies: [{text, author?, date?}]`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from lxml import etree
 from dpe_server.extractors.pptx.context import SlideContext, placeholder
 from dpe_server.extractors.pptx.text import MC, P, R, plain_text
 from dpe_server.model import summaries
+from dpe_server.model.content import AnnotationContent, Reply
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import JSON, Category
 
@@ -144,65 +146,81 @@ def notes(ctx: SlideContext) -> str:
 # --- comments ----------------------------------------------------------------------------
 
 
-def _comment(ctx: SlideContext, text: str, author: str | None, **meta: JSON) -> str | None:
-    content: dict[str, JSON] = {"text": text, "kind": "comment"}
+def _by(note: Reply, author: str | None, date: str | None) -> None:
     if author:
-        content["author"] = author
-    reply_to = meta.pop("in_reply_to", None)
-    if reply_to:
-        content["in_reply_to"] = reply_to
-    clean = {k: v for k, v in meta.items() if v}
-    return ctx.sink.add(
-        Category.ANNOTATION,
-        summaries.annotation(text, "comment", author),
-        content,
-        clean,
-        len(text),
-    )
+        note["author"] = author
+    if date:
+        note["date"] = date
+
+
+def _reply(text: str, author: str | None, date: str | None) -> Reply:
+    reply: Reply = {"text": text}
+    _by(reply, author, date)
+    return reply
+
+
+def _comment(text: str, author: str | None, date: str | None) -> AnnotationContent:
+    content: AnnotationContent = {"text": text, "kind": "comment"}
+    _by(content, author, date)
+    return content
+
+
+def _add_comments(ctx: SlideContext, threads: list[AnnotationContent], part: str) -> None:
+    """One annotation per thread, its replies nested under it in order."""
+    for content in threads:
+        author = content.get("author")
+        ctx.sink.add(
+            Category.ANNOTATION,
+            summaries.annotation(content["text"], "comment", author),
+            dict(content),
+            {"part": part},
+            len(content["text"]),
+        )
 
 
 def legacy_comments(ctx: SlideContext, authors: Mapping[str, str]) -> None:
     part = _rel_part(ctx, RT_COMMENTS)
     root = None if part is None or not ctx.pkg.has(part) else ctx.pkg.xml(part)
-    if root is None:
+    if part is None or root is None:
         return
-    ids: dict[tuple[str, str], str] = {}
+    threads: dict[tuple[str, str], AnnotationContent] = {}
+    roots: list[AnnotationContent] = []
     for cm in root.iter(f"{P}cm"):
         text = (cm.findtext(f"{P}text") or "").strip()
         if not text:
             continue
         author_id, idx = cm.get("authorId", ""), cm.get("idx", "")
         parent = cm.find(f".//{{{NS_P15}}}parentCm")
-        reply_to = None
+        thread = None
         if parent is not None:
-            reply_to = ids.get((parent.get("authorId", ""), parent.get("idx", "")))
-        eid = _comment(
-            ctx, text, authors.get(author_id), date=cm.get("dt"), in_reply_to=reply_to, part=part
-        )
-        if eid:
-            ids[(author_id, idx)] = eid
+            thread = threads.get((parent.get("authorId", ""), parent.get("idx", "")))
+        if thread is not None:
+            reply = _reply(text, authors.get(author_id), cm.get("dt"))
+            thread.setdefault("replies", []).append(reply)
+        else:
+            thread = _comment(text, authors.get(author_id), cm.get("dt"))
+            roots.append(thread)
+        threads[(author_id, idx)] = thread
+    _add_comments(ctx, roots, part)
 
 
 def modern_comments(ctx: SlideContext, authors: Mapping[str, str]) -> None:
     part = _rel_part(ctx, RT_MODERN_COMMENTS)
     root = None if part is None or not ctx.pkg.has(part) else ctx.pkg.xml(part)
-    if root is None:
+    if part is None or root is None:
         return
+    threads: list[AnnotationContent] = []
     for cm in root.iterfind(f"{P188}cm"):
         text = plain_text(cm.find(f"{P188}txBody"))
-        author = authors.get(cm.get("authorId", ""))
-        parent = _comment(ctx, text, author, date=cm.get("created"), part=part) if text else None
+        thread = _comment(text, authors.get(cm.get("authorId", "")), cm.get("created"))
         for reply in cm.iterfind(f"{P188}replyLst/{P188}reply"):
             body = plain_text(reply.find(f"{P188}txBody"))
             if body:
-                _comment(
-                    ctx,
-                    body,
-                    authors.get(reply.get("authorId", "")),
-                    date=reply.get("created"),
-                    in_reply_to=parent,
-                    part=part,
-                )
+                who, date = authors.get(reply.get("authorId", "")), reply.get("created")
+                thread.setdefault("replies", []).append(_reply(body, who, date))
+        if text or "replies" in thread:
+            threads.append(thread)
+    _add_comments(ctx, threads, part)
 
 
 def legacy_authors(root: etree._Element | None) -> dict[str, str]:

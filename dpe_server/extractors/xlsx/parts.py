@@ -15,6 +15,7 @@ from dpe_server.extractors.ooxml.package import Package, Relationship
 from dpe_server.extractors.xlsx.book import kid, kids, local, rel_id, string_item, walk
 from dpe_server.extractors.xlsx.cells import Item, Rect, SheetCells
 from dpe_server.model import summaries
+from dpe_server.model.content import FieldKind, FormField
 from dpe_server.model.tree import JSON, Category
 
 MAX_OPTIONS = 200
@@ -119,7 +120,8 @@ def _threaded(root: etree._Element, people: dict[str, str]) -> list[Item]:
             replies = threads[parent].setdefault("replies", [])
             assert isinstance(replies, list)
             reply: dict[str, JSON] = {"author": author} if author else {}
-            replies.append(reply | {"text": text, "date": c.get("dT", "")})
+            date = {"date": c.get("dT")} if c.get("dT") else {}
+            replies.append(reply | {"text": text} | date)
             continue
         cid = c.get("id", str(len(order)))
         content: dict[str, JSON] = {"text": text, "kind": "comment", "anchor": c.get("ref", "")}
@@ -166,6 +168,16 @@ def _options(formula: str, resolve: Callable[[str], list[str]]) -> list[str] | N
     return [v for v in values if v][:MAX_OPTIONS] if values else None
 
 
+_KINDS: dict[str, FieldKind] = {
+    "list": "dropdown",
+    "whole": "number",
+    "decimal": "number",
+    "date": "date",
+}
+"""Validation types that say what the cells hold; the others (`textLength`, `time`, `custom`,
+`any`) are kind `validation`."""
+
+
 def validation_items(tail: etree._Element, resolve: Callable[[str], list[str]]) -> list[Item]:
     """One form element per data validation: the cells it governs and what they allow."""
     items: list[Item] = []
@@ -177,7 +189,13 @@ def validation_items(tail: etree._Element, resolve: Callable[[str], list[str]]) 
         kind = dv.get("type", "any")
         f1 = _formula_text(kid(dv, "formula1"))
         f2 = _formula_text(kid(dv, "formula2"))
-        field: dict[str, JSON] = {"name": sqref, "type": kind, "value": ""}
+        field: FormField = {
+            "name": sqref,
+            "type": kind,
+            "value": "",
+            "label": sqref,
+            "kind": _KINDS.get(kind, "validation"),
+        }
         if kind == "list":
             options = _options(f1, resolve)
             if options is not None:
@@ -188,8 +206,8 @@ def validation_items(tail: etree._Element, resolve: Callable[[str], list[str]]) 
             op = dv.get("operator", "between")
             field["rule"] = f"{op} {f1} and {f2}" if f2 else f"{op} {f1}".strip()
         for attr in ("prompt", "promptTitle", "error", "errorTitle"):
-            if dv.get(attr):
-                field[attr] = dv.get(attr)
+            if text := dv.get(attr):
+                field[attr] = text
         first = parse_range(sqref.split()[0]) if sqref else None
         items.append(
             Item(
