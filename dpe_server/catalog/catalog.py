@@ -17,13 +17,14 @@ after the retries its error is listed.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, assert_never, cast
+from typing import Any, assert_never, cast
 
 import anyio
 import anyio.to_thread
@@ -41,7 +42,6 @@ from dpe_server.model.info import DocumentInfo, PageInfo
 from dpe_server.model.tree import Document, Element, Page
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds between attempts at a file that failed while it may still be being written."""
@@ -170,16 +170,16 @@ class Catalog(Index[Entry]):
     def _warm_later(self, entries: Sequence[Entry]) -> None:
         """Extract files found after the start-up warm-up, in the background."""
         if self._warming and entries and self._tg is not None:
-            self._in_background(self._warm, entries)
+            self._in_background(functools.partial(self._warm, entries))
 
-    def _in_background(self, work: Callable[[T], Awaitable[None]], arg: T) -> None:
-        """Run `work(arg)` in the catalog's task group. Nothing it raises may reach the group
+    def _in_background(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run `work()` in the catalog's task group. Nothing it raises may reach the group
         (that would stop the server's background work and its transport): a failure of ours
         is logged and costs only the reads it was doing."""
 
         async def guarded() -> None:
             try:
-                await work(arg)
+                await work()
             except Exception:
                 log.exception("background work of the catalog failed; serving goes on")
 
@@ -345,7 +345,7 @@ class Catalog(Index[Entry]):
         key = entry.key
         done = entry.retried = anyio.Event()
 
-        async def again(_: None) -> None:
+        async def again() -> None:
             try:
                 await anyio.sleep(RETRY_DELAYS[attempt])
                 if entry.key != key or self._entries.get(entry.rel) is not entry:
@@ -360,7 +360,7 @@ class Catalog(Index[Entry]):
             finally:
                 done.set()
 
-        self._in_background(again, None)
+        self._in_background(again)
         return True
 
     # ---- changes -------------------------------------------------------------------------
@@ -390,7 +390,7 @@ class Catalog(Index[Entry]):
             entry = self._entries[rel]
             entry.stat, entry.key = found[rel], keys[rel]
             if self._tg is not None:
-                self._in_background(self._refresh_changed, entry)
+                self._in_background(functools.partial(self._refresh_changed, entry))
             else:
                 await self._refresh_changed(entry)
         change = Change(list_changed=bool(added or removed))

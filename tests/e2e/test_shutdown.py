@@ -4,10 +4,12 @@ nothing is replayed at the next start), no worker process left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,36 @@ SERVE_STALLING = (
 )
 
 
+class _Log:
+    """What a server process wrote to stdout and stderr."""
+
+    def __init__(self) -> None:
+        self.file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `serving`)
+        self.output = ""
+
+    def text(self) -> str:
+        return self.output
+
+
+@contextlib.contextmanager
+def serving(command: list[str]) -> Iterator[tuple[subprocess.Popen[bytes], _Log]]:
+    """Run `command` with its stdin held open (a stdio client still connected); on the way out
+    kill it if it is still running, close its stdin and keep what it wrote."""
+    log = _Log()
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log.file, stderr=log.file)
+    try:
+        yield server, log
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        assert server.stdin is not None
+        server.stdin.close()
+        log.file.seek(0)
+        log.output = log.file.read().decode("utf-8", "replace")
+        log.file.close()
+
+
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_shutdown_on_signal_mid_parse(tmp_path: Path, transport: str, signum: int) -> None:
@@ -38,26 +70,16 @@ def test_shutdown_on_signal_mid_parse(tmp_path: Path, transport: str, signum: in
     cache = tmp_path / "cache"
     command = [sys.executable, "-c", SERVE_STALLING, "serve", str(folder), "--cache-dir"]
     command += [str(cache), "--workers", "1", "--transport", transport, "--port", "0"]
-    with tempfile.TemporaryFile() as log:
-        # stdin stays open: a stdio client still connected when the signal comes
-        server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log, stderr=log)
-        try:
-            marker = wait_for(lambda: next(tmp_path.glob("stalled-*"), None), "a parse started")
-            worker = int(marker.name.split("-")[1])
-            workers = children(server.pid)
-            assert worker in workers
-            wal = cache / f"{FILE_NAME}-wal"
-            assert wal.exists()  # the cache is open, with a write-ahead log
-            server.send_signal(signum)
-            status = server.wait(30)
-        finally:
-            if server.poll() is None:
-                server.kill()
-                server.wait()
-            assert server.stdin is not None
-            server.stdin.close()
-        log.seek(0)
-        output = log.read().decode("utf-8", "replace")
+    with serving(command) as (server, log):
+        marker = wait_for(lambda: next(tmp_path.glob("stalled-*"), None), "a parse started")
+        worker = int(marker.name.split("-")[1])
+        workers = children(server.pid)
+        assert worker in workers
+        wal = cache / f"{FILE_NAME}-wal"
+        assert wal.exists()  # the cache is open, with a write-ahead log
+        server.send_signal(signum)
+        status = server.wait(30)
+    output = log.text()
     assert status == 0, output
     assert not wal.exists(), "the cache was not closed"
     assert [pid for pid in workers if alive(pid)] == []
@@ -81,24 +103,15 @@ def test_server_whose_background_work_fails_exits_with_status_1(
     tmp_path: Path, transport: str
 ) -> None:
     """Not up answering errors (HTTP 500 to every request, initialize included, or silence
-    over stdio) with nothing to restart it: it exits, saying why, and leaves no worker."""
+    over stdio) with nothing to restart it: it exits, saying why, its cache closed."""
     folder = tmp_path / "docs"
     folder.mkdir()
     write_doc(folder / "notes.docx", ["Intro"])
     command = [sys.executable, "-c", SERVE_FAILING, "serve", str(folder), "--cache-dir"]
     command += [str(tmp_path / "cache"), "--transport", transport, "--port", "0"]
-    with tempfile.TemporaryFile() as log:
-        server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log, stderr=log)
-        try:
-            status = server.wait(30)
-        finally:
-            if server.poll() is None:
-                server.kill()
-                server.wait()
-            assert server.stdin is not None
-            server.stdin.close()
-        log.seek(0)
-        output = log.read().decode("utf-8", "replace")
+    with serving(command) as (server, log):
+        status = server.wait(30)
+    output = log.text()
     assert status == 1, output
     assert "background work failed; stopping: RuntimeError('a bug in the warm-up')" in output
     assert not (tmp_path / "cache" / f"{FILE_NAME}-wal").exists(), "the cache was not closed"
