@@ -27,6 +27,7 @@ from dpe_server.extractors.registry import (
     format_of,
     is_paged,
     is_supported,
+    read_as,
     register,
 )
 
@@ -43,5 +44,6 @@ __all__ = [
     "format_of",
     "is_paged",
     "is_supported",
+    "read_as",
     "register",
 ]

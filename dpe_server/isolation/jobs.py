@@ -9,13 +9,14 @@ let escape are reported as `corrupt` with the exception's type, never with a tra
 from __future__ import annotations
 
 import base64
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_path
+from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_path, for_suffix, read_as
 from dpe_server.isolation.confine import NotConfined, open_confined
 from dpe_server.isolation.pictures import picture
 from dpe_server.isolation.precheck import precheck
@@ -95,7 +96,9 @@ def _run(job: Job) -> JSON:
                 f"The file is {size // (1024 * 1024)} MiB, over the limit of "
                 f"{MAX_FILE_BYTES // (1024 * 1024)} MiB."
             )
-        precheck(f, PurePosixPath(job.rel).suffix, job.limits)
+        suffix = read_as(f, job.rel)
+        extractor = for_suffix(suffix) or extractor
+        precheck(f, suffix, job.limits)
         if job.op == "image":
             found = picture(f, job.rel, job.metadata or {})
             if found is None:
@@ -106,6 +109,8 @@ def _run(job: Job) -> JSON:
         if job.op == "pages" and extractor.extract_pages is not None:
             return [p.to_json() for p in extractor.extract_pages(f, job.pages, job.limits)]
         doc = extractor.extract(f, job.limits)
+        if suffix != PurePosixPath(job.rel).suffix.lower():  # a legacy file under a new suffix
+            doc = dataclasses.replace(doc, metadata={**doc.metadata, "read_as": suffix[1:]})
         if job.op == "pages":
             wanted = set(job.pages)
             return [p.to_json() for p in doc.pages if p.page_index in wanted]

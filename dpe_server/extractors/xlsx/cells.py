@@ -165,7 +165,7 @@ def dense_cells(
     if width and len(raw) * width > max_cells:
         raw = raw[: max(max_cells // width, 1)]
         truncated = True
-    rows = _display_rows(raw)
+    rows = display_rows(raw)
     r0, c0 = origin
     for (r, c), xf in scan.styled.items():
         i, j = r - r0, c - c0
@@ -202,7 +202,7 @@ def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
     return [v if v.__class__ is str and len(v) <= CELL_MAX_CHARS else show(v) for v in col]
 
 
-def _display_rows(raw: list[list[Any]]) -> list[list[str]]:
+def display_rows(raw: list[list[Any]]) -> list[list[str]]:
     """calamine rows as display strings, converted column by column (much faster than
     a call per cell: a column is usually all text or all numbers)."""
     if not raw:
