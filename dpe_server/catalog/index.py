@@ -27,6 +27,7 @@ from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, Steps, StoreCall
 from dpe_server.catalog.store import Cached, Outline, PageCache, Store, cache_key
 from dpe_server.extractors import extractor_fingerprint, file_type, format_of, is_paged
+from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import (
     DocumentNotFound,
     ElementNotFound,
@@ -94,8 +95,13 @@ def outline_of(doc: Document, entry: Entry) -> Outline:
 
 
 class Index(ABC, Generic[E]):
-    def __init__(self, root: Path, host: str, store: Store) -> None:
+    def __init__(
+        self, root: Path, host: str, store: Store, passwords: Passwords = NO_PASSWORDS
+    ) -> None:
         self.root = root.resolve()
+        self.passwords = passwords
+        """The passwords file's contents: which of its entries apply to a file is part of the
+        file's key, so a tree decrypted with a password no longer given is not served."""
         self.host = host
         self.store = store
         self.pages_lru = PageCache()
@@ -111,7 +117,8 @@ class Index(ABC, Generic[E]):
         """The store key of the file at `rel` as `st` says it is; where the times are coarse
         (`FileStat.coarse`) this reads the file for its content fingerprint."""
         content = content_fingerprint(self.root, rel) if st.coarse else ""
-        return cache_key(str(self.root / rel), st, self._fingerprint, content)
+        fingerprint = self._fingerprint + self.passwords.digest(rel)
+        return cache_key(str(self.root / rel), st, fingerprint, content)
 
     def _keys(self, found: Mapping[str, FileStat]) -> dict[str, str]:
         return {rel: self._key(rel, st) for rel, st in found.items()}

@@ -29,6 +29,7 @@ from dpe_server.extractors.registry import (
     is_supported,
     read_as,
     register,
+    unlocked,
 )
 
 __all__ = [
@@ -46,4 +47,5 @@ __all__ = [
     "is_supported",
     "read_as",
     "register",
+    "unlocked",
 ]

@@ -55,6 +55,20 @@ def read_as(f: BinaryIO, path: PurePath | str) -> str:
     return real if real in FORMATS else suffix
 
 
+def unlocked(f: BinaryIO, suffix: str) -> BinaryIO:
+    """`f`, or its decrypted copy in memory when it is a password-protected OOXML package
+    (`ooxml.decrypt`: the passwords tried are `extractors.passwords`'); raises
+    `EncryptedError` when none opens it."""
+    from dpe_server.extractors.ooxml.package import cfb_kind, sniff
+
+    fmt = FORMATS.get(suffix.lower())
+    if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb" or cfb_kind(f) != "encrypted":
+        return f
+    from dpe_server.extractors.ooxml.decrypt import unlock
+
+    return unlock(f, suffix.lower().lstrip("."))
+
+
 def is_supported(path: PurePath | str) -> bool:
     return format_of(path) is not None
 

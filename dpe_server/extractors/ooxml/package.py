@@ -29,6 +29,7 @@ from typing import BinaryIO
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.passwords import HOW_TO_GIVE
 from dpe_server.model.errors import CorruptError, EncryptedError, TooLargeError, UnsupportedError
 
 CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -101,9 +102,7 @@ def cfb_error(f: BinaryIO, expected: str) -> Exception:
     """The error for an OLE2/CFB file with an OOXML suffix: encrypted, or a legacy format."""
     kind = cfb_kind(f)
     if kind == "encrypted":
-        return EncryptedError(
-            f"This {expected} file is password-protected; save an unprotected copy to read it."
-        )
+        return EncryptedError(f"This .{expected} file is password-protected; {HOW_TO_GIVE}.")
     for suffix, what in LEGACY_STREAMS.values():
         if suffix == kind:
             return UnsupportedError(
