@@ -18,9 +18,9 @@ OOXML_DEFAULT = "VelvetSweatshop"
 PDF_DEFAULT = ""
 
 HOW_TO_GIVE = (
-    "give its password in a passwords file (dpe-server --passwords FILE, or the "
-    "DPE_SERVER_PASSWORDS environment variable naming it; TOML: a `default` list and "
-    "[files] glob patterns mapped to passwords, see docs/passwords.md)"
+    "give its password in a passwords file: dpe-server --passwords FILE, or the "
+    "DPE_SERVER_PASSWORDS environment variable naming it; a TOML file with a `default` list "
+    "of passwords and a [files] table mapping glob patterns of paths to passwords"
 )
 """How a user lets the server open a protected file, for error messages."""
 

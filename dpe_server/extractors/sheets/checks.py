@@ -18,6 +18,11 @@ def check_sheets(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
     expected = _CONTAINER.get(fmt, "zip")
     if kind == expected:
         if kind == "zip":
+            what = zip_kind(f)
+            if what != "a zip archive" and not (fmt == "xlsb" and what == _workbook()):
+                raise UnsupportedError(
+                    f"This file is {what} renamed to .{fmt}; give it its own suffix."
+                )
             count = declared_members(f)
             if count is None:
                 raise CorruptError(
@@ -34,3 +39,10 @@ def check_sheets(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
     if kind == "other":
         raise CorruptError(f"The file is not a .{fmt} spreadsheet ({what}).")
     raise UnsupportedError(f"This file is {what} renamed to .{fmt}; give it its own suffix.")
+
+
+def _workbook() -> str:
+    """What an OOXML package with an `xl/` folder is called (an .xlsb has one too)."""
+    from dpe_server.extractors.registry import FORMATS
+
+    return FORMATS[".xlsx"].kind_name
