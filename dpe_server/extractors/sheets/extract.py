@@ -1,9 +1,10 @@
 """The .xls / .xlsb / .ods extractor: python-calamine reads the cell values of every sheet
 (and merged ranges where it gives them), `xlsx.values` turns each sheet into a page.
 
-A .xlsb or .ods is a zip: it is first copied through the guarded package reader
-(`ooxml.Package.sanitized`: member count, inflated sizes and ratio capped) so calamine never
-inflates a zip bomb. A panic inside calamine (a malformed file) is reported as `corrupt`.
+A .xlsb or .ods is a zip: every member is first inflated once by the guarded package reader
+(`ooxml.Package.check`: member count, inflated sizes and ratio capped, DOCTYPEs refused), so
+calamine never meets a zip bomb. A panic inside calamine (a malformed file) is reported as
+`corrupt`.
 """
 
 from __future__ import annotations
@@ -27,13 +28,11 @@ _ERRORS = (CalamineError, ValueError, OverflowError, TypeError, IndexError, KeyE
 
 def _open(f: BinaryIO, limits: Limits) -> Any:
     """The workbook calamine opens, or the project's error."""
-    kind = sniff(f)
-    source: BinaryIO = f
-    if kind == "zip":
+    if sniff(f) == "zip":
         with Package(f, "spreadsheet", limits) as pkg:
-            source = pkg.sanitized()
-    else:
-        source = io.BytesIO(f.read())
+            pkg.check()  # every member inflated once under the caps, DOCTYPEs refused
+    f.seek(0)
+    source = io.BytesIO(f.read())
     try:
         return CalamineWorkbook.from_filelike(source)
     except PasswordError:
