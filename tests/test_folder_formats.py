@@ -6,17 +6,19 @@ server reads it (the checks before parsing, the real format sniffed)."""
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from dpe_server.catalog.folder import scan
+from dpe_server.catalog.folder import doc_ref_for, scan
 from dpe_server.extractors import file_type
 from dpe_server.isolation.client import InlineJobs, run_inline
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import Category, Document, Page
+from dpe_server.read.oneshot import OneShotReader
 from fixtures.builders import delimited, legacy, ods
 
 
@@ -205,3 +207,23 @@ def test_delimited_edge_cases(tmp_path: Path, fixture_dir: Path) -> None:
     assert "renamed to .csv" in err.message
     (page,) = extract(tmp_path, "latin.tsv").pages
     assert page.metadata["encoding"] == "latin-1"  # 0x81 is undefined in cp1252
+
+
+def test_level_1_says_has_macros_and_read_as(fixture_dir: Path, tmp_path: Path) -> None:
+    _rewrite(
+        fixture_dir / "xlsx-titled.xlsx",
+        tmp_path / "book.xlsm",
+        {VBA["xlsx"]: b"\xd0\xcf\x11\xe0 not run"},
+        (WORKBOOK, MS + "excel.sheet.macroEnabled.main+xml"),
+    )
+    shutil.copy(fixture_dir / legacy.RENAMED, tmp_path / legacy.RENAMED)
+    with OneShotReader(tmp_path, cache=False) as reader:
+        found = {}
+        for rel in ("book.xlsm", legacy.RENAMED):
+            uri = f"dpe://{reader.host}/{doc_ref_for(rel)}"
+            found[rel] = json.loads(reader.read(uri)[0].text or "{}")
+    assert found["book.xlsm"]["has_macros"] is True
+    assert "read_as" not in found["book.xlsm"]
+    assert found[legacy.RENAMED]["read_as"] == "xls"
+    assert found[legacy.RENAMED]["file_type"] == "xlsx"
+    assert "has_macros" not in found[legacy.RENAMED]

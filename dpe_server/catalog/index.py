@@ -40,6 +40,10 @@ from dpe_server.model.metadata import derive_keywords, derive_summary, derive_ti
 from dpe_server.model.tree import Document, Element, Page, Properties, page_of_element_id
 from dpe_server.model.uri import DpeUri, format_uri
 
+LISTED_METADATA = ("truncated", "has_macros", "read_as")
+"""Document metadata shown at Level 0 and 1 as extension fields: the tree was cut, the file
+holds macros (never run), a legacy file under a new suffix was read as what it is."""
+
 
 @dataclass(eq=False)
 class Entry:
@@ -213,7 +217,7 @@ class Index(ABC, Generic[E]):
         }
         if entry.outline is not None:
             o = entry.outline
-            extra = {"truncated": True} if o.metadata.get("truncated") else {}
+            extra = {k: o.metadata[k] for k in LISTED_METADATA if o.metadata.get(k)}
             return DocumentInfo(
                 title=o.title,
                 page_count=len(o.pages),
