@@ -6,7 +6,9 @@ environment)."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -226,3 +228,31 @@ async def test_password_never_leaks_and_its_removal_empties_the_cache(
         assert not entries["secret.docx"].current
         assert entries["secret.docx"].error is not None
         assert entries["secret.docx"].error.kind == "encrypted"
+
+
+def test_cli_takes_the_passwords_file_from_the_environment(
+    fixture_dir: Path, tmp_path: Path
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(fixture_dir / protected.DOCX, docs / protected.DOCX)
+    pw_file = tmp_path / "pw.toml"
+    pw_file.write_text(f'[files]\n"protected-*" = "{protected.SECRET}"\n')
+    listing = {}
+    for given in (None, str(pw_file)):
+        env = {k: v for k, v in os.environ.items() if k != "DPE_SERVER_PASSWORDS"}
+        if given:
+            env["DPE_SERVER_PASSWORDS"] = given
+        run = subprocess.run(
+            [*_dpe(), "read", str(docs), "dpe://local.dpe.docs", "--no-cache", "--workers", "1"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        )
+        (doc,) = json.loads(run.stdout)["documents"]
+        listing[given is not None] = doc
+        assert protected.SECRET not in run.stdout + run.stderr
+    assert listing[False]["error"]["kind"] == "encrypted"
+    assert listing[True]["page_count"] == 1
+    assert "error" not in listing[True]
