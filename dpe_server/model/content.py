@@ -144,6 +144,7 @@ class AnnotationContent(Reply, total=False):
     kind: Required[str]
     anchor: str
     replies: list[Reply]
+    resolved: bool
 
 
 class HeaderFooterContent(TypedDict, total=False):

@@ -8,7 +8,8 @@ layer is slower than a plain walk. Modules:
 - `docx_styles`: heading levels, code styles; `numbering`, `numformat`: list numbering;
 - `docx_pages`: the page plan (where pages begin, continuation pages, titles);
 - `docx_body`, `docx_runs`, `docx_tables`, `docx_drawing`, `docx_forms`: elements;
-- `docx_parts`: main part lookup, notes, comments, headers/footers, altChunk HTML.
+- `docx_parts`: main part lookup, notes, headers/footers, altChunk HTML; `comments`: comments
+  with Word's reply threads nested.
 
 Decisions (where SPEC leaves room):
 - pages start at the highest heading level the body uses and after every section break

@@ -25,6 +25,7 @@ from dpe_server.extractors.docx.styles import Styles, is_monospace, run_font
 from dpe_server.extractors.docx.xml import MC, M, R, W
 from dpe_server.extractors.ooxml.drawingml import omml_to_linear
 from dpe_server.model import summaries
+from dpe_server.model.content import AnnotationContent
 from dpe_server.model.tree import JSON, Category
 
 _P, _R, _T, _TAB, _PTAB, _BR, _CR = (
@@ -61,9 +62,11 @@ _SINK_MAX = 400
 
 @dataclass(slots=True)
 class Notes:
-    """Comments, footnotes and endnotes by id: (author, text) and text."""
+    """Comments (replies nested, docx/comments.py), footnotes and endnotes by id; the ids
+    of the comments that are replies, which give no element of their own."""
 
-    comments: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    comments: dict[str, AnnotationContent] = field(default_factory=dict)
+    replies: set[str] = field(default_factory=set)
     footnotes: dict[str, str] = field(default_factory=dict)
     endnotes: dict[str, str] = field(default_factory=dict)
 
@@ -413,17 +416,18 @@ class InlineReader:
     def _comment_ref(self, cid: str, st: _State) -> None:
         if cid in self._open_comments:
             self._close_comment(cid)
-        author, text, date = self.notes.comments.get(cid, ("", "", ""))
-        content: dict[str, JSON] = {"text": text, "kind": "comment"}
-        if author:
-            content["author"] = author
         anchor = self._anchors.pop(cid, "")
+        if cid in self.notes.replies:
+            return
+        comment = self.notes.comments.get(cid) or {"text": "", "kind": "comment"}
+        content: dict[str, JSON] = {"text": comment["text"], "kind": "comment"}
+        if author := comment.get("author"):
+            content["author"] = author
         if anchor:
             content["anchor"] = anchor
-        if date:
-            content["date"] = date
+        content.update({k: v for k, v in comment.items() if k not in content})
         meta: dict[str, JSON] = {"comment_id": cid}
-        summary = summaries.annotation(text, "comment", author or None)
+        summary = summaries.annotation(comment["text"], "comment", author)
         st.items.append(Item(Category.ANNOTATION, summary, content, meta, st.length))
 
 

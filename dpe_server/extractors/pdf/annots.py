@@ -30,7 +30,8 @@ from pypdf import PageObject, PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject
 
 from dpe_server.extractors.pdf.collect import plain
-from dpe_server.model.content import AnnotationContent, FieldKind, FormField, Reply
+from dpe_server.extractors.threads import as_reply, roots
+from dpe_server.model.content import AnnotationContent, FieldKind, FormField
 from dpe_server.model.tree import JSON
 
 MAX_ANNOTS = 2_000
@@ -199,28 +200,13 @@ def _markup(annot: DictionaryObject, subtype: str, under: str) -> AnnotationCont
 
 def _thread(items: list[AnnotItem], notes: dict[Key, AnnotItem], answers: dict[Key, Key]) -> None:
     """Move each answer (`answers`: its key → the key it answers) under the root of its
-    thread, in page order; answers in a loop stay where they are."""
-    answered = {k: v for k, v in answers.items() if v in notes}
+    thread, in page order."""
     moved: set[int] = set()
-    for key, item in notes.items():
-        root: Key | None = key
-        seen = {key}
-        while root in answered:
-            root = answered[root]
-            if root in seen:
-                root = None
-                break
-            seen.add(root)
-        if root is None or root == key:
-            continue
-        reply: Reply = {"text": str(item.content["text"])}
-        if isinstance(author := item.content.get("author"), str):
-            reply["author"] = author
-        if isinstance(date := item.content.get("date"), str):
-            reply["date"] = date
+    for key, root in roots(answers, notes).items():
+        item = notes[key]
         replies = notes[root].content.setdefault("replies", [])
         assert isinstance(replies, list)
-        replies.append(dict(reply))
+        replies.append(dict(as_reply(item.content)))
         moved.add(id(item))
     items[:] = [item for item in items if id(item) not in moved]
 
