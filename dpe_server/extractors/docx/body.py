@@ -33,6 +33,18 @@ from dpe_server.extractors.docx.styles import Styles
 from dpe_server.extractors.docx.tables import emit_table, read_table
 from dpe_server.extractors.docx.xml import W, int_or, on, val
 from dpe_server.model import summaries
+from dpe_server.model.content import (
+    CodeContent,
+    FormContent,
+    HeaderFooterContent,
+    HeadingContent,
+    ListContent,
+    ListItem,
+    SeparatorContent,
+    SeparatorKind,
+    TableContent,
+    TextContent,
+)
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder
 
 _P, _TBL, _PPR, _NUMPR = W + "p", W + "tbl", W + "pPr", W + "numPr"
@@ -63,7 +75,7 @@ class _Group:
 
     kind: str = ""
     lines: list[str] = field(default_factory=list)
-    list_items: list[JSON] = field(default_factory=list)
+    list_items: list[ListItem] = field(default_factory=list)
     num_ids: set[str] = field(default_factory=set)
     ordered: bool = False
     start: int = 1
@@ -94,19 +106,18 @@ class _PageWriter:
         if len(text) > cap:
             text = text[:cap]
             self.truncated = True
-        content: dict[str, JSON] = {"text": text}
-        self.b.add(category, summary, content, meta)
+        self.b.add(category, summary, TextContent(text=text), meta)
 
     def flush(self) -> None:
         g = self.group
         if g.kind == "list":
-            content: dict[str, JSON] = {"ordered": g.ordered, "items": g.list_items}
+            content: ListContent = {"ordered": g.ordered, "items": g.list_items}
             if g.ordered and g.start != 1:
                 content["start"] = g.start
             self.b.add(Category.LIST, summaries.list_(g.list_items, g.ordered), content)
         elif g.kind == "code":
             text = "\n".join(g.lines)
-            self.b.add(Category.CODE, summaries.code(text), {"text": text})
+            self.b.add(Category.CODE, summaries.code(text), CodeContent(text=text))
         self.add_items(g.items)
         self.group = _Group()
 
@@ -131,15 +142,15 @@ class _PageWriter:
             g.kind, g.ordered, g.start = "list", ordered, counters[-1]
         g.num_ids.add(num_id)
         g.last_level = level
-        item: dict[str, JSON] = {"text": text, "level": level}
+        item: ListItem = {"text": text, "level": level}
         label = numbering.label(num_id, level, counters) if ordered else ""
         if label:
             item["label"] = label
         g.list_items.append(item)
         g.items.extend(items)
 
-    def separator(self, kind: str, meta: dict[str, JSON] | None = None) -> None:
-        self.b.add(Category.SEPARATOR, summaries.separator(kind), {"kind": kind}, meta)
+    def separator(self, kind: SeparatorKind, meta: dict[str, JSON] | None = None) -> None:
+        self.b.add(Category.SEPARATOR, summaries.separator(kind), SeparatorContent(kind=kind), meta)
 
     # --- blocks ----------------------------------------------------------------------------
 
@@ -153,7 +164,7 @@ class _PageWriter:
                 self.b.add(
                     Category.FORM,
                     summaries.form([fld]),
-                    {"fields": [fld]},
+                    FormContent(fields=[fld]),
                     {"source": "content_control"},
                 )
         tag = block.el.tag
@@ -182,7 +193,7 @@ class _PageWriter:
             before = [i for i in para.items if i.at == 0]
             self.add_items(before)
             level = max(block.level, 1)
-            content: dict[str, JSON] = {"level": level, "text": text}
+            content = HeadingContent(level=level, text=text)
             self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
             self.add_items([i for i in para.items if i.at != 0])
             return
@@ -207,7 +218,7 @@ class _PageWriter:
         for kind, value in blocks:
             if kind == "heading" and isinstance(value, tuple):
                 level, text = value
-                content: dict[str, JSON] = {"level": level, "text": text}
+                content = HeadingContent(level=level, text=text)
                 self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
             elif kind == "text" and isinstance(value, str):
                 self.text(Category.TEXT, value, summaries.text(value), meta)
@@ -218,7 +229,7 @@ class _PageWriter:
         width = max((len(r) for r in rows), default=0)
         grid = [r + [""] * (width - len(r)) for r in rows]
         headers, body = (grid[0], grid[1:]) if len(grid) >= 2 else ([], grid)
-        content: dict[str, JSON] = {
+        content: TableContent = {
             "headers": headers,
             "rows": body,
             "total_rows": len(body),
@@ -242,7 +253,7 @@ class _PageWriter:
             category = Category.HEADER if kind == "header" else Category.FOOTER
             summary = summaries.header(text) if kind == "header" else summaries.footer(text)
             meta: dict[str, JSON] = {"part": hf.part, "variant": hf.variant, "shown": hf.shown}
-            content: dict[str, JSON] = {"text": text, "variant": hf.variant}
+            content = HeaderFooterContent(text=text, variant=hf.variant)
             self.b.add(category, summary, content, meta)
 
     def build(self) -> Page:

@@ -31,7 +31,13 @@ from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObj
 
 from dpe_server.extractors.pdf.collect import plain
 from dpe_server.extractors.threads import as_reply, roots
-from dpe_server.model.content import AnnotationContent, FieldKind, FormField
+from dpe_server.model.content import (
+    AnnotationContent,
+    FieldKind,
+    FormField,
+    MediaContent,
+    WidgetContent,
+)
 from dpe_server.model.tree import JSON
 
 MAX_ANNOTS = 2_000
@@ -254,11 +260,11 @@ def _media(annot: DictionaryObject, subtype: str) -> AnnotItem:
     else:
         kind = "audio" if mime.startswith("audio/") else "video"
         mime = mime or "video/unknown"
-    content: dict[str, JSON] = {"name": name, "mime_type": mime}
+    content: MediaContent = {"name": name, "mime_type": mime}
     description = _s(annot.get("/Contents"))
     if description and description != name:
         content["description"] = description
-    return AnnotItem(kind, content, {"subtype": subtype[1:]})
+    return AnnotItem(kind, dict(content), {"subtype": subtype[1:]})
 
 
 def _field(annot: DictionaryObject) -> FormField | None:
@@ -396,10 +402,10 @@ def read_annots(page: PageObject, reader: PdfReader, text_at: TextAt) -> PageAnn
             if found["type"] in ("button", "signature"):
                 caption = _caption(annot)
                 kind = "push_button" if found["type"] == "button" else "signature"
-                w: dict[str, JSON] = {"kind": kind, "name": found["name"]}
+                w: WidgetContent = {"kind": kind, "name": found["name"]}
                 if caption:
                     w["text"] = caption
-                out.items.append(AnnotItem("widget", w, meta))
+                out.items.append(AnnotItem("widget", dict(w), meta))
             if found["type"] != "button":
                 out.fields.append(found)
     _thread(out.items, notes, answers)

@@ -123,7 +123,7 @@ def build_sheet_items(
     level_one = True
     for it in layout:
         if it.category.value == "heading":
-            it.content["level"] = 1 if level_one else 2
+            it.content = {**it.content, "level": 1 if level_one else 2}
             level_one = False
 
     items = layout
