@@ -61,12 +61,39 @@ class Env:
     reader: InlineReader
     header_footers: list[list[HeaderFooter]]
     limits: Limits
+    plans: list[PagePlan] = field(default_factory=list)
     _texts: dict[str, str] = field(default_factory=dict)
+    _starts: list[Counters] = field(default_factory=list)
+    """The list counters as each page begins, counted so far (index = page index)."""
 
     def header_text(self, part: str) -> str:
         if part not in self._texts:
             self._texts[part] = header_text(self.ctx.pkg, part, self.styles)
         return self._texts[part]
+
+    def counters_at(self, index: int) -> Counters:
+        """The list counters as page `index` begins: every numbered paragraph of the pages
+        before it counted, the same whichever pages are extracted and in whatever order."""
+        if not self._starts:
+            self._starts.append(Counters(self.numbering))
+        while len(self._starts) <= index and len(self._starts) <= len(self.plans):
+            counters = self._starts[-1].copy()
+            for block in self.plans[len(self._starts) - 1].blocks:
+                if (num := self.list_num(block)) is not None:
+                    counters.advance(*num)
+            self._starts.append(counters)
+        return self._starts[min(index, len(self._starts) - 1)].copy()
+
+    def list_num(self, block: Block) -> tuple[str, int] | None:
+        """The (numId, ilvl) a block counts in, read from its paragraph properties alone: a
+        numbered paragraph that is not a heading with text."""
+        p = block.el
+        if p.tag != _P or (block.level is not None and block.text.strip()):
+            return None
+        ppr = p.find(_PPR)
+        info = self.styles.info(val(ppr, "pStyle") if ppr is not None else None)
+        num = _numbering(ppr, info.num)
+        return num if num is not None and self.numbering.is_list(*num) else None
 
 
 @dataclass
@@ -94,7 +121,7 @@ class _PageWriter:
         self.env = env
         self.b = PageBuilder(plan.index, env.limits.max_elements_per_page)
         self.group = _Group()
-        self.counters = Counters(env.numbering)
+        self.counters = env.counters_at(plan.index)
         self.truncated = False
 
     def add_items(self, items: list[Item]) -> None:
@@ -128,13 +155,14 @@ class _PageWriter:
         self.group.lines.append(line)
         self.group.items.extend(items)
 
-    def list_item(self, text: str, num: tuple[str, int], items: list[Item]) -> None:
+    def list_item(
+        self, text: str, num: tuple[str, int], counters: list[int], items: list[Item]
+    ) -> None:
         """A numbered paragraph: joins the current list or starts a new one (a change of
         numId at the same or a shallower level), with the label Word shows on it."""
         numbering = self.env.numbering
         num_id, level = num
         ordered = numbering.ordered(num_id, level)
-        counters = self.counters.advance(num_id, level)
         g = self.group
         if not g.continues(num_id, level):
             self.flush()
@@ -188,6 +216,8 @@ class _PageWriter:
         para = env.reader.paragraph(p)
         text = para.text.strip()
         meta: dict[str, JSON] = {"style": info.name} if info.name else {}
+        num = env.list_num(block)
+        counters = self.counters.advance(*num) if num is not None else []
         if block.level is not None and text:
             self.flush()
             before = [i for i in para.items if i.at == 0]
@@ -197,9 +227,8 @@ class _PageWriter:
             self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
             self.add_items([i for i in para.items if i.at != 0])
             return
-        num = _numbering(ppr, info.num)
-        if num is not None and para.has_text and env.numbering.is_list(*num):
-            self.list_item(text, num, para.items)
+        if num is not None and para.has_text:
+            self.list_item(text, num, counters, para.items)
             return
         if para.has_text and (info.code or env.reader.is_mono(p)):
             self.code_line(para.text.rstrip(), para.items)

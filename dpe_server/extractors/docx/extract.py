@@ -132,7 +132,7 @@ def _env(o: _Opened, limits: Limits) -> Env:
     notes = load_notes(pkg, o.rel, o.styles)
     hf = section_header_footers(o.sect_prs, o.ctx, even_and_odd(pkg, o.rel.settings))
     reader = InlineReader(o.ctx, o.styles, notes)
-    return Env(o.ctx, o.styles, numbering, reader, hf, limits)
+    return Env(o.ctx, o.styles, numbering, reader, hf, limits, o.plans)
 
 
 def _flat_xml(f: BinaryIO) -> None:
