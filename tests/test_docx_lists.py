@@ -240,8 +240,8 @@ def _markdown(content: dict[str, Any]) -> str:
         (3, "- a) SENT-LETTER-A\n- b) SENT-LETTER-B\n- c) SENT-LETTER-C\n"),
         (
             5,
-            "1. SENT-NEST-1\n  - 1.1. SENT-NEST-1-1\n  - 1.2. SENT-NEST-1-2\n2. SENT-NEST-2\n"
-            "  - 2.1. SENT-NEST-2-1\n",
+            "1. SENT-NEST-1\n   - 1.1. SENT-NEST-1-1\n   - 1.2. SENT-NEST-1-2\n2. SENT-NEST-2\n"
+            "   - 2.1. SENT-NEST-2-1\n",
         ),
         (9, "- 一、 SENT-CJK-1\n- 二、 SENT-CJK-2\n- 三、 SENT-CJK-3\n"),
     ],
