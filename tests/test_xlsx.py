@@ -384,7 +384,9 @@ def test_office_total_row_after_blank_row_joins_its_table(office: Page) -> None:
     assert table.content["total_row_index"] == 3
     assert table.metadata["source_range"] == "A8:C13"
     assert amount.content["headers"] == ["XS-Amount"]  # one column, but a header: a table
-    assert "total_row_index" not in amount.content
+    assert amount.content["rows"][-1] == ["60"]  # its SUM after a blank row, like the others
+    assert amount.content["total_row_index"] == 3
+    assert amount.metadata["source_range"] == "E8:E13"
 
 
 def test_office_collapsed_shared_formula_reads_as_the_first_cells(office: Page) -> None:
@@ -392,8 +394,8 @@ def test_office_collapsed_shared_formula_reads_as_the_first_cells(office: Page) 
     assert formula.content == {
         "expression": "=SUM(B9:B11)",
         "result": "6",
-        "cells": "B13:C13",
-        "cell_count": 2,
+        "cells": "B13:C13, E13",  # E13's SUM(E9:E11) is the same formula, moved
+        "cell_count": 3,
     }
 
 
