@@ -378,7 +378,7 @@ def test_office_lone_cell_and_notes_column_are_text(office: Page) -> None:
 
 
 def test_office_total_row_after_blank_row_joins_its_table(office: Page) -> None:
-    table, amount = _of(office, Category.TABLE)
+    table, amount, _ = _of(office, Category.TABLE)
     assert table.content["headers"] == ["Item", "Qty", "Price"]  # text over numbers
     assert table.content["rows"][-1] == ["Total", "6", "60"]
     assert table.content["total_row_index"] == 3
@@ -387,6 +387,14 @@ def test_office_total_row_after_blank_row_joins_its_table(office: Page) -> None:
     assert amount.content["rows"][-1] == ["60"]  # its SUM after a blank row, like the others
     assert amount.content["total_row_index"] == 3
     assert amount.metadata["source_range"] == "E8:E13"
+
+
+def test_office_excel_table_totals_row_count_marks_its_last_row(office: Page) -> None:
+    """`totalsRowCount="1"` makes the table's last row its total row, whatever it says."""
+    (table,) = [t for t in _of(office, Category.TABLE) if t.content.get("name") == "XS_Totals"]
+    assert table.content["rows"][-1] == ["XS-ALL", "30"]
+    assert table.content["total_row_index"] == 2
+    assert table.metadata["source_range"] == "G8:H11"
 
 
 def test_office_collapsed_shared_formula_reads_as_the_first_cells(office: Page) -> None:

@@ -99,8 +99,13 @@ def build_sheet_items(
     taken: list[Rect] = []
     for t in _guarded("Excel tables", lambda: table_defs(pkg, rels), skipped):
         grid, headers = table_grid(t, cells, max_cells=max(budget.remaining, 1))
+        # `totalsRowCount`: the table's last row is its total row (when the grid reaches it).
+        reaches = grid.r0 + len(grid.rows) - 1 == t.rect[2] and len(grid.rows) > 1
+        total = t.rect[2] if t.totals_rows and reaches else None
         layout.extend(
-            table_items(grid, merged, fcells, name=t.name, headers=headers, budget=budget)
+            table_items(
+                grid, merged, fcells, name=t.name, headers=headers, budget=budget, total_row=total
+            )
         )
         taken.append(t.rect)
     for p in _guarded("pivot tables", lambda: pivot_defs(pkg, rels), skipped):
