@@ -163,6 +163,7 @@ def test_annotation_threaded_comment_with_reply(doc: Document) -> None:
     assert thread.content["author"] == "XS-Person Ada"
     assert thread.content["anchor"] == "B2"
     assert thread.content["replies"][0]["text"] == "XS-REPLY yes it is"
+    assert thread.content["resolved"] is True  # done="1" on the thread's comment
 
 
 def test_links_external_and_internal(doc: Document) -> None:

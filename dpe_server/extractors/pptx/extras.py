@@ -6,7 +6,7 @@
 - Legacy comments (`ppt/comments/commentN.xml`, authors in `ppt/commentAuthors.xml`) and
   modern threaded comments (`ppt/comments/modernComment_*.xml`, authors in `ppt/authors.xml`)
   → annotation, kind `comment`, with its author and date; the replies of a thread are nested
-  under it as `replies: [{text, author?, date?}]`.
+  under it as `replies: [{text, author?, date?}]`; a resolved modern thread says `resolved`.
 """
 
 from __future__ import annotations
@@ -218,6 +218,8 @@ def modern_comments(ctx: SlideContext, authors: Mapping[str, str]) -> None:
             if body:
                 who, date = authors.get(reply.get("authorId", "")), reply.get("created")
                 thread.setdefault("replies", []).append(_reply(body, who, date))
+        if cm.get("status") == "resolved":
+            thread["resolved"] = True
         if text or "replies" in thread:
             threads.append(thread)
     _add_comments(ctx, threads, part)

@@ -132,6 +132,8 @@ def _threaded(root: etree._Element, people: dict[str, str]) -> list[Item]:
             content["author"] = author
         if date := c.get("dT"):
             content["date"] = date
+        if c.get("done") in ("1", "true"):
+            content["resolved"] = True
         threads[cid] = content
         order.append(cid)
     out: list[Item] = []
