@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path, PurePath
 
-from dpe_server.extractors import docx, pdf, pptx, xlsx
+from dpe_server.extractors import docx, odp, odt, pdf, pptx, xlsx
 from dpe_server.extractors.base import Extractor, Format
 
 FORMATS: dict[str, Format] = {}
@@ -26,6 +26,8 @@ register(xlsx.FORMAT)
 register(pdf.FORMAT)
 register(pptx.FORMAT)
 register(docx.FORMAT)
+register(odt.FORMAT)
+register(odp.FORMAT)
 
 
 def file_type(path: PurePath | str) -> str:

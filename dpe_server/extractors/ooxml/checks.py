@@ -28,6 +28,18 @@ _EOCD_SEARCH = 65536 + 22
 def check_package(f: BinaryIO, fmt: str, kind: str, limits: Limits, prefix: str) -> None:
     """Raise the project's error when `f` is not a plausible OOXML package of type `fmt`, whose
     parts live under `prefix` (`xl/`, `word/`, `ppt/`)."""
+    check_zip(f, fmt, kind, limits)
+    actual = _zip_prefix(f)
+    expected = prefix
+    if actual is not None and actual != expected:
+        raise UnsupportedError(
+            f"This file is {_kind_names()[actual]} renamed to .{fmt}; give it its own suffix."
+        )
+
+
+def check_zip(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
+    """The checks of any zip package (OOXML, OpenDocument): what a CFB file or a PDF with its
+    suffix is, a zip directory at its end, the member count under the cap."""
     if kind == "cfb":
         err = cfb_error(f, fmt)
         assert isinstance(err, ExtractionError)
@@ -46,12 +58,6 @@ def check_package(f: BinaryIO, fmt: str, kind: str, limits: Limits, prefix: str)
     if count > limits.max_members:
         raise TooLargeError(
             f"The package holds {count} parts, over the limit of {limits.max_members}."
-        )
-    actual = _zip_prefix(f)
-    expected = prefix
-    if actual is not None and actual != expected:
-        raise UnsupportedError(
-            f"This file is {_kind_names()[actual]} renamed to .{fmt}; give it its own suffix."
         )
 
 
