@@ -44,8 +44,12 @@ def _one(doc: Document, category: Category, needle: str) -> Element:
 
 
 def test_odt_pages_start_at_top_level_headings(odt: Document) -> None:
-    assert [p.title for p in odt.pages] == ["Section 1", "Introduction", "Results"]
-    assert odt.properties.page_titles == ("Section 1", "Introduction", "Results")
+    titles = ["SENT-ODT-TITLE Open report", "Introduction", "Results"]
+    assert [p.title for p in odt.pages] == titles
+    assert odt.properties.page_titles == tuple(titles)
+    title = _one(odt, Category.HEADING, "SENT-ODT-TITLE")
+    assert title.content["level"] == 1
+    assert title.metadata == {"style": "Title"}
     heading = _one(odt, Category.HEADING, "Lists")
     assert heading.content == {"level": 2, "text": "Lists"}
 

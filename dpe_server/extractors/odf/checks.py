@@ -10,23 +10,22 @@
 
 from __future__ import annotations
 
-import zipfile
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.odf import MIMETYPES
 from dpe_server.extractors.ooxml.checks import check_zip, zip_kind
-from dpe_server.model.errors import EncryptedError, UnsupportedError
+from dpe_server.extractors.ooxml.package import Package
+from dpe_server.model.errors import EncryptedError, ExtractionError, UnsupportedError
 
 _MANIFEST = "META-INF/manifest.xml"
-_MANIFEST_HEAD = 1024 * 1024
 
 
 def check_package(
     f: BinaryIO, fmt: str, kind: str, limits: Limits, mimetypes: tuple[str, ...]
 ) -> None:
     check_zip(f, fmt, kind, limits)
-    mimetype, encrypted = _mimetype(f)
+    mimetype, encrypted = _mimetype(f, fmt, limits)
     if encrypted:
         raise EncryptedError(
             f"This .{fmt} file is password-protected; save an unprotected copy to read it."
@@ -45,23 +44,17 @@ def check_package(
     raise UnsupportedError(f"This file is a zip of type {mimetype!r}, not a .{fmt} document.")
 
 
-def _mimetype(f: BinaryIO) -> tuple[str | None, bool]:
+def _mimetype(f: BinaryIO, fmt: str, limits: Limits) -> tuple[str | None, bool]:
     """The `mimetype` member's text (None when absent), and whether the manifest declares
-    encrypted members."""
-    f.seek(0)
+    encrypted members; read through the guarded package reader."""
     try:
-        with zipfile.ZipFile(f) as z:
-            names = {n.lower(): n for n in z.namelist()}
+        with Package(f, fmt, limits) as pkg:
             mimetype = None
-            if "mimetype" in names and z.getinfo(names["mimetype"]).file_size <= 256:
-                mimetype = z.read(names["mimetype"]).decode("ascii", "replace").strip()
-            encrypted = False
-            manifest = names.get(_MANIFEST.lower())
-            if manifest is not None:
-                with z.open(manifest) as member:
-                    encrypted = b"encryption-data" in member.read(_MANIFEST_HEAD)
+            if pkg.has("mimetype") and pkg.size("mimetype") <= 256:
+                mimetype = pkg.read("mimetype").decode("ascii", "replace").strip()
+            encrypted = pkg.has(_MANIFEST) and b"encryption-data" in pkg.head(_MANIFEST)
             return mimetype, encrypted
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, KeyError, NotImplementedError):
-        return None, False
+    except ExtractionError:
+        return None, False  # the extractor, opening it again, says what is wrong
     finally:
         f.seek(0)

@@ -1,6 +1,8 @@
 """The blocks of an OpenDocument text (`office:text`, a text box, a header) as elements.
 
-- `text:h` → heading (`text:outline-level`, 1 when absent); `text:p` → text, or code when
+- `text:h` → heading (`text:outline-level`, 1 when absent), and a `Title` paragraph a
+  level 1 heading (as in docx, it starts pages only when the text has no other heading);
+  `text:p` → text, or code when
   its paragraph style is a code style (`Preformatted Text`, `Source Text`; consecutive code
   paragraphs make one element); a paragraph style breaking the page before it → a
   `page_break` separator first;
@@ -125,7 +127,7 @@ class FlowWriter:
         self.add_items(before)
         name = self.styles.display_name(style)
         meta: dict[str, JSON] = {"style": name} if name else {}
-        if p.tag == TEXT + "h" and text:
+        if text and (p.tag == TEXT + "h" or self.styles.is_title(p)):
             level = heading_level(p)
             content: dict[str, JSON] = {"level": level, "text": text}
             self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)

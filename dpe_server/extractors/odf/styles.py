@@ -115,6 +115,10 @@ class Styles:
         named = [p for p in self._chain(name) if not p.automatic]
         return named[0].display if named else ""
 
+    def is_title(self, p: etree._Element) -> bool:
+        """Whether a paragraph has the `Title` style (a heading above the outline levels)."""
+        return self.display_name(p.get(TEXT + "style-name")).lower() == "title"
+
     def list_level(self, style: str | None, level: int) -> ListLevel:
         """How the list style `style` numbers its `level` (from 1); bullets when unknown."""
         levels = self._lists.get(style or "", {})

@@ -15,6 +15,7 @@ from lxml import etree
 
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.docx.pages import Block, plan_pages
+from dpe_server.extractors.docx.styles import TITLE_LEVEL
 from dpe_server.extractors.odf.flow import THROUGH, FlowWriter, heading_level
 from dpe_server.extractors.odf.inline import InlineReader, tracked_changes
 from dpe_server.extractors.odf.package import (
@@ -38,7 +39,8 @@ _VARIANTS = {"header": "default", "header-left": "even", "header-first": "first"
 _VARIANTS |= {"footer": "default", "footer-left": "even", "footer-first": "first"}
 
 
-def flatten(body: etree._Element) -> list[Block]:
+def flatten(body: etree._Element, styles: Styles) -> list[Block]:
+    """The text's blocks in order, with heading levels (`Title` paragraphs as docx's Title)."""
     blocks: list[Block] = []
 
     def visit(container: etree._Element) -> None:
@@ -49,6 +51,8 @@ def flatten(body: etree._Element) -> list[Block]:
             elif tag in _BLOCKS:
                 text = plain_text(child) if tag != TEXT + "h" else plain_text(child).strip()
                 level = heading_level(child) if tag == TEXT + "h" and text else None
+                if tag == TEXT + "p" and text.strip() and styles.is_title(child):
+                    level = TITLE_LEVEL
                 blocks.append(Block(child, level=level, text=text, size=len(text)))
 
     visit(body)
@@ -80,7 +84,7 @@ class _Opened:
         content, styles_root = parts(pkg)
         self.styles = Styles(styles_root, content)
         self.reader = InlineReader(pkg, tracked_changes(self.body))
-        plans = plan_pages(flatten(self.body))
+        plans = plan_pages(flatten(self.body, self.styles))
         self.truncated = len(plans) > limits.max_pages
         self.plans = plans[: limits.max_pages]
         self.titles = [p.title for p in self.plans]

@@ -1,0 +1,142 @@
+"""Converting a legacy file with LibreOffice, headless, in a private temporary folder.
+
+- the file's bytes are written to a fresh temporary folder (never beside the original: the
+  watched folder is only read), with a private LibreOffice profile (`-env:UserInstallation`)
+  and `HOME` inside it, so conversions share nothing with each other or with a user's
+  LibreOffice; the folder is removed afterwards;
+- `soffice.bin` is run directly when it sits beside `soffice` (the launcher script forks it),
+  in its own session, with `PR_SET_PDEATHSIG` so it dies with the worker that started it
+  (a worker killed at its deadline leaves no LibreOffice behind); a first run on a new profile
+  exits 81 (restart) and is run once more;
+- it has its own deadline (`timeout`), under the worker's: past it the whole process group is
+  killed and the read fails with `timeout`;
+- a result is kept in this process's memory (the last `_KEEP` conversions, by the sha-256 of
+  the input), so the probe, the extraction and a picture read of one file in one worker
+  convert it once;
+- a worker killed mid-conversion cannot remove its folder: each conversion first removes the
+  folders of processes that no longer exist (`sweep`; the folder's name carries its pid).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections import OrderedDict
+from pathlib import Path
+
+from dpe_server.extractors.legacy import SOFFICE, missing_error, target
+from dpe_server.model.errors import CorruptError, ExtractionTimeout, TooLargeError
+
+_RESTART = 81
+_KEEP = 4
+_MAX_OUTPUT = 256 * 1024 * 1024
+_done: OrderedDict[str, bytes] = OrderedDict()
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _program(fmt: str) -> str:
+    found = shutil.which(SOFFICE)
+    if found is None:
+        raise missing_error(fmt)
+    real = Path(found).resolve()
+    binary = real.with_name("soffice.bin")
+    return str(binary) if binary.is_file() and os.access(binary, os.X_OK) else str(real)
+
+
+def _run(argv: list[str], env: dict[str, str], timeout: float) -> int:
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+        preexec_fn=_die_with_parent,  # noqa: PLW1509 - only a prctl, no locks taken
+    )
+    try:
+        return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise ExtractionTimeout(
+            f"LibreOffice took longer than {timeout:g} seconds to convert this file and was "
+            "stopped."
+        ) from None
+
+
+_PREFIX = "dpe-soffice-"
+
+
+def sweep() -> None:
+    """Remove the conversion folders left by processes that are gone."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*-*"):
+        pid = folder.name[len(_PREFIX) :].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue
+
+
+def convert(data: bytes, fmt: str, timeout: float) -> bytes:
+    """The bytes of `data` (a .`fmt` file) converted to its OOXML counterpart."""
+    if data.startswith(b"{\\rtf"):
+        fmt = "rtf"  # Word saves Rich Text under .doc too
+    key = hashlib.sha256(fmt.encode() + b"\0" + data).hexdigest()
+    if key in _done:
+        _done.move_to_end(key)
+        return _done[key]
+    out_fmt = target(fmt)
+    program = _program(fmt)
+    sweep()
+    with tempfile.TemporaryDirectory(prefix=f"{_PREFIX}{os.getpid()}-") as tmp:
+        folder = Path(tmp)
+        source = folder / f"document.{fmt}"
+        source.write_bytes(data)
+        (folder / "out").mkdir()
+        env = {**os.environ, "HOME": str(folder)}
+        argv = [
+            program,
+            "--headless",
+            "--invisible",
+            "--norestore",
+            "--nologo",
+            "--nodefault",
+            "--nolockcheck",
+            f"-env:UserInstallation={(folder / 'profile').as_uri()}",
+            "--convert-to",
+            out_fmt,
+            "--outdir",
+            str(folder / "out"),
+            str(source),
+        ]
+        status = _run(argv, env, timeout)
+        if status == _RESTART:
+            status = _run(argv, env, timeout)
+        result = folder / "out" / f"document.{out_fmt}"
+        if not result.is_file():
+            raise CorruptError(
+                f"LibreOffice could not convert this .{fmt} file (exit status {status}); it may "
+                "be damaged or password-protected."
+            )
+        if result.stat().st_size > _MAX_OUTPUT:
+            raise TooLargeError(f"The converted .{out_fmt} is over {_MAX_OUTPUT >> 20} MiB.")
+        converted = result.read_bytes()
+    _done[key] = converted
+    while len(_done) > _KEEP:
+        _done.popitem(last=False)
+    return converted
