@@ -200,3 +200,27 @@ async def test_a_worker_killed_at_its_deadline_takes_libreoffice_with_it(tmp_pat
     assert left  # the killed worker could not remove its folder...
     sweep()
     assert not left & _soffice_leftovers()  # ...the next conversion does
+
+
+@needs_soffice
+@pytest.mark.corpus
+def test_legacy_files_of_the_corpus(corpus: Path, tmp_path: Path) -> None:
+    """The corpus's .doc and .ppt (kept there renamed to OOXML suffixes), under their names."""
+    for kept, name in (
+        ("poi__SampleDoc.doc-renamed.docx", "SampleDoc.doc"),
+        ("poi__SampleShow.ppt-renamed.pptx", "SampleShow.ppt"),
+    ):
+        (tmp_path / name).write_bytes((corpus / "bad" / kept).read_bytes())
+    word = _read(tmp_path / "SampleDoc.doc")
+    texts = [e.content.get("text") for p in word.pages for e in p.elements]
+    assert "I am a test document" in texts
+    assert any(e.category is Category.SEPARATOR for p in word.pages for e in p.elements)
+    deck = _read(tmp_path / "SampleShow.ppt")
+    assert [p.title for p in deck.pages] == ["Title of the first slide", "This is the second slide"]
+    notes = [
+        e.content["text"]
+        for p in deck.pages
+        for e in p.elements
+        if e.category is Category.ANNOTATION
+    ]
+    assert notes[0] == "I am the notes of the first slide"

@@ -204,3 +204,14 @@ def test_an_encrypted_odf_is_encrypted() -> None:
     )
     with pytest.raises(EncryptedError, match="password-protected"):
         precheck(f, ".odt", DEFAULT_LIMITS)
+
+
+@pytest.mark.corpus
+def test_a_libreoffice_odt_of_the_corpus(corpus: Path, tmp_path: Path) -> None:
+    """The corpus's LibreOffice Writer file (kept there renamed to .docx), under its own name."""
+    path = tmp_path / "source.odt"
+    path.write_bytes((corpus / "bad" / "samplefiles__source.odt-renamed.docx").read_bytes())
+    doc = _read(path)
+    texts = [e.content["text"] for e in _all(doc, Category.TEXT)]
+    assert texts
+    assert texts[0].startswith("Lorem ipsum dolor sit amet")
