@@ -215,3 +215,36 @@ def test_a_libreoffice_odt_of_the_corpus(corpus: Path, tmp_path: Path) -> None:
     texts = [e.content["text"] for e in _all(doc, Category.TEXT)]
     assert texts
     assert texts[0].startswith("Lorem ipsum dolor sit amet")
+
+
+_ODT = "application/vnd.oasis.opendocument.text"
+
+
+@pytest.mark.parametrize(
+    ("members", "message"),
+    [
+        ({"mimetype": _ODT}, "no content.xml"),
+        ({"mimetype": _ODT, "content.xml": "<office:document-content"}, "not well-formed"),
+        (
+            {"mimetype": _ODT, "content.xml": '<!DOCTYPE x [<!ENTITY a "b">]><x>&a;</x>'},
+            "DOCTYPE",
+        ),
+        (
+            {
+                "mimetype": _ODT,
+                "content.xml": '<office:document-content xmlns:office="urn:oasis:names:tc:'
+                'opendocument:xmlns:office:1.0"><office:body/></office:document-content>',
+            },
+            "no office:text",
+        ),
+    ],
+)
+def test_a_broken_odt_is_corrupt_with_the_reason(
+    tmp_path: Path, members: dict[str, str], message: str
+) -> None:
+    from dpe_server.isolation.jobs import Job, run_job
+
+    (tmp_path / "bad.odt").write_bytes(_zip(members).getvalue())
+    error = run_job(Job(str(tmp_path), "bad.odt", "extract"))["error"]
+    assert error["kind"] == "corrupt"
+    assert message in error["message"]
