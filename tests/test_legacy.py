@@ -13,6 +13,7 @@ import pytest
 from dpe_server.extractors import DEFAULT_LIMITS, extractor_fingerprint, for_path
 from dpe_server.extractors.legacy.convert import sweep
 from dpe_server.isolation.jobs import Job, run_job
+from dpe_server.isolation.pictures import picture
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.tree import Category, Document
 from fixtures.builders import docx, legacy, pptx
@@ -113,6 +114,13 @@ def test_doc_and_ppt_read_like_their_ooxml_source(tmp_path: Path) -> None:
         assert [p.title for p in converted.pages][:3] == [p.title for p in original.pages][:3]
         texts = {str(e.content) for p in converted.pages for e in p.elements}
         assert any("SENT" in t for t in texts)
+        images = [e for p in converted.pages for e in p.elements if e.category is Category.IMAGE]
+        shown = [e for e in images if "part" in e.metadata]
+        assert shown, f"no picture survived the .{suffix} round trip"
+        with made.open("rb") as f:
+            found = picture(f, made.name, shown[0].metadata)
+        assert found is not None  # a Level 3 read sends it, from the converted package
+        assert found[1].startswith("image/")
 
 
 @needs_soffice

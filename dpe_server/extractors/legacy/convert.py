@@ -28,6 +28,7 @@ import signal
 import subprocess
 import tempfile
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 from dpe_server.extractors.legacy import SOFFICE, missing_error, target
@@ -39,9 +40,18 @@ _MAX_OUTPUT = 256 * 1024 * 1024
 _done: OrderedDict[str, bytes] = OrderedDict()
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+def _death_signal() -> Callable[[], None] | None:
+    """What the child runs before exec: `prctl(PR_SET_PDEATHSIG, SIGKILL)`, resolved here in
+    the parent (the child, forked from a threaded process, must not load anything)."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None  # not Linux: the own deadline still kills the process group
+
+    def die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+        prctl(1, signal.SIGKILL)
+
+    return die_with_parent
 
 
 def _program(fmt: str) -> str:
@@ -61,7 +71,7 @@ def _run(argv: list[str], env: dict[str, str], timeout: float) -> int:
         stderr=subprocess.DEVNULL,
         env=env,
         start_new_session=True,
-        preexec_fn=_die_with_parent,  # noqa: PLW1509 - only a prctl, no locks taken
+        preexec_fn=_death_signal(),  # noqa: PLW1509 - one prctl call, resolved beforehand
     )
     try:
         return proc.wait(timeout)
