@@ -1,9 +1,11 @@
 """Converting a legacy file with LibreOffice, headless, in a private temporary folder.
 
 - the file's bytes are written to a fresh temporary folder (never beside the original: the
-  watched folder is only read), with a private LibreOffice profile (`-env:UserInstallation`)
-  and `HOME` inside it, so conversions share nothing with each other or with a user's
-  LibreOffice; the folder is removed afterwards;
+  watched folder is only read), with `HOME` inside it; the folder is removed afterwards;
+- LibreOffice runs with a private profile (`-env:UserInstallation`), one per process, made on
+  its first conversion and kept for the next ones (a new profile costs about 2 s more), so
+  conversions share nothing with a user's LibreOffice or with another worker; conversions of
+  one process take turns on it;
 - `soffice.bin` is run directly when it sits beside `soffice` (the launcher script forks it),
   in its own session, with `PR_SET_PDEATHSIG` so it dies with the worker that started it
   (a worker killed at its deadline leaves no LibreOffice behind); a first run on a new profile
@@ -19,6 +21,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import hashlib
@@ -27,12 +30,18 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
 from dpe_server.extractors.legacy import SOFFICE, missing_error, target
-from dpe_server.model.errors import CorruptError, ExtractionTimeout, TooLargeError
+from dpe_server.model.errors import (
+    CorruptError,
+    ExtractionError,
+    ExtractionTimeout,
+    TooLargeError,
+)
 
 _RESTART = 81
 _KEEP = 4
@@ -86,6 +95,21 @@ def _run(argv: list[str], env: dict[str, str], timeout: float) -> int:
 
 
 _PREFIX = "dpe-soffice-"
+_turns = threading.Lock()
+_profile: list[Path] = []
+
+
+def _profile_folder() -> Path:
+    """This process's LibreOffice profile folder (made private on first use)."""
+    if not _profile:
+        _profile.append(Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-profile-")))
+        atexit.register(_drop_profile)  # a process killed instead is swept by the next one
+    return _profile[0]
+
+
+def _drop_profile() -> None:
+    if _profile:
+        shutil.rmtree(_profile.pop(), ignore_errors=True)
 
 
 def sweep() -> None:
@@ -112,6 +136,19 @@ def convert(data: bytes, fmt: str, timeout: float) -> bytes:
         return _done[key]
     out_fmt = target(fmt)
     program = _program(fmt)
+    with _turns:
+        try:
+            converted = _convert(program, data, fmt, out_fmt, timeout)
+        except ExtractionError:
+            _drop_profile()  # a conversion killed or failed may have left it half written
+            raise
+    _done[key] = converted
+    while len(_done) > _KEEP:
+        _done.popitem(last=False)
+    return converted
+
+
+def _convert(program: str, data: bytes, fmt: str, out_fmt: str, timeout: float) -> bytes:
     sweep()
     with tempfile.TemporaryDirectory(prefix=f"{_PREFIX}{os.getpid()}-") as tmp:
         folder = Path(tmp)
@@ -127,7 +164,7 @@ def convert(data: bytes, fmt: str, timeout: float) -> bytes:
             "--nologo",
             "--nodefault",
             "--nolockcheck",
-            f"-env:UserInstallation={(folder / 'profile').as_uri()}",
+            f"-env:UserInstallation={_profile_folder().as_uri()}",
             "--convert-to",
             out_fmt,
             "--outdir",
@@ -145,8 +182,4 @@ def convert(data: bytes, fmt: str, timeout: float) -> bytes:
             )
         if result.stat().st_size > _MAX_OUTPUT:
             raise TooLargeError(f"The converted .{out_fmt} is over {_MAX_OUTPUT >> 20} MiB.")
-        converted = result.read_bytes()
-    _done[key] = converted
-    while len(_done) > _KEEP:
-        _done.popitem(last=False)
-    return converted
+        return result.read_bytes()
