@@ -248,3 +248,17 @@ def test_a_broken_odt_is_corrupt_with_the_reason(
     error = run_job(Job(str(tmp_path), "bad.odt", "extract"))["error"]
     assert error["kind"] == "corrupt"
     assert message in error["message"]
+
+
+def test_plain_text_and_deck(tmp_path: Path) -> None:
+    text_path, deck_path = odf.build_plain(tmp_path)
+    text = _read(text_path)
+    assert [p.title for p in text.pages] == ["Section 1"]
+    assert text.properties.title is None
+    assert not _all(text, Category.HEADING)
+    romans = [i["label"] for e in _all(text, Category.LIST) for i in e.content["items"]]
+    assert romans == ["i.", "ii.", "iii."]  # the second list continues the first
+    assert _all(text, Category.LIST)[1].content["start"] == 3
+    deck = _read(deck_path)
+    assert [p.title for p in deck.pages] == ["Slide 1", "SENT-ODP-PLAIN-TITLE 第二页"]
+    assert [e.category for e in deck.pages[0].elements] == [Category.IMAGE]
