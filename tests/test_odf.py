@@ -262,3 +262,23 @@ def test_plain_text_and_deck(tmp_path: Path) -> None:
     deck = _read(deck_path)
     assert [p.title for p in deck.pages] == ["Slide 1", "SENT-ODP-PLAIN-TITLE 第二页"]
     assert [e.category for e in deck.pages[0].elements] == [Category.IMAGE]
+
+
+def test_odt_form_controls(odt: Document) -> None:
+    form = _one(odt, Category.FORM, "SENT-ODT-FORM-name")
+    assert form.metadata == {"source": "form", "form": "Survey"}
+    fields = {f["name"]: f for f in form.content["fields"]}
+    assert fields["SENT-ODT-FORM-name"]["value"] == "Ada"
+    agree = fields["agree"]
+    assert (agree["kind"], agree["checked"], agree["value"], agree["label"]) == (
+        "checkbox",
+        True,
+        "yes",
+        "I agree",
+    )
+    colour = fields["colour"]
+    assert (colour["kind"], colour["options"], colour["value"]) == (
+        "dropdown",
+        ["Red", "Blue"],
+        "Blue",
+    )

@@ -12,6 +12,7 @@
   or `text:continue-list` carries the counters of the list before on;
 - `table:table` → table elements (`tables`); `text:section`, indexes (`text:index-body`) and
   other containers are read through;
+- `office:forms` → one form element per form (`odf.forms`);
 - what a paragraph holds (links, notes, comments, changes, frames) follows its element.
 """
 
@@ -23,8 +24,9 @@ from lxml import etree
 
 from dpe_server.extractors.docx.items import Item
 from dpe_server.extractors.docx.tables import emit_table
+from dpe_server.extractors.odf.forms import form_items
 from dpe_server.extractors.odf.inline import InlineReader
-from dpe_server.extractors.odf.package import DRAW, TABLE, TEXT
+from dpe_server.extractors.odf.package import DRAW, OFFICE, TABLE, TEXT
 from dpe_server.extractors.odf.styles import ListLevel, Styles
 from dpe_server.extractors.odf.tables import read_table
 from dpe_server.model import summaries
@@ -105,6 +107,9 @@ class FlowWriter:
         elif tag == DRAW + "frame" or tag == DRAW + "a":
             self.flush()
             self.add_items(self.reader.items_of(el))
+        elif tag == OFFICE + "forms":
+            self.flush()
+            self.add_items(form_items(el))
         elif tag in THROUGH:
             for child in el:
                 self.block(child)

@@ -34,7 +34,9 @@ from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model import summaries
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder
 
-_BLOCKS = frozenset((TEXT + "p", TEXT + "h", TEXT + "list", TABLE + "table", DRAW + "frame"))
+_BLOCKS = frozenset(
+    (TEXT + "p", TEXT + "h", TEXT + "list", TABLE + "table", DRAW + "frame", OFFICE + "forms")
+)
 _VARIANTS = {"header": "default", "header-left": "even", "header-first": "first"}
 _VARIANTS |= {"footer": "default", "footer-left": "even", "footer-first": "first"}
 
