@@ -235,3 +235,30 @@ def test_legacy_files_of_the_corpus(corpus: Path, tmp_path: Path) -> None:
         if e.category is Category.ANNOTATION
     ]
     assert notes[0] == "I am the notes of the first slide"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "kind", "message"),
+    [
+        ("not.rtf", b"plain text", "corrupt", "not Rich Text"),
+        ("not.ppt", b"<html></html>", "corrupt", "not an OLE2"),
+        ("paper.ppt", b"%PDF-1.4\n", "unsupported", "PDF renamed to .ppt"),
+    ],
+)
+def test_legacy_checks_before_converting(
+    tmp_path: Path, name: str, data: bytes, kind: str, message: str
+) -> None:
+    (tmp_path / name).write_bytes(data)
+    error = run_job(Job(str(tmp_path), name, "probe"))["error"]
+    assert (error["kind"], message in error["message"]) == (kind, True)
+
+
+@needs_soffice
+def test_a_word_html_file_saved_as_doc(tmp_path: Path) -> None:
+    """Word saves web pages under .doc too; LibreOffice reads them."""
+    html = "<html><body><h1>SENT-HTML-H1 Heading</h1><p>SENT-HTML-PARA text</p></body></html>"
+    (tmp_path / "page.doc").write_text(html)
+    doc = _read(tmp_path / "page.doc")
+    found = [(e.category, e.content.get("text")) for p in doc.pages for e in p.elements]
+    assert (Category.HEADING, "SENT-HTML-H1 Heading") in found
+    assert (Category.TEXT, "SENT-HTML-PARA text") in found

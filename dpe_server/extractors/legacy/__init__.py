@@ -31,21 +31,23 @@ def missing_error(fmt: str) -> UnsupportedError:
 
 
 def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
-    if fmt == "rtf":
-        head = f.read(5)
-        f.seek(0)
-        if head != b"{\\rtf":
-            raise CorruptError("The file is not Rich Text (it does not begin with {\\rtf).")
-    elif kind == "zip":
+    """What the first bytes say: a zip or a PDF under these suffixes is named; a .rtf must be
+    Rich Text, a .ppt an OLE2 file; a .doc may also be Rich Text, HTML or Word XML, which Word
+    saves under .doc and LibreOffice reads. Then: is LibreOffice there?"""
+    if kind == "zip":
         from dpe_server.extractors.ooxml.checks import zip_kind
 
         raise UnsupportedError(
             f"This file is {zip_kind(f)} renamed to .{fmt}; give it its own suffix."
         )
-    elif kind != "cfb" and not (fmt == "doc" and f.read(5) == b"{\\rtf"):
-        f.seek(0)
-        raise CorruptError(f"The file is not a .{fmt} file (it is not an OLE2 compound file).")
+    if kind == "pdf":
+        raise UnsupportedError(f"This file is a PDF renamed to .{fmt}; rename it to .pdf.")
+    head = f.read(5)
     f.seek(0)
+    if fmt == "rtf" and head != b"{\\rtf":
+        raise CorruptError("The file is not Rich Text (it does not begin with {\\rtf).")
+    if fmt == "ppt" and kind != "cfb":
+        raise CorruptError("The file is not a .ppt file (it is not an OLE2 compound file).")
     if shutil.which(SOFFICE) is None:
         raise missing_error(fmt)
 

@@ -44,6 +44,9 @@ from dpe_server.model.errors import (
 )
 
 _RESTART = 81
+_FILTERS = {"docx": "docx:MS Word 2007 XML", "pptx": "pptx:Impress MS PowerPoint 2007 XML"}
+"""The export filter named outright: a .doc that is HTML opens in Writer/Web, which has no
+default .docx export."""
 _KEEP = 4
 _MAX_OUTPUT = 256 * 1024 * 1024
 _done: OrderedDict[str, bytes] = OrderedDict()
@@ -166,7 +169,7 @@ def _convert(program: str, data: bytes, fmt: str, out_fmt: str, timeout: float) 
             "--nolockcheck",
             f"-env:UserInstallation={_profile_folder().as_uri()}",
             "--convert-to",
-            out_fmt,
+            _FILTERS[out_fmt],
             "--outdir",
             str(folder / "out"),
             str(source),
