@@ -282,3 +282,11 @@ def test_odt_form_controls(odt: Document) -> None:
         ["Red", "Blue"],
         "Blue",
     )
+
+
+@pytest.mark.parametrize("suffix", [".docx", ".pptx", ".xlsx"])
+def test_an_odf_under_an_ooxml_suffix_is_named(tmp_path: Path, suffix: str) -> None:
+    path = odf.build_text(tmp_path)
+    f = io.BytesIO(path.read_bytes())
+    with pytest.raises(UnsupportedError, match=rf"OpenDocument text renamed to \{suffix}"):
+        precheck(f, suffix, DEFAULT_LIMITS)

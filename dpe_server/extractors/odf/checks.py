@@ -44,6 +44,12 @@ def check_package(
     raise UnsupportedError(f"This file is a zip of type {mimetype!r}, not a .{fmt} document.")
 
 
+def opendocument_kind(f: BinaryIO, fmt: str, limits: Limits) -> str | None:
+    """What an OpenDocument package is (`an OpenDocument text`), by its `mimetype`; None for
+    a zip that is not one."""
+    return MIMETYPES.get(_mimetype(f, fmt, limits)[0] or "")
+
+
 def _mimetype(f: BinaryIO, fmt: str, limits: Limits) -> tuple[str | None, bool]:
     """The `mimetype` member's text (None when absent), and whether the manifest declares
     encrypted members; read through the guarded package reader."""

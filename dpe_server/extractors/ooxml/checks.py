@@ -4,7 +4,8 @@ record and its member names say.
 - an OLE2/CFB file named .xlsx/.docx/.pptx: `encrypted` (a password-protected OOXML) or
   `unsupported` naming the legacy type (a renamed .doc/.xls/.ppt);
 - a PDF named as an OOXML file: `unsupported`;
-- a package of another kind (a workbook named .docx): `unsupported`, naming it;
+- a package of another kind (a workbook named .docx, an OpenDocument file): `unsupported`,
+  naming it;
 - a zip declaring more members than `limits.max_members`: `too_large`;
 - a zip with no directory at its end: `corrupt`, transient (it may be being written).
 
@@ -35,6 +36,14 @@ def check_package(f: BinaryIO, fmt: str, kind: str, limits: Limits, prefix: str)
         raise UnsupportedError(
             f"This file is {_kind_names()[actual]} renamed to .{fmt}; give it its own suffix."
         )
+    if actual is None:
+        from dpe_server.extractors.odf.checks import opendocument_kind
+
+        what = opendocument_kind(f, fmt, limits)
+        if what is not None:
+            raise UnsupportedError(
+                f"This file is {what} renamed to .{fmt}; give it its own suffix."
+            )
 
 
 def check_zip(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
