@@ -19,7 +19,7 @@ from dpe_server.isolation.client import InlineJobs, run_inline
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import Category, Document, Page
 from dpe_server.read.oneshot import OneShotReader
-from fixtures.builders import delimited, legacy, ods
+from fixtures.builders import delimited, ods, xls
 
 
 def extract(root: Path, rel: str) -> Document:
@@ -124,16 +124,16 @@ def test_ods_pages_alone(fixture_dir: Path) -> None:
 
 
 def test_xls_read_by_calamine(fixture_dir: Path) -> None:
-    doc = extract(fixture_dir, legacy.XLS)
+    doc = extract(fixture_dir, xls.XLS)
     assert [p.title for p in doc.pages] == ["First Sheet", "Sheet Number 2", "Sheet3"]
     assert "Test spreadsheet" in texts(doc.pages[0])
     assert "read_as" not in doc.metadata
 
 
 def test_legacy_file_renamed_to_a_new_suffix_is_read_as_what_it_is(fixture_dir: Path) -> None:
-    doc = extract(fixture_dir, legacy.RENAMED)
+    doc = extract(fixture_dir, xls.RENAMED)
     assert doc.metadata["read_as"] == "xls"
-    assert [p.title for p in doc.pages] == [p.title for p in extract(fixture_dir, legacy.XLS).pages]
+    assert [p.title for p in doc.pages] == [p.title for p in extract(fixture_dir, xls.XLS).pages]
 
 
 def test_new_file_under_a_legacy_suffix_is_named(fixture_dir: Path, tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ def test_broken_spreadsheets_are_errors_not_crashes(tmp_path: Path) -> None:
         z.writestr("content.xml", "<not-closed")
     (tmp_path / "broken.ods").write_bytes(buf.getvalue())
     (tmp_path / "cut.xls").write_bytes(
-        (Path(legacy.COMMITTED) / "poi-SampleSS.xls").read_bytes()[:3000]
+        (Path(xls.COMMITTED) / "poi-SampleSS.xls").read_bytes()[:3000]
     )
     for name in ("broken.ods", "cut.xls"):
         assert error_of(tmp_path, name).kind == "corrupt"
@@ -216,14 +216,14 @@ def test_level_1_says_has_macros_and_read_as(fixture_dir: Path, tmp_path: Path) 
         {VBA["xlsx"]: b"\xd0\xcf\x11\xe0 not run"},
         (WORKBOOK, MS + "excel.sheet.macroEnabled.main+xml"),
     )
-    shutil.copy(fixture_dir / legacy.RENAMED, tmp_path / legacy.RENAMED)
+    shutil.copy(fixture_dir / xls.RENAMED, tmp_path / xls.RENAMED)
     with OneShotReader(tmp_path, cache=False) as reader:
         found = {}
-        for rel in ("book.xlsm", legacy.RENAMED):
+        for rel in ("book.xlsm", xls.RENAMED):
             uri = f"dpe://{reader.host}/{doc_ref_for(rel)}"
             found[rel] = json.loads(reader.read(uri)[0].text or "{}")
     assert found["book.xlsm"]["has_macros"] is True
     assert "read_as" not in found["book.xlsm"]
-    assert found[legacy.RENAMED]["read_as"] == "xls"
-    assert found[legacy.RENAMED]["file_type"] == "xlsx"
-    assert "has_macros" not in found[legacy.RENAMED]
+    assert found[xls.RENAMED]["read_as"] == "xls"
+    assert found[xls.RENAMED]["file_type"] == "xlsx"
+    assert "has_macros" not in found[xls.RENAMED]

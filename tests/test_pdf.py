@@ -244,6 +244,52 @@ def test_annotations_kinds_authors_no_popup(doc: Document) -> None:
     assert anns["highlight"]["anchor"] == "Region"
 
 
+def test_annotation_replies_nest_under_the_annotation_they_answer(doc: Document) -> None:
+    """/IRT answers are the thread of the annotation they answer, never annotations of their
+    own; an answer to an answer joins the same thread, in order, with its author and date."""
+    notes = [el.content for el in _of(doc.pages[1], Category.ANNOTATION)]
+    assert not any("reply" in str(c["text"]) for c in notes if "replies" not in c)
+    (underline,) = [c for c in notes if c["kind"] == "underline"]
+    assert underline["replies"] == [
+        {"text": "PDFSENT reply one", "author": "PDFSENT Bo", "date": "2024-01-02T03:04:07Z"},
+        {
+            "text": "PDFSENT reply two",
+            "author": "PDFSENT Cy",
+            "date": "2024-01-03T10:00:00+01:00",
+        },
+    ]
+
+
+def test_annotation_reply_loops_and_missing_parents_stay_annotations() -> None:
+    """An /IRT that points at itself, at another answer in a loop, or at nothing on the
+    page leaves the annotation standing on its own (nothing lost, nothing hangs)."""
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(200, 200)
+    notes = []
+    for text in ("a", "b", "c"):
+        note = DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Annot"),
+                NameObject("/Subtype"): NameObject("/Text"),
+                NameObject("/Contents"): TextStringObject(text),
+            }
+        )
+        writer._add_object(note)
+        notes.append(note)
+    notes[0][NameObject("/IRT")] = notes[1].indirect_reference
+    notes[1][NameObject("/IRT")] = notes[0].indirect_reference
+    notes[2][NameObject("/IRT")] = writer.pages[0].indirect_reference
+    page[NameObject("/Annots")] = ArrayObject([n.indirect_reference for n in notes])
+    out = io.BytesIO()
+    writer.write(out)
+    out.seek(0)
+    tree = pdf_mod.extract(out, DEFAULT_LIMITS)
+    texts = sorted(str(el.content["text"]) for el in _of(tree.pages[0], Category.ANNOTATION))
+    assert texts == ["a", "b", "c"]
+
+
 def test_media_annotations_audio_and_video(doc: Document) -> None:
     page = doc.pages[1]
     (video,) = _of(page, Category.VIDEO)

@@ -19,10 +19,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from dpe_server.extractors.pdf.lines import Line
+from dpe_server.model.content import (
+    CodeContent,
+    HeadingContent,
+    ListContent,
+    ListItem,
+    TableContent,
+    TextContent,
+)
 from dpe_server.model.tree import JSON
 
 _BULLET_RE = re.compile(
@@ -38,7 +46,7 @@ class Block:
     """One future element: kind (a category value), its content and where it sits."""
 
     kind: str
-    content: dict[str, JSON]
+    content: Mapping[str, JSON]
     top: float
     x0: float
     x1: float
@@ -164,7 +172,7 @@ class _Builder:
             else:
                 i = self._paragraph(lines, i)
 
-    def _add(self, kind: str, content: dict[str, JSON], group: Sequence[Line]) -> None:
+    def _add(self, kind: str, content: Mapping[str, JSON], group: Sequence[Line]) -> None:
         top = max(ln.y + ln.size for ln in group)
         x0 = min(ln.x0 for ln in group)
         x1 = max(ln.x1 for ln in group)
@@ -189,7 +197,7 @@ class _Builder:
             group.append(nxt)
             j += 1
         text = " ".join(ln.text for ln in group)
-        self._add("heading", {"level": level, "text": text}, group)
+        self._add("heading", HeadingContent(level=level, text=text), group)
         return j
 
     def _code(self, lines: Sequence[Line], i: int) -> int:
@@ -203,7 +211,7 @@ class _Builder:
         for ln in group:
             indent = round((ln.x0 - left) / (0.6 * ln.size)) if ln.size > 0 else 0
             out.append(" " * max(0, indent) + ln.text.rstrip())
-        self._add("code", {"text": "\n".join(out)}, group)
+        self._add("code", CodeContent(text="\n".join(out)), group)
         return j
 
     def _list(self, lines: Sequence[Line], i: int) -> int:
@@ -231,15 +239,15 @@ class _Builder:
             group.append(line)
             j += 1
         indents = sorted({round(x / 4) for x, _ in items})
-        content_items: list[JSON] = [
-            {"text": text, "level": indents.index(round(x / 4))} for x, text in items
+        content_items = [
+            ListItem(text=text, level=indents.index(round(x / 4))) for x, text in items
         ]
-        self._add("list", {"ordered": ordered, "items": content_items}, group)
+        self._add("list", ListContent(ordered=ordered, items=content_items), group)
         return j
 
     def _table(self, group: Sequence[Line]) -> None:
         rows = [[c[2] for c in ln.cells()] for ln in group]
-        content: dict[str, JSON] = {
+        content: TableContent = {
             "headers": rows[0],
             "rows": rows[1:],
             "total_rows": len(rows) - 1,
@@ -268,7 +276,7 @@ class _Builder:
             text = _join_lines(text, nxt.text)
             group.append(nxt)
             j += 1
-        self._add("text", {"text": text}, group)
+        self._add("text", TextContent(text=text), group)
         return j
 
 

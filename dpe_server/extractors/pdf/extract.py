@@ -33,6 +33,7 @@ from dpe_server.extractors.pdf.open import PLAIN_ERRORS, open_pdf, translated
 from dpe_server.extractors.pdf.props import outline_map, properties
 from dpe_server.extractors.pdf.tables import ruled_tables
 from dpe_server.model import summaries
+from dpe_server.model.content import FormContent, HeaderFooterContent, ImageContent
 from dpe_server.model.errors import CorruptError, TooLargeError
 from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties
 
@@ -162,12 +163,12 @@ def _image_blocks(doc: _Doc, index: int, content: PageContent, scanned: bool) ->
         description = alts.pop(0) if alts else (SCANNED if scanned else "")
         block = Block(
             "image",
-            {
-                "description": description,
-                "mime_type": image.mime_type,
-                "width": image.width,
-                "height": image.height,
-            },
+            ImageContent(
+                description=description,
+                mime_type=image.mime_type,
+                width=image.width,
+                height=image.height,
+            ),
             -1.0,
             0.0,
             0.0,
@@ -209,6 +210,10 @@ def _add_block(b: PageBuilder, block: Block) -> None:
         b.add(Category.IMAGE, summary, c, block.meta)
 
 
+def _furniture(text: str) -> HeaderFooterContent:
+    return {"text": text}
+
+
 def _int(value: JSON) -> int | None:
     return value if isinstance(value, int) else None
 
@@ -244,13 +249,13 @@ def _page(doc: _Doc, index: int) -> Page:
     b = PageBuilder(index, limits.max_elements_per_page)
     for edge in furniture:
         if edge.top:
-            b.add(Category.HEADER, summaries.header(edge.line.text), {"text": edge.line.text})
+            b.add(Category.HEADER, summaries.header(edge.line.text), _furniture(edge.line.text))
     for block in blocks:
         _add_block(b, block)
     _add_annotations(doc, index, body_runs, b, meta)
     for edge in furniture:
         if not edge.top:
-            b.add(Category.FOOTER, summaries.footer(edge.line.text), {"text": edge.line.text})
+            b.add(Category.FOOTER, summaries.footer(edge.line.text), _furniture(edge.line.text))
     if scanned:
         meta["no_text_layer"] = True
     if content.truncated:
@@ -288,8 +293,7 @@ def _add_annotations(
             summary = summaries.widget(str(c["kind"]), str(c["name"]), str(text) if text else None)
             b.add(Category.WIDGET, summary, c, item.meta)
     if annots.fields:
-        fields: list[JSON] = list(annots.fields)
-        b.add(Category.FORM, summaries.form(annots.fields), {"fields": fields})
+        b.add(Category.FORM, summaries.form(annots.fields), FormContent(fields=annots.fields))
 
 
 def _title(outline: Sequence[tuple[str, int]], blocks: Sequence[Block], index: int) -> str:
