@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -32,8 +33,8 @@ from tests.e2e.harness import connect, free_port, make_folder, server_args, wait
 
 
 def _started(log: Path) -> str | None:
-    text = log.read_text(errors="replace")
-    return text.split("serving on ", 1)[1].split()[0] if "serving on " in text else None
+    found = re.search(r"dpe-server: serving .* on (\S+)", log.read_text(errors="replace"))
+    return found.group(1) if found else None
 
 
 def one(folder: Path, transport: str, signum: int) -> tuple[int, float]:

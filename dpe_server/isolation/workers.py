@@ -20,7 +20,7 @@ that hangs, eats memory or crashes takes down its worker, never the server.
   50k-row sheet, json is faster than pickle both ways); the event loop never blocks: a
   thread per in-flight job waits on the pipe and decodes.
 - Workers are recycled after `max_jobs` jobs (fragmented heaps are returned to the system).
-- On shutdown, workers in the middle of a job are killed at once; idle ones are asked to exit.
+- On shutdown every worker is killed at once (busy or idle: none holds anything to save).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -262,15 +261,15 @@ class ProcessBackend(JobClient):
         return await self.run(job, deadline)
 
     async def aclose(self) -> None:
-        """Kill the workers in the middle of a job at once; ask the idle ones to exit."""
+        """Kill every worker at once: a shutdown waits for none of them (an idle worker asked
+        to exit would spend its interpreter's tear-down on the way out)."""
         self._closed = True
         with self._lock:
-            idle = list(self._idle)
-            busy = [worker for worker in self._all if worker not in idle]
+            workers = list(self._all)
             self._all.clear()
             self._idle.clear()
-        if idle or busy:
-            await anyio.to_thread.run_sync(_stop_all, idle, busy)
+        if workers:
+            await anyio.to_thread.run_sync(_kill_all, workers)
 
     # ---- the pool -----------------------------------------------------------------------
 
@@ -365,17 +364,12 @@ def _shutting_down() -> CorruptError:
     return CorruptError("The server is shutting down; the file was not read.", transient=True)
 
 
-def _stop_all(idle: list[_Worker], busy: list[_Worker]) -> None:
-    """Kill the busy workers; ask the idle ones to exit, with one shared grace period."""
-    for worker in busy:
-        worker.kill()
-    for worker in idle:
+def _kill_all(workers: list[_Worker]) -> None:
+    """SIGKILL every worker first, then reap them (the kernel ends them all together)."""
+    for worker in workers:
         with contextlib.suppress(OSError):
-            worker.conn.send(None)
-    end = time.monotonic() + 2.0
-    for worker in idle:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            worker.process.wait(max(0.01, end - time.monotonic()))
+            worker.process.kill()
+    for worker in workers:
         worker.kill()
 
 
