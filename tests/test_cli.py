@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import os
 import re
 import subprocess
@@ -10,6 +11,8 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 import anyio
 import anyio.lowlevel
@@ -18,6 +21,9 @@ import pytest
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.surface.progress import progress
 from tests.e2e.harness import connect, http_server, make_folder, wait_for
+
+if TYPE_CHECKING:
+    from dpe_server.surface.app import DpeApp
 
 SERVE = [sys.executable, "-m", "dpe_server", "serve"]
 
@@ -251,3 +257,25 @@ def test_version_names_the_package_version() -> None:
     done = _dpe("--version")
     assert done.returncode == 0
     assert done.stdout == f"dpe-server {__version__}\n"
+
+
+def test_banner_logs_later_changes_of_its_counts(caplog: pytest.LogCaptureFixture) -> None:
+    from dpe_server.cli.banner import Banner
+
+    entries = [SimpleNamespace(error=None), SimpleNamespace(error=None)]
+    catalog = SimpleNamespace(root=Path("/docs"), entries=lambda: entries)
+    out = io.StringIO()
+    banner = Banner(cast("DpeApp", SimpleNamespace(host="h", catalog=catalog)), out)
+    with caplog.at_level(logging.INFO, "dpe_server"):
+        banner.recount()  # nothing shown yet: nothing to compare with
+        banner.listening("stdio")
+        banner.indexed()
+        banner.recount()  # unchanged
+        entries.append(SimpleNamespace(error=SimpleNamespace(kind="corrupt")))
+        banner.recount()
+        banner.recount()
+    assert [r.getMessage() for r in caplog.records] == ["now 3 documents, 1 unreadable (1 corrupt)"]
+    assert (
+        banner.stream.getvalue()
+        == "dpe-server: serving 2 documents from /docs as dpe://h on stdio\n"
+    )

@@ -5,7 +5,9 @@
     dpe-server check TARGET            check a DPE server (a command line or an HTTP URL)
 
 Logs go to stderr; in stdio mode stdout carries nothing but protocol messages. A bad option
-value is a one-line usage error (exit 2); SIGINT or SIGTERM stops `serve` cleanly (exit 0).
+value, or a folder that is missing, a file or unreadable, is one sentence and exit 2; SIGINT,
+SIGTERM or the end of stdin stops `serve` cleanly and at once (exit 0). Every option is
+described in docs/reference.md (tests/test_docs.py keeps it so).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ Ctx = ServerRequestContext[Any, Any]
 
 @dataclass
 class Settings:
-    """Everything `dpe-server serve` can be told (see the README for each option)."""
+    """Everything `dpe-server serve` can be told (docs/reference.md says what each option does)."""
 
     root: Path
     host: str = ""
