@@ -11,7 +11,8 @@ that hangs, eats memory or crashes takes down its worker, never the server.
   can reach the stdio transport; it sets RLIMIT_AS (default 2 GiB) on itself.
 - A worker never outlives the server: it holds the read end of a pipe (its lifeline) whose
   only write end the server holds, and exits the moment that read returns (the server exited,
-  died or dropped it), even mid-parse. SIGINT and SIGTERM are the server's to handle.
+  died or dropped it), even mid-parse. SIGINT and SIGTERM are the server's to handle: it
+  SIGKILLs its workers on the first (`kill_now`), and again on a second, which ends it at once.
 - Each job has a wall-clock deadline (probe 15 s, extract 60 s by default). On overrun the
   worker is SIGKILLed, reaped, and replaced on next use; the job fails with `timeout`.
 - A worker that dies on a job (out of memory, a native crash) fails that job with
@@ -263,13 +264,23 @@ class ProcessBackend(JobClient):
     async def aclose(self) -> None:
         """Kill every worker at once: a shutdown waits for none of them (an idle worker asked
         to exit would spend its interpreter's tear-down on the way out)."""
-        self._closed = True
+        self.kill_now()
         with self._lock:
             workers = list(self._all)
             self._all.clear()
             self._idle.clear()
-        if workers:
-            await anyio.to_thread.run_sync(_kill_all, workers)
+        for worker in workers:  # reaped and closed; one started since is killed here
+            await anyio.to_thread.run_sync(worker.kill)
+
+    def kill_now(self) -> None:
+        """Refuse new jobs and SIGKILL every worker, reaping none: the process is stopping,
+        its workers must not outlive it, even one deep in native code that its lifeline
+        cannot interrupt (the jobs cut short fail as `_shutting_down`, blaming no file)."""
+        self._closed = True
+        for worker in tuple(self._all):  # one C-level copy: no lock, safe in a signal handler
+            if not worker.dead:  # (a dead one may be reaped: its pid may be another's now)
+                with contextlib.suppress(OSError):
+                    worker.process.kill()  # which skips a process already reaped
 
     # ---- the pool -----------------------------------------------------------------------
 
@@ -362,15 +373,6 @@ class ProcessBackend(JobClient):
 def _shutting_down() -> CorruptError:
     """A job refused or cut short by `aclose` (transient: the file is not to blame)."""
     return CorruptError("The server is shutting down; the file was not read.", transient=True)
-
-
-def _kill_all(workers: list[_Worker]) -> None:
-    """SIGKILL every worker first, then reap them (the kernel ends them all together)."""
-    for worker in workers:
-        with contextlib.suppress(OSError):
-            worker.process.kill()
-    for worker in workers:
-        worker.kill()
 
 
 __all__ = ["ProcessBackend", "WorkerSettings"]

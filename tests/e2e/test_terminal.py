@@ -8,6 +8,7 @@ The exit is timed from the moment of the signal (start-up is never counted); the
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import pty
 import select
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from dpe_server.isolation.jobs import Job
 from tests.e2e.harness import HAS_PROC, alive, children, make_folder, wait_for
 from tests.e2e.test_shutdown import SERVE_STALLING
 
@@ -198,12 +200,20 @@ def test_serve_under_a_host_stops_at_once_when_stdin_closes(tmp_path: Path) -> N
     assert took < EXIT_BOUND, f"exited {took:.2f} s after stdin closed"
 
 
-def test_a_second_ctrl_c_mid_parse_leaves_no_worker(tmp_path: Path) -> None:
+def hold_the_gil(job: Job) -> None:
+    """A worker's job (see below) that never lets its lifeline thread run: it says it started,
+    then sleeps in C without releasing the GIL, as a native parser in a tight loop would."""
+    (Path(job.root).parent / f"stalled-{os.getpid()}").touch()
+    ctypes.PyDLL(None).sleep(3600)
+
+
+def test_a_second_ctrl_c_leaves_no_worker_even_one_deep_in_native_code(tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "stall.docx").write_bytes(b"PK")
-    command = [sys.executable, "-c", SERVE_STALLING, "serve", str(folder), "--no-cache"]
-    with terminal([*command, "--workers", "1"]) as (server, _screen):
+    serve = SERVE_STALLING.replace("tests.hostile.runners:misbehave", f"{__name__}:hold_the_gil")
+    command = [sys.executable, "-c", serve, "serve", str(folder), "--no-cache", "--workers", "1"]
+    with terminal(command) as (server, _screen):
         marker = wait_for(lambda: next(tmp_path.glob("stalled-*"), None), "a parse started")
         worker = int(marker.name.split("-")[1])
         assert worker in children(server.pid)
