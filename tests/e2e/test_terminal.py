@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import os
 import pty
 import select
 import signal
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,16 +88,27 @@ class Screen:
         return ["".join(line) for line in lines if line]
 
 
+def _take_the_terminal() -> None:
+    """In the child, after setsid: make its stdout's terminal the controlling one."""
+    fcntl.ioctl(1, termios.TIOCSCTTY, 0)
+
+
 @contextlib.contextmanager
 def terminal(
     command: list[str], stdin: int | None = None
 ) -> Iterator[tuple[subprocess.Popen[bytes], Screen]]:
-    """`command` on a pseudo-terminal (stdin too, unless `stdin` is given); killed on the way
-    out if still running."""
+    """`command` on a pseudo-terminal (stdin too, unless `stdin` is given), in a session of
+    its own whose controlling terminal it is (so Ctrl-C typed on it is a SIGINT to the
+    command and its workers, as in a shell); killed on the way out if still running."""
     master, slave = pty.openpty()
     try:
         process = subprocess.Popen(
-            command, stdin=slave if stdin is None else stdin, stdout=slave, stderr=slave
+            command,
+            stdin=slave if stdin is None else stdin,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+            preexec_fn=_take_the_terminal,  # noqa: PLW1509 (only an ioctl before exec)
         )
     finally:
         os.close(slave)
@@ -157,7 +170,7 @@ def test_serve_piped_shows_the_banner_without_bar_or_next_step(tmp_path: Path) -
     assert rest == ""
 
 
-@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "stdin closed"])
+@pytest.mark.parametrize("how", ["Ctrl-C", "SIGINT", "SIGTERM", "stdin closed"])
 def test_serve_on_a_terminal_stops_at_once_with_no_worker_left(tmp_path: Path, how: str) -> None:
     folder = make_folder(tmp_path / "docs")
     with terminal(_serve(folder)) as (server, screen):
@@ -167,6 +180,8 @@ def test_serve_on_a_terminal_stops_at_once_with_no_worker_left(tmp_path: Path, h
         start = time.monotonic()
         if how == "stdin closed":
             os.write(screen.master, b"\x04")  # Ctrl-D on an empty line: end of input
+        elif how == "Ctrl-C":
+            os.write(screen.master, b"\x03")  # the terminal sends SIGINT to the session
         else:
             server.send_signal(signal.Signals[how])
         status = server.wait(30)
