@@ -109,8 +109,8 @@ def test_probe_properties_from_xmp_when_no_info() -> None:
 @pytest.mark.parametrize(
     ("index", "title"),
     [
-        pytest.param(0, "PDFSENT Outline Introduction", id="outline"),
-        pytest.param(2, "PDFSENT Outline Columns", id="outline-nested"),
+        pytest.param(0, "PDFSENT Main Title", id="first-heading-before-outline"),
+        pytest.param(2, "PDFSENT Two Column Page", id="first-heading-nested-outline"),
         pytest.param(3, "PDFSENT Form Section", id="first-heading"),
         pytest.param(4, "Page 5", id="fallback"),
     ],
@@ -133,10 +133,11 @@ def test_headings_levels_by_size(doc: Document) -> None:
     levels = {
         str(el.content["text"]): el.content["level"] for el in _of(doc.pages[0], Category.HEADING)
     }
+    # ranks of the heading styles on the first pages: 24 pt, 20 pt (page 2), 16 pt, 13 pt
     assert levels == {
         "PDFSENT Main Title": 1,
-        "PDFSENT Section Lists": 2,
-        "PDFSENT Section Code": 3,
+        "PDFSENT Section Lists": 3,
+        "PDFSENT Section Code": 4,
     }
 
 
@@ -335,7 +336,8 @@ def test_extract_pages_reads_only_neighbours(
     monkeypatch.setattr(pdf_mod, "collect_page", spy)
     with path.open("rb") as f:
         (page,) = pdf_mod.extract_pages(f, [15], DEFAULT_LIMITS)
-    assert sorted(seen) == [13, 14, 15, 16, 17]
+    # the page, its four neighbours, and the first pages that give the heading styles
+    assert sorted(seen) == [0, 1, 2, 13, 14, 15, 16, 17]
     assert page.title == "Chapter 16: benchmark page"
 
 
@@ -350,7 +352,7 @@ def test_encrypted_needs_password(fixture_dir: Path) -> None:
 def test_owner_password_only_opens(fixture_dir: Path) -> None:
     with (fixture_dir / "pdf_owner_only.pdf").open("rb") as f:
         doc = pdf_mod.extract(f, DEFAULT_LIMITS)
-    assert doc.pages[0].title == "PDFSENT Outline Introduction"
+    assert doc.pages[0].title == "PDFSENT Main Title"
     assert doc.properties.extra["encrypted"] is True
 
 

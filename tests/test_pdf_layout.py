@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from dpe_server.extractors.pdf.blocks import Block, body_size, build_blocks
+from dpe_server.extractors.pdf.blocks import Block, build_blocks
 from dpe_server.extractors.pdf.collect import Run, Segment, font_name, is_bold, is_mono, plain
 from dpe_server.extractors.pdf.furniture import edge_lines, repeated
+from dpe_server.extractors.pdf.headings import body_size
 from dpe_server.extractors.pdf.lines import make_lines, reading_groups
 from dpe_server.extractors.pdf.tables import find_grids, ruled_tables
 from dpe_server.model.metadata import split_keywords

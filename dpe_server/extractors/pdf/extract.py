@@ -12,7 +12,9 @@ footer detection, at most four neighbours (see `pdf_furniture`); the outline →
 computed once per reader. A page with no text layer gets `metadata.no_text_layer: true` and
 its images are described as scanned pages; nothing is OCRed.
 
-Page title: the page's first outline entry, else its first heading, else `Page {N+1}`.
+Page title: the page's first heading in reading order (a document's title before the first
+section the outline names), else its first outline entry, else its first line with at least
+two letters, else `Page {N+1}`.
 """
 
 from __future__ import annotations
@@ -24,9 +26,16 @@ from pypdf import PdfReader
 
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.pdf.annots import TextAt, read_annots
-from dpe_server.extractors.pdf.blocks import Block, body_size, build_blocks, norm
+from dpe_server.extractors.pdf.blocks import Block, build_blocks
 from dpe_server.extractors.pdf.collect import PageContent, Run, collect_page
 from dpe_server.extractors.pdf.furniture import NEIGHBOURS, EdgeLine, edge_lines, repeated
+from dpe_server.extractors.pdf.headings import (
+    PROFILE_PAGES,
+    Styles,
+    body_size,
+    document_styles,
+    norm,
+)
 from dpe_server.extractors.pdf.images import alt_texts, page_images, read_image
 from dpe_server.extractors.pdf.lines import make_lines, reading_groups
 from dpe_server.extractors.pdf.open import PLAIN_ERRORS, open_pdf, translated
@@ -34,7 +43,15 @@ from dpe_server.extractors.pdf.props import outline_map, properties
 from dpe_server.extractors.pdf.tables import ruled_tables
 from dpe_server.model import summaries
 from dpe_server.model.errors import CorruptError, TooLargeError
-from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties
+from dpe_server.model.tree import (
+    JSON,
+    Category,
+    Document,
+    Page,
+    PageBuilder,
+    Properties,
+    one_line,
+)
 
 __all__ = [
     "EXTRACTOR",
@@ -46,7 +63,8 @@ __all__ = [
     "probe",
 ]
 
-VERSION = "1"
+VERSION = "2"
+TITLE_CHARS = 80
 SCANNED = "Scanned page (no text layer)"
 Box = tuple[float, float, float, float]
 
@@ -60,6 +78,7 @@ class _Doc:
         self.count = len(reader.pages)
         self._outline: dict[int, list[tuple[str, int]]] | None = None
         self._alt: dict[int, list[str]] | None = None
+        self._styles: Styles | None = None
         self._contents: dict[int, PageContent] = {}
         self._edges: dict[int, list[EdgeLine]] = {}
 
@@ -77,6 +96,19 @@ class _Doc:
             except PLAIN_ERRORS:
                 self._alt = {}
         return self._alt
+
+    @property
+    def styles(self) -> Styles:
+        """The document's heading styles, from its first pages (see `pdf_headings`)."""
+        if self._styles is None:
+            pages = []
+            for i in range(min(PROFILE_PAGES, self.count, self.limits.max_pages)):
+                try:
+                    pages.append(make_lines(list(self.content(i).runs)))
+                except PLAIN_ERRORS:
+                    continue
+            self._styles = document_styles(pages)
+        return self._styles
 
     def box(self, index: int) -> Box:
         try:
@@ -234,7 +266,7 @@ def _page(doc: _Doc, index: int) -> Page:
     all_lines = [ln for g in groups for ln in g]
     outline = doc.outline.get(index, [])
     outline_levels = {norm(title): level for title, level in outline}
-    blocks = build_blocks(groups, body_size(all_lines), outline_levels)
+    blocks = build_blocks(groups, body_size(all_lines), outline_levels, doc.styles)
     scanned = not content.runs
     images = _image_blocks(doc, index, content, scanned)
     placed = [im for im in images if im.top >= 0]
@@ -293,11 +325,14 @@ def _add_annotations(
 
 
 def _title(outline: Sequence[tuple[str, int]], blocks: Sequence[Block], index: int) -> str:
-    if outline:
-        return outline[0][0]
     for block in blocks:
         if block.kind == "heading":
             return str(block.content["text"])
+    if outline:
+        return outline[0][0]
+    for block in blocks:
+        if sum(1 for ch in block.first_line if ch.isalpha()) >= 2:
+            return one_line(block.first_line, TITLE_CHARS)
     return f"Page {index + 1}"
 
 
