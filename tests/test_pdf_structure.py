@@ -162,6 +162,33 @@ def test_cjk_list_markers(cjk: Document) -> None:
     assert counted["ordered"] is circled["ordered"] is True
 
 
+def test_libreoffice_export(fixture_dir: Path) -> None:
+    doc = _doc(fixture_dir, "pdf_soffice_export.pdf")
+    page = doc.pages[0]
+    assert doc.properties.title is None  # "untitled"
+    assert _headings(page) == {
+        "SOFFICESENT Harbor Report": 1,
+        "SOFFICESENT Steps": 2,
+        "SOFFICESENT Items": 2,
+        "SOFFICESENT Costs": 3,
+    }
+    numbered, bullets = _of(page, Category.LIST)
+    assert [(i["label"], i["text"], i["level"]) for i in numbered["items"]] == [
+        ("1.", "First step", 0),
+        ("2.", "Second step", 0),
+        ("a.", "Sub step one", 1),
+        ("b.", "Sub step two", 1),
+        ("3.", "Third step", 0),
+    ]
+    assert [(i["text"], i["level"]) for i in bullets["items"]] == [
+        ("Apples", 0),
+        ("Pears", 0),
+        ("Green pears", 1),
+    ]
+    (table,) = _of(page, Category.TABLE)
+    assert table["rows"] == [["Rope", "3", "1.50"], ["Paint", "7", "2.25"], ["Nails", "11", "0.75"]]
+
+
 @pytest.mark.parametrize(
     ("label", "number"),
     [
