@@ -18,7 +18,7 @@ In order of precedence, for the line at hand:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from dpe_server.extractors.pdf.aligned import table_rows
@@ -60,7 +60,7 @@ def _restarts(marker: Marker, last: str) -> bool:
 
 
 class _Builder:
-    def __init__(self, body: float, outline: dict[str, int], styles: Styles) -> None:
+    def __init__(self, body: float, outline: dict[str, int], styles: Callable[[], Styles]) -> None:
         self.body = body
         self.outline = outline
         self.styles = styles
@@ -212,11 +212,11 @@ def build_blocks(
     groups: Sequence[Sequence[Line]],
     body: float,
     outline: dict[str, int],
-    styles: Styles | None = None,
+    styles: Callable[[], Styles] = Styles,
 ) -> list[Block]:
     """Blocks in reading order from the line groups of `pdf_lines.reading_groups`;
-    heading levels from the document's `styles` (see `pdf_headings`)."""
-    builder = _Builder(body, outline, styles or Styles())
+    heading levels from the document's heading styles `styles()` (see `pdf_headings`)."""
+    builder = _Builder(body, outline, styles)
     for lines in groups:
         builder.run(lines)
     return builder.blocks

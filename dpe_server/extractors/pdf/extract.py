@@ -97,7 +97,6 @@ class _Doc:
                 self._alt = {}
         return self._alt
 
-    @property
     def styles(self) -> Styles:
         """The document's heading styles, from its first pages (see `pdf_headings`)."""
         if self._styles is None:

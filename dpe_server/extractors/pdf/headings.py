@@ -7,7 +7,8 @@ with no trailing punctuation and no list marker.
 
 Levels: the document's heading styles (`Styles`) are the (size, bold) pairs of the lines styled
 as headings on its first `PROFILE_PAGES` pages, where documents set their title and first
-headings (a bounded sample: reading one page reads at most those besides its neighbours).
+headings (a bounded sample: reading one page reads at most those besides its neighbours, and
+only when the page has a line styled as a heading).
 They are ranked largest first, bold before regular at one size, and a heading's level is
 1 + the number of those styles above its own (at most 6): a title and its section headings get
 different levels, and one style has one level on every page. An outline entry's depth is a
@@ -20,13 +21,13 @@ larger → 4, bold at body size → 5).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.lines import Line
 from dpe_server.extractors.pdf.markers import list_marker
 
-PROFILE_PAGES = 3
+PROFILE_PAGES = 2
 MAX_LEVEL = 6
 _LARGER = 1.12
 
@@ -108,12 +109,17 @@ def outline_level(text: str, outline: dict[str, int]) -> int | None:
     return level
 
 
-def heading_level(line: Line, body: float, outline: dict[str, int], styles: Styles) -> int | None:
-    """The line's heading level, or None when it is no heading."""
+def heading_level(
+    line: Line, body: float, outline: dict[str, int], styles: Callable[[], Styles]
+) -> int | None:
+    """The line's heading level, or None when it is no heading. `styles` gives the document's
+    heading styles; it is called only for a line styled as a heading (the sampled pages are
+    read only when a page has one)."""
     depth = outline_level(line.text, outline)
     is_styled = styled(line, body)
-    if depth is not None:
-        return max(depth, styles.level(line)) if is_styled and styles.ranked else depth
     if not is_styled:
-        return None
-    return styles.level(line) if styles.ranked else _ratio_level(line.size, body)
+        return depth
+    ranked = styles()
+    if depth is not None:
+        return max(depth, ranked.level(line)) if ranked.ranked else depth
+    return ranked.level(line) if ranked.ranked else _ratio_level(line.size, body)
