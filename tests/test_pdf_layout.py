@@ -235,3 +235,33 @@ def test_fixtures_build_deterministically(tmp_path: Path, fixture_dir: Path) -> 
     for a, b in zip(first, second, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
         assert a.stat().st_size < 64_000
+
+
+def test_marker_runs_make_a_list_not_a_table() -> None:
+    runs = []
+    for i, (marker, text) in enumerate([("1.", "First step"), ("2.", "Second"), ("3.", "Third")]):
+        runs += [run(marker, 72, 700 - 14 * i), run(text, 86, 700 - 14 * i)]
+    (block,) = blocks_of(runs)
+    assert block.kind == "list"
+    assert [(i["label"], i["text"]) for i in block.content["items"]] == [
+        ("1.", "First step"),
+        ("2.", "Second"),
+        ("3.", "Third"),
+    ]
+
+
+def test_numbered_rows_of_three_cells_are_a_table() -> None:
+    runs = []
+    for i, cells in enumerate([("1.", "Rope", "3"), ("2.", "Paint", "7"), ("3.", "Nails", "11")]):
+        runs += [run(cell, x, 700 - 14 * i) for cell, x in zip(cells, (72, 100, 200), strict=True)]
+    (block,) = blocks_of(runs)
+    assert block.kind == "table"
+    assert block.content["rows"] == [["2.", "Paint", "7"], ["3.", "Nails", "11"]]
+
+
+def test_prose_in_runs_is_no_table() -> None:
+    words = "the harbor board agreed to take the next steps this spring"
+    runs = []
+    for i in range(4):
+        runs += [run(words, 72, 700 - 12 * i), run(words, 360, 700 - 12 * i)]
+    assert all(b.kind != "table" for b in blocks_of(runs))
