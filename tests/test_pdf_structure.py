@@ -113,6 +113,8 @@ def test_estimate_form_is_tables_not_headings(office: Document) -> None:
     assert fields["rows"] == [["Date:", "12 May 2026"], ["Estimate no.:", "E-1042"]]
     assert items["headers"] == ["Description", "Hours", "Rate", "Amount"]
     assert items["rows"][-1] == ["Total", "", "", "690.00"]
+    texts = [str(c["text"]) for c in _of(page, Category.TEXT)]
+    assert "Payment terms: 30 days Balance due 690.00" in texts
 
 
 def test_page_without_heading_is_titled_by_its_first_line(office: Document) -> None:

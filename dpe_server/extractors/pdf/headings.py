@@ -3,7 +3,8 @@
 A line is a heading when it names an outline entry of its page (a leading section number is
 ignored when matching), or when it is styled as one: set at least 12 % larger than the page's
 body size (the size carrying most characters), or bold at body size, short (≤ 80 characters),
-with no trailing punctuation and no list marker.
+with no trailing punctuation, no list marker, and not a form's row (`Label: value`, a line
+ending in an amount such as `Total 690.00`).
 
 Levels: the document's heading styles (`Styles`) are the (size, bold) pairs of the lines styled
 as headings on its first `PROFILE_PAGES` pages, where documents set their title and first
@@ -84,7 +85,12 @@ def styled(line: Line, body: float) -> bool:
         and text[-1] not in ".,;:"
         and line.size >= body - 0.5
         and list_marker(line) is None
+        and not _FORM_ROW.search(text)
     )
+
+
+_FORM_ROW = re.compile(r"^[^:]{1,40}:\s+\S|\d[.,]\d{2}%?$")
+"""A form's row, not a heading: `Label: value`, or a line ending in an amount (`Total 690.00`)."""
 
 
 def _ratio_level(size: float, body: float) -> int:
