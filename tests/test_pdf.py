@@ -322,10 +322,8 @@ def test_extract_pages_matches_whole_document(structure: Path, doc: Document, in
     assert page == doc.pages[index]
 
 
-def test_extract_pages_reads_only_neighbours(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = load_builder().build_bench(tmp_path / "bench.pdf", pages=30)
+def _pages_read(monkeypatch: pytest.MonkeyPatch, path: Path, index: int) -> tuple[list[int], Page]:
+    """Page `index` read alone, and the pages whose content streams that read walked."""
     seen: list[int] = []
     real = pdf_mod.collect_page
 
@@ -335,11 +333,37 @@ def test_extract_pages_reads_only_neighbours(
 
     monkeypatch.setattr(pdf_mod, "collect_page", spy)
     with path.open("rb") as f:
-        (page,) = pdf_mod.extract_pages(f, [15], DEFAULT_LIMITS)
+        (page,) = pdf_mod.extract_pages(f, [index], DEFAULT_LIMITS)
+    return sorted(seen), page
+
+
+def test_extract_pages_reads_only_neighbours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = load_builder().build_bench(tmp_path / "bench.pdf", pages=30)
+    seen, page = _pages_read(monkeypatch, path, 15)
     # the page, its four neighbours, and (the page has a heading) the first two pages, which
     # give the document's heading styles
-    assert sorted(seen) == [0, 1, 13, 14, 15, 16, 17]
+    assert seen == [0, 1, 13, 14, 15, 16, 17]
     assert page.title == "Chapter 16: benchmark page"
+
+
+def test_page_without_heading_style_reads_no_sample_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "body.pdf"
+    c = canvas.Canvas(str(path), invariant=1)
+    for n in range(12):
+        c.setFont("Helvetica", 10)
+        for k in range(5):
+            c.drawString(72, 700 - 14 * k, f"plain body line {k} of page {n} with enough words")
+        c.showPage()
+    c.save()
+    seen, page = _pages_read(monkeypatch, path, 8)
+    assert seen == [6, 7, 8, 9, 10]
+    assert page.title == "plain body line 0 of page 8 with enough words"
 
 
 def test_encrypted_needs_password(fixture_dir: Path) -> None:

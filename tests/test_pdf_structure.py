@@ -245,30 +245,3 @@ def test_one_page_read_matches_the_whole_document(fixture_dir: Path, name: str) 
         with (fixture_dir / name).open("rb") as f:
             (alone,) = pdf_mod.extract_pages(f, [page.page_index], DEFAULT_LIMITS)
         assert alone == page
-
-
-def test_page_without_heading_style_reads_no_sample_page(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from reportlab.pdfgen import canvas
-
-    path = tmp_path / "body.pdf"
-    c = canvas.Canvas(str(path), invariant=1)
-    for n in range(12):
-        c.setFont("Helvetica", 10)
-        for k in range(5):
-            c.drawString(72, 700 - 14 * k, f"plain body line {k} of page {n} with enough words")
-        c.showPage()
-    c.save()
-    seen: list[int] = []
-    real = pdf_mod.collect_page
-
-    def spy(page: Any, *args: Any, **kwargs: Any) -> Any:
-        seen.append(page.page_number)
-        return real(page, *args, **kwargs)
-
-    monkeypatch.setattr(pdf_mod, "collect_page", spy)
-    with path.open("rb") as f:
-        (page,) = pdf_mod.extract_pages(f, [8], DEFAULT_LIMITS)
-    assert sorted(seen) == [6, 7, 8, 9, 10]
-    assert page.title == "plain body line 0 of page 8 with enough words"
