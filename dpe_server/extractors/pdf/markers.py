@@ -6,8 +6,8 @@ set the marker as a run of its own at the list indent, the text at a tab stop; i
 text can be any width). Markers:
 
 - bullets: • ◦ ▪ ● ■ □ ‣ ⁃ ∙ · ➢ ► ✓ ✔ - * – —, reportlab's 0x7F, and any one character of a
-  symbol font (Symbol, Wingdings, ZapfDingbats, OpenSymbol) or of the private use area, where
-  those fonts put their glyphs;
+  symbol font (Symbol, Wingdings, ZapfDingbats, OpenSymbol, LaTeX's cmsy) or of the private
+  use area, where those fonts put their glyphs;
 - numbers (ordered): `1.` `1)` `(1)` `a.` `a)` `(a)` `iv.` `(iv)` `IV.` `1.2.`, full-width and
   CJK forms `1、` `一、` `（一）` `第一、`, circled and parenthesised digits `①` `⑴` `⒈`.
 
@@ -43,7 +43,7 @@ _CJK_TIGHT = re.compile(
 )
 _ALONE = re.compile(rf"^(?:{_BULLET}|{_NUMBER})$")
 _ORDERED = re.compile(rf"^(?:{_NUMBER})$")
-_SYMBOL_FONTS = ("symbol", "wingding", "dingbat", "webding")
+_SYMBOL_FONTS = ("symbol", "wingding", "dingbat", "webding", "cmsy")
 
 
 @dataclass(frozen=True, slots=True)
