@@ -2,15 +2,19 @@
 
 Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one pass
 over a page's content stream: text runs, rules, image draws), `pdf_lines` (columns and
-lines), `pdf_blocks` (headings, paragraphs, lists, code, aligned tables), `pdf_tables` (ruled
-tables), `pdf_furniture` (running headers and footers), `pdf_annots` (links, annotations,
-forms, widgets, media), `pdf_images` (image XObjects and alt text), `pdf_props` (document
-properties and the outline).
+lines), `pdf_blocks` (headings, paragraphs, lists, code, aligned tables, in that module's
+order of precedence), `pdf_headings` (which lines are headings, levels from the document's
+heading styles), `pdf_markers` (list markers and their numbers), `pdf_aligned` (borderless
+tables), `pdf_tables` (ruled tables), `pdf_furniture` (running headers and footers),
+`pdf_annots` (links, annotations, forms, widgets, media), `pdf_images` (image XObjects and alt
+text), `pdf_props` (document properties and the outline).
 
 Extraction is per page: `extract_pages(f, [37], limits)` reads page 37 and, for header and
-footer detection, at most four neighbours (see `pdf_furniture`); the outline → page map is
-computed once per reader. A page with no text layer gets `metadata.no_text_layer: true` and
-its images are described as scanned pages; nothing is OCRed.
+footer detection, at most four neighbours (see `pdf_furniture`), and, when page 37 has a line
+styled as a heading, the first two pages, which give the document's heading styles (see
+`pdf_headings`); the outline → page map and the heading styles are computed once per reader.
+A page with no text layer gets `metadata.no_text_layer: true` and its images are described as
+scanned pages; nothing is OCRed.
 
 Page title: the page's first heading in reading order (a document's title before the first
 section the outline names), else its first outline entry, else its first line with at least
