@@ -265,3 +265,31 @@ def test_prose_in_runs_is_no_table() -> None:
     for i in range(4):
         runs += [run(words, 72, 700 - 12 * i), run(words, 360, 700 - 12 * i)]
     assert all(b.kind != "table" for b in blocks_of(runs))
+
+
+def test_prose_set_glyph_by_glyph_is_no_table() -> None:
+    lines = [
+        "the harbor board met in spring",
+        "and agreed on the next steps of",
+        "the works along the east quay as",
+        "the estimate of the costs allows",
+    ]
+    runs = []
+    for i, line in enumerate(lines):
+        x = 72.0
+        for ch in line:
+            if ch != " ":
+                runs.append(run(ch, x, 700 - 12 * i))
+            x += 5.0 if ch != " " else 3.0
+    assert [b.kind for b in blocks_of(runs)] == ["text"]
+
+
+def test_table_set_glyph_by_glyph() -> None:
+    runs = []
+    rows = [("Item", "Qty", "Price"), ("Rope", "3", "1.50"), ("Paint", "7", "2.25")]
+    for i, row in enumerate(rows):
+        for cell, x0 in zip(row, (72.0, 160.0, 220.0), strict=True):
+            runs += [run(ch, x0 + 5.0 * k, 700 - 14 * i) for k, ch in enumerate(cell)]
+    (block,) = blocks_of(runs)
+    assert block.kind == "table"
+    assert block.content["rows"] == [["Rope", "3", "1.50"], ["Paint", "7", "2.25"]]

@@ -2,16 +2,16 @@
 
 Producers set each cell of a table as a run of its own (an office suite's table without
 borders often closer to the next cell than a wide gap), so the columns are the runs of the
-first line (at least two; CJK characters placed one by one less than 0.3 em apart are one
-run). A table is at least three consecutive lines, none in a monospace font, rows at most
-three sizes apart, all of one size but the first (a header row may be up to 25 % larger or
-smaller). In each row a run that starts or ends (within half an em) where a column does opens
-that column's cell, another run continues the cell before it, and at least two cells are
-filled; a missing cell is empty (sparse rows keep their columns). The content must be
-cell-like: no cell longer than 60 characters or ending in a hyphen (a word broken across
-lines), on average at most four words a cell (a CJK character counts half a word), and every
-run in the size of its line (a footnote mark is no cell). So prose set in several runs, or in
-two columns the page's column detection missed, is not read as a table.
+first line (at least two; glyphs placed one by one are taken together, see `pieces`). A table
+is at least three consecutive lines, none in a monospace font, rows at most three sizes apart,
+all of one size but the first (a header row may be up to 25 % larger or smaller). In each row
+a run that starts or ends (within half an em) where a column does opens that column's cell,
+another run continues the cell before it, and at least two cells are filled; a missing cell
+is empty (sparse rows keep their columns). The content must be cell-like: no cell longer than
+60 characters or ending in a hyphen (a word broken across lines), on average at most four
+words a cell (a CJK character counts half a word), and every run in the size of its line (a
+footnote mark is no cell). So prose set in several runs, or in two columns the page's column
+detection missed, is not read as a table.
 """
 
 from __future__ import annotations
@@ -29,20 +29,26 @@ _SIZE_TOL = 0.15
 _HEADER_SIZE = 0.25
 _CJK_START = 0x2E80
 _CJK_GAP = 0.3
+_GLYPH_GAP = 0.2
 
 
 def pieces(line: Line) -> list[Piece] | None:
-    """The line's runs that hold text (x0, x1, text), CJK characters placed one by one taken
-    together; None when a run is set in another size than the line (a footnote mark, a
-    superscript: text, not a cell)."""
+    """The line's runs that hold text (x0, x1, text), glyphs placed one by one taken together
+    (CJK characters less than 0.3 em apart; in a line set glyph by glyph, any run less than
+    0.2 em from the one before); None when a run is set in another size than the line (a
+    footnote mark, a superscript: text, not a cell)."""
+    runs = [r for r in line.runs if r.text.strip()]
+    glyphs = len(runs) >= 6 and sum(len(r.text.strip()) for r in runs) <= 2 * len(runs)
     out: list[Piece] = []
-    for r in line.runs:
+    for r in runs:
         text = r.text.strip()
-        if not text:
-            continue
         if abs(r.size - line.size) > _SIZE_TOL * line.size:
             return None
-        if out and _cjk(out[-1][2][-1]) and _cjk(text[0]) and r.x0 - out[-1][1] < _CJK_GAP * r.size:
+        gap = r.x0 - out[-1][1] if out else 0.0
+        if out and (
+            (glyphs and gap < _GLYPH_GAP * r.size)
+            or (_cjk(out[-1][2][-1]) and _cjk(text[0]) and gap < _CJK_GAP * r.size)
+        ):
             out[-1] = (out[-1][0], r.x1, out[-1][2] + text)
         else:
             out.append((r.x0, r.x1, text))
