@@ -293,3 +293,21 @@ def test_table_set_glyph_by_glyph() -> None:
     (block,) = blocks_of(runs)
     assert block.kind == "table"
     assert block.content["rows"] == [["Rope", "3", "1.50"], ["Paint", "7", "2.25"]]
+
+
+@pytest.mark.parametrize(
+    ("font", "glyph", "is_list"),
+    [
+        pytest.param("Wingdings-Regular", "l", True, id="wingdings-letter-is-a-disc"),
+        pytest.param("Symbol", "\u2022", True, id="symbol-bullet"),
+        pytest.param("Symbol", "\uf0b7", True, id="symbol-private-use"),
+        pytest.param("Symbol", "{", False, id="symbol-brace"),
+        pytest.param("Symbol", "\u2265", False, id="symbol-math-sign"),
+        pytest.param("CMSY10", "{", False, id="latex-math-brace"),
+    ],
+)
+def test_one_glyph_run_of_a_symbol_font(font: str, glyph: str, is_list: bool) -> None:
+    runs = []
+    for i, text in enumerate(["first item text", "second item text"]):
+        runs += [run(glyph, 72, 700 - 14 * i, font=font), run(text, 86, 700 - 14 * i)]
+    assert (blocks_of(runs)[0].kind == "list") is is_list

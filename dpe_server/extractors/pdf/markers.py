@@ -5,9 +5,11 @@ first run is nothing but a marker and more text follows in later runs (office su
 set the marker as a run of its own at the list indent, the text at a tab stop; its gap to the
 text can be any width). Markers:
 
-- bullets: • ◦ ▪ ● ■ □ ‣ ⁃ ∙ · ➢ ► ✓ ✔ - * – —, reportlab's 0x7F, and any one character of a
-  symbol font (Symbol, Wingdings, ZapfDingbats, OpenSymbol, LaTeX's cmsy) or of the private
-  use area, where those fonts put their glyphs;
+- bullets: • ◦ ▪ ● ■ □ ‣ ⁃ ∙ · ➢ ► ✓ ✔ - * – —, reportlab's 0x7F, a character of the private
+  use area (where symbol fonts put their glyphs), a one-character run of a dingbat font
+  (Wingdings, ZapfDingbats: its letters are pictures), and one of a Symbol font (Symbol,
+  OpenSymbol) that is a symbol, a dot or a dash (not a letter, digit, bracket or math sign:
+  `α`, `≥`, `{`);
 - numbers (ordered): `1.` `1)` `(1)` `a.` `a)` `(a)` `iv.` `(iv)` `IV.` `1.2.`, full-width and
   CJK forms `1、` `一、` `（一）` `第一、`, circled and parenthesised digits `①` `⑴` `⒈`.
 
@@ -18,6 +20,7 @@ a list starting at another number than 1 keeps its start.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.lines import Line
@@ -43,7 +46,10 @@ _CJK_TIGHT = re.compile(
 )
 _ALONE = re.compile(rf"^(?:{_BULLET}|{_NUMBER})$")
 _ORDERED = re.compile(rf"^(?:{_NUMBER})$")
-_SYMBOL_FONTS = ("symbol", "wingding", "dingbat", "webding", "cmsy")
+_DINGBAT_FONTS = ("wingding", "dingbat", "webding")
+_SYMBOL_BULLET = frozenset({"So", "Co", "Po", "Pd"})
+"""Unicode categories of a Symbol font's character taken for a bullet (symbols, private use,
+dots, dashes); not letters, digits, brackets or math signs (`α`, `≥`, `{` set in Symbol)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +67,7 @@ def list_marker(line: Line) -> Marker | None:
     first = line.runs[0].text.strip() if line.runs else ""
     if len(line.runs) > 1 and first and text.startswith(first):
         rest = text[len(first) :].strip()
-        symbol = len(first) == 1 and any(s in line.runs[0].font.lower() for s in _SYMBOL_FONTS)
+        symbol = len(first) == 1 and _bullet_font(line.runs[0].font, first)
         if rest and (symbol or _ALONE.match(first)):
             return Marker(not symbol and bool(_ORDERED.match(first)), first, rest)
     m = _SPACED.match(text) or _CJK_TIGHT.match(text)
@@ -72,6 +78,17 @@ def list_marker(line: Line) -> Marker | None:
 
 
 _LABEL_PUNCT = re.compile(r"^[(（第\s]+|[)）.、．\s]+$")
+
+
+def _bullet_font(font: str, ch: str) -> bool:
+    """A one-character run that is a bullet by its font: any character of a dingbat font
+    (Wingdings `l` is a disc), a symbol, dot or dash of a Symbol font."""
+    low = font.lower()
+    if any(s in low for s in _DINGBAT_FONTS):
+        return True
+    return "symbol" in low and unicodedata.category(ch) in _SYMBOL_BULLET
+
+
 _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 _CJK_VALUE = {ch: i for i, ch in enumerate("零一二三四五六七八九")} | {"〇": 0}
 
