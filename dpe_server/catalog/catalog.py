@@ -100,7 +100,9 @@ class Catalog(Index[Entry]):
         on_change: ChangeListener | None = None,
         store: Store | None = None,
     ) -> None:
-        super().__init__(root, host, store if store is not None else MemoryStore())
+        super().__init__(
+            root, host, store if store is not None else MemoryStore(), backend.passwords
+        )
         self.backend = backend
         self.on_change = on_change
         self._tg: TaskGroup | None = None

@@ -27,6 +27,7 @@ from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, Steps, StoreCall
 from dpe_server.catalog.store import Cached, Outline, PageCache, Store, cache_key
 from dpe_server.extractors import extractor_fingerprint, file_type, format_of, is_paged
+from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import (
     DocumentNotFound,
     ElementNotFound,
@@ -43,6 +44,10 @@ from dpe_server.model.metadata import (
 )
 from dpe_server.model.tree import Document, Element, Page, Properties, page_of_element_id
 from dpe_server.model.uri import DpeUri, format_uri
+
+LISTED_METADATA = ("truncated", "has_macros", "read_as")
+"""Document metadata shown at Level 0 and 1 as extension fields: the tree was cut, the file
+holds macros (never run), a legacy file under a new suffix was read as what it is."""
 
 
 @dataclass(eq=False)
@@ -99,8 +104,13 @@ def outline_of(doc: Document, entry: Entry) -> Outline:
 
 
 class Index(ABC, Generic[E]):
-    def __init__(self, root: Path, host: str, store: Store) -> None:
+    def __init__(
+        self, root: Path, host: str, store: Store, passwords: Passwords = NO_PASSWORDS
+    ) -> None:
         self.root = root.resolve()
+        self.passwords = passwords
+        """The passwords file's contents: which of its entries apply to a file is part of the
+        file's key, so a tree decrypted with a password no longer given is not served."""
         self.host = host
         self.store = store
         self.pages_lru = PageCache()
@@ -116,7 +126,8 @@ class Index(ABC, Generic[E]):
         """The store key of the file at `rel` as `st` says it is; where the times are coarse
         (`FileStat.coarse`) this reads the file for its content fingerprint."""
         content = content_fingerprint(self.root, rel) if st.coarse else ""
-        return cache_key(str(self.root / rel), st, self._fingerprint, content)
+        fingerprint = self._fingerprint + self.passwords.digest(rel)
+        return cache_key(str(self.root / rel), st, fingerprint, content)
 
     def _keys(self, found: Mapping[str, FileStat]) -> dict[str, str]:
         return {rel: self._key(rel, st) for rel, st in found.items()}
@@ -211,7 +222,7 @@ class Index(ABC, Generic[E]):
         }
         if entry.outline is not None:
             o = entry.outline
-            extra = {"truncated": True} if o.metadata.get("truncated") else {}
+            extra = {k: o.metadata[k] for k in LISTED_METADATA if o.metadata.get(k)}
             return DocumentInfo(
                 title=o.title,
                 page_count=len(o.pages),

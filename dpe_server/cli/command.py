@@ -22,9 +22,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
 
-from dpe_server import TOKEN_ENV, __version__
+from dpe_server import PASSWORDS_ENV, TOKEN_ENV, __version__
 
 if TYPE_CHECKING:
+    from dpe_server.isolation.passwords import Passwords
     from dpe_server.isolation.workers import WorkerSettings
     from dpe_server.views.render import Body
 
@@ -220,6 +221,14 @@ def _element_bytes(value: str) -> int:
 
 def _worker_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        "--passwords",
+        type=_passwords_file,
+        default=os.environ.get(PASSWORDS_ENV) or None,
+        metavar="FILE",
+        help=f"TOML file of passwords to try on protected files (default: ${PASSWORDS_ENV}; "
+        "see docs/passwords.md)",
+    )
+    parser.add_argument(
         "--workers",
         type=_WORKERS,
         default=0,
@@ -242,6 +251,24 @@ def _worker_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _passwords_file(value: str) -> str:
+    if not Path(value).is_file():
+        raise argparse.ArgumentTypeError(f"no passwords file at {value}")
+    return value
+
+
+def _passwords(args: argparse.Namespace) -> Passwords:
+    """The passwords file's contents (none without `--passwords`); exits on a bad file."""
+    from dpe_server.isolation.passwords import NO_PASSWORDS, PasswordsFileError, load_passwords
+
+    if not args.passwords:
+        return NO_PASSWORDS
+    try:
+        return load_passwords(Path(args.passwords))
+    except PasswordsFileError as exc:
+        sys.exit(f"dpe-server: error: the passwords file: {exc}")
+
+
 def _worker_settings(args: argparse.Namespace) -> WorkerSettings:
     from dpe_server.isolation.workers import WorkerSettings
 
@@ -250,6 +277,7 @@ def _worker_settings(args: argparse.Namespace) -> WorkerSettings:
         timeout=args.timeout,
         probe_timeout=min(15.0, max(1.0, args.timeout / 4)),
         memory_bytes=args.memory_mb * 1024 * 1024,
+        passwords=_passwords(args),
     )
 
 
@@ -379,6 +407,7 @@ def _read_document(args: argparse.Namespace) -> list[Body]:
             args.cache_dir,
             not args.no_cache,
             max_element_bytes=args.max_element_bytes,
+            passwords=_passwords(args),
         ) as r:
             return r.read(args.uri)
     finally:

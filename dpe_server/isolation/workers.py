@@ -36,7 +36,7 @@ import socket
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
@@ -51,6 +51,7 @@ from dpe_server.isolation.jobs import (
     Job,
     unwrap,
 )
+from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import CorruptError, ExtractionError, ExtractionTimeout, TooLargeError
 from dpe_server.model.tree import JSON
 
@@ -78,6 +79,8 @@ class WorkerSettings:
     """Jobs a worker runs before it is replaced."""
     runner: str = "dpe_server.isolation.jobs:run_job"
     """`module:function` a worker runs each job with (tests substitute misbehaving ones)."""
+    passwords: Passwords = field(default=NO_PASSWORDS, repr=False)
+    """The passwords file's contents: each job carries its file's over the worker's pipe."""
 
     @property
     def pool_size(self) -> int:
@@ -239,8 +242,8 @@ class ProcessBackend(JobClient):
     def __init__(
         self, settings: WorkerSettings | None = None, limits: Limits = DEFAULT_LIMITS
     ) -> None:
-        super().__init__(limits)
         self.settings = settings or WorkerSettings()
+        super().__init__(limits, self.settings.passwords)
         size = self.settings.pool_size
         self._slots = anyio.Semaphore(size)
         self._threads = anyio.CapacityLimiter(size)
