@@ -1,21 +1,26 @@
 """The full-text index of every element's text, in the cache database (SQLite FTS5).
 
 - What: one row per element of every stored page (`element_rows`: store key, page index,
-  element id, category), its text (`model.words.element_text`: the words the Markdown-recall
-  rule counts, of the whole element) in the FTS5 table `element_text` under the same rowid.
-  Rows are written with the page (`put_pages`) and deleted with the key (`forget`).
-- Tokenizer: `trigram` (SQLite 3.34 or later). A term matches wherever its characters occur,
-  so Chinese, Japanese and Korean text, which has no spaces between words, is found without a
-  dictionary, as are parts of compound words and codes. A term of fewer than three characters
-  has no trigram: it is matched by `LIKE` over the rows the other terms matched (or every row,
-  when it has no longer term beside it), unranked.
+  element id, category and its text, `model.words.element_text`: the words the Markdown-recall
+  rule counts, of the whole element), and the same text, segmented, in the FTS5 table
+  `element_text` under the same rowid. Rows are written with the page (`put_pages`) and
+  deleted with the key (`forget`).
+- Tokenizer: `unicode61` (case and diacritics folded) over text whose Chinese, Japanese and
+  Korean runs are cut into overlapping bigrams, each run followed by its last character
+  (`segment`: 年度预算 is indexed as 年度 度预 预算 算). Every word of two characters or more
+  is then one token, so a 2-character Chinese word (the commonest length) is an index lookup,
+  a longer one a phrase of bigrams, one character a prefix (预*). The `trigram` tokenizer was
+  measured against it (`bench/fts_tokenizers.py`): twice the size, and a query shorter than three
+  characters cannot use it (a `LIKE` scan of every row, 2,000 times slower at 100,000
+  elements); it also matches inside words (`bet` in alphabet), which word search does not.
 - Which versions: rows are content-addressed (by store key), so an old version's rows may
   linger; a search joins the per-connection table `live` (the keys this server serves now,
   with their doc_ref and file type, `serve`), so it never returns an element of a deleted file
   or of a version no longer served, and it filters by file type and document there.
-- Queries (`TextQuery.parse`): words, "phrases in quotes", `prefix*`; every term must occur.
-  Each term goes to FTS5 as a quoted string, so no user input is FTS5 syntax: a stray quote
-  or `AND(` is searched for literally.
+- Queries (`TextQuery.parse`): words, "phrases in quotes", `prefix*`; every term must occur;
+  ranked by BM25. Each term goes to FTS5 as a quoted string, so no user input is FTS5 syntax:
+  a stray quote or `AND(` is searched for as words (punctuation is not indexed).
+- Snippets are cut from the element's text around the first term found, marked `**`.
 """
 
 from __future__ import annotations
@@ -35,10 +40,12 @@ CREATE TABLE IF NOT EXISTS element_rows (
     key TEXT NOT NULL,
     page_index INTEGER NOT NULL,
     element_id TEXT NOT NULL,
-    category TEXT NOT NULL
+    category TEXT NOT NULL,
+    text TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS element_rows_page ON element_rows (key, page_index);
-CREATE VIRTUAL TABLE IF NOT EXISTS element_text USING fts5(text, tokenize='trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS element_text
+    USING fts5(text, tokenize='unicode61 remove_diacritics 2');
 CREATE TEMP TABLE IF NOT EXISTS live (
     key TEXT PRIMARY KEY,
     doc_ref TEXT NOT NULL,
@@ -50,34 +57,64 @@ SNIPPET_CHARS = 64
 MARK = "**"
 """What a snippet puts either side of a match."""
 _TERM = re.compile(r'"([^"]*)"?|(\S+)')
+_CJK_CHAR = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+"""Kana, CJK ideographs and Hangul: scripts written without spaces between words."""
+_CJK = re.compile(_CJK_CHAR + "+")
+_LONE_CJK_END = re.compile(f"(?<!{_CJK_CHAR}){_CJK_CHAR}$")
+"""A term ending in one CJK character: it may begin a bigram, so it is matched as a prefix."""
+_WORD = re.compile(r"[^\W_]")
+"""A letter or a digit: what the tokenizer indexes."""
+
+
+def segment(text: str, open_end: bool = False) -> str:
+    """`text` with each CJK run cut into its overlapping bigrams and its last character.
+
+    `open_end` (a query term): a run that ends the text may go on in the indexed text, so its
+    last character is left out (a run of one character stays, to be matched as a prefix).
+    """
+
+    def cut(m: re.Match[str]) -> str:
+        run = m.group(0)
+        tokens = [run[i : i + 2] for i in range(len(run) - 1)]
+        if not (open_end and m.end() == len(text) and tokens):
+            tokens.append(run[-1])
+        return " " + " ".join(tokens) + " "
+
+    return " ".join(_CJK.sub(cut, text).split())
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    text: str
+    """As given (lower-case, whitespace collapsed): what a snippet marks."""
+    prefix: bool
 
 
 @dataclass(frozen=True, slots=True)
 class TextQuery:
-    """The terms of a query (lower-case, whitespace collapsed), every one of which must occur."""
+    """The terms of a query, every one of which must occur."""
 
-    terms: tuple[str, ...]
+    terms: tuple[Term, ...]
 
     @classmethod
     def parse(cls, text: str) -> TextQuery:
-        """Words, "phrases" (an unclosed quote runs to the end) and `prefix*` (a term matches
-        anywhere, so a prefix needs nothing more); anything else is a literal character."""
-        terms: list[str] = []
+        """Words, "phrases" (an unclosed quote runs to the end) and `prefix*`; a term without
+        a letter or digit is left out (punctuation is not indexed)."""
+        terms: list[Term] = []
         for phrase, word in _TERM.findall(text):
             term = normalise(phrase) if phrase else word.rstrip("*")
-            if term:
-                terms.append(term.lower())
+            if _WORD.search(term):
+                terms.append(Term(term.lower(), bool(word) and word.endswith("*")))
         return cls(tuple(dict.fromkeys(terms)))
 
-    @property
-    def ranked(self) -> tuple[str, ...]:
-        """The terms the index finds (three characters or more)."""
-        return tuple(t for t in self.terms if len(t) >= 3)
-
-    @property
-    def scanned(self) -> tuple[str, ...]:
-        """The terms matched by `LIKE` (shorter than a trigram)."""
-        return tuple(t for t in self.terms if len(t) < 3)
+    def fts(self) -> str:
+        """The query in FTS5 syntax: each term a quoted string, all of them required."""
+        out = []
+        for term in self.terms:
+            quoted = '"' + segment(term.text, open_end=True).replace('"', '""') + '"'
+            prefix = term.prefix or _LONE_CJK_END.search(term.text)
+            out.append(quoted + (" *" if prefix else ""))
+        return " AND ".join(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,14 +160,15 @@ def put_pages(db: sqlite3.Connection, key: str, pages: Sequence[Page]) -> None:
     for page in pages:
         _delete(db, "key=? AND page_index=?", (key, page.page_index))
         for el in page.elements:
+            text = element_text(el.category.value, el.content)
             cursor = db.execute(
-                "INSERT INTO element_rows (key, page_index, element_id, category) "
-                "VALUES (?, ?, ?, ?)",
-                (key, page.page_index, el.element_id, el.category.value),
+                "INSERT INTO element_rows (key, page_index, element_id, category, text) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (key, page.page_index, el.element_id, el.category.value, text),
             )
             db.execute(
                 "INSERT INTO element_text (rowid, text) VALUES (?, ?)",
-                (cursor.lastrowid, element_text(el.category.value, el.content)),
+                (cursor.lastrowid, segment(text)),
             )
 
 
@@ -157,58 +195,47 @@ def search(
     db: sqlite3.Connection, query: TextQuery, scope: Scope, limit: int, offset: int
 ) -> tuple[int, list[Hit]]:
     """How many served elements match, and `limit` of them from `offset`, best first."""
-    where, args = _where(query, scope)
+    where, args = "element_text MATCH ?", [query.fts()]
+    for column, value in (("live.file_type", scope.file_type), ("live.doc_ref", scope.doc_ref)):
+        if value:
+            where += f" AND {column} = ?"
+            args.append(value)
+    if scope.categories:
+        where += f" AND r.category IN ({','.join('?' * len(scope.categories))})"
+        args += scope.categories
     joins = (
         "FROM element_text JOIN element_rows r ON r.id = element_text.rowid "
         "JOIN live ON live.key = r.key"
     )
     (total,) = db.execute(f"SELECT count(*) {joins} WHERE {where}", args).fetchone()
-    if query.ranked:
-        shown = f"snippet(element_text, 0, '{MARK}', '{MARK}', '…', {SNIPPET_CHARS})"
-        order = "bm25(element_text), element_text.rowid"
-    else:
-        shown, order = "element_text.text", "element_text.rowid"
     rows = db.execute(
-        f"SELECT r.key, live.doc_ref, r.page_index, r.element_id, r.category, {shown} "
-        f"{joins} WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
+        f"SELECT r.key, live.doc_ref, r.page_index, r.element_id, r.category, r.text {joins} "
+        f"WHERE {where} ORDER BY bm25(element_text), element_text.rowid LIMIT ? OFFSET ?",
         (*args, limit, offset),
     ).fetchall()
     return total, [
-        Hit(key, ref, page, eid, cat, _snippet(text, query))
+        Hit(key, ref, page, eid, cat, snippet(text, query))
         for key, ref, page, eid, cat, text in rows
     ]
 
 
-def _where(query: TextQuery, scope: Scope) -> tuple[str, list[object]]:
-    clauses: list[str] = []
-    args: list[object] = []
-    if query.ranked:
-        clauses.append("element_text MATCH ?")
-        args.append(" AND ".join('"' + t.replace('"', '""') + '"' for t in query.ranked))
-    for term in query.scanned:
-        # `+` keeps the pattern from the trigram index, which (SQLite 3.40) finds no
-        # non-ASCII pattern shorter than three characters.
-        clauses.append("+element_text.text LIKE ? ESCAPE '\\'")
-        args.append("%" + re.sub(r"([\\%_])", r"\\\1", term) + "%")
-    if scope.categories:
-        clauses.append(f"r.category IN ({','.join('?' * len(scope.categories))})")
-        args += scope.categories
-    if scope.file_type:
-        clauses.append("live.file_type = ?")
-        args.append(scope.file_type)
-    if scope.doc_ref:
-        clauses.append("live.doc_ref = ?")
-        args.append(scope.doc_ref)
-    return " AND ".join(clauses), args
+def _marked(term: Term) -> str:
+    """The pattern of `term` in a snippet: whole words, except where CJK text or a prefix
+    runs on."""
+    edge = r"(?<![^\W_])" if not re.match(_CJK_CHAR, term.text) else ""
+    tail = r"(?![^\W_])" if not (term.prefix or re.search(_CJK_CHAR + "$", term.text)) else ""
+    return edge + re.escape(term.text) + tail
 
 
-def _snippet(shown: str, query: TextQuery) -> str:
-    """`shown` on one line: FTS5's snippet for a ranked query, else the text around the first
-    term, marked the same way."""
-    if not query.ranked:
-        term, half = query.scanned[0], SNIPPET_CHARS // 2
-        at = max(shown.lower().find(term), 0)
-        start, end = max(at - half, 0), at + len(term)
-        cut = shown[start:at] + MARK + shown[at:end] + MARK + shown[end : end + half]
-        shown = ("…" if start else "") + cut + ("…" if end + half < len(shown) else "")
-    return " ".join(shown.split())
+def snippet(text: str, query: TextQuery) -> str:
+    """About `SNIPPET_CHARS` characters of `text` on one line, around the first term found,
+    every term in them marked (the start of the text where the index folded what the
+    query spelt differently, such as an accent)."""
+    text = " ".join(text.split())
+    pattern = re.compile("|".join(_marked(t) for t in query.terms), re.IGNORECASE)
+    first = pattern.search(text)
+    at = first.start() if first else 0
+    start = max(at - SNIPPET_CHARS // 3, 0)
+    end = min(start + SNIPPET_CHARS, len(text))
+    shown = pattern.sub(lambda m: MARK + m.group(0) + MARK, text[start:end])
+    return ("…" if start else "") + shown + ("…" if end < len(text) else "")

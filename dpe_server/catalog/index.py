@@ -54,13 +54,22 @@ class Entry:
     outline_key: str = ""
     """The key `outline` (and the pages it serves) belong to: the last good version."""
     touched: set[Entry] | None = field(default=None, repr=False)
-    """Where the entry puts itself when the version it serves may have changed (its index's
-    set of entries to tell the search index about, `Index.served_changes`)."""
+    """Where the entry puts itself when the version it serves changes (its index's set of
+    entries to tell the search index about, `Index.served_changes`)."""
+    superseded: set[str] = field(default_factory=set, repr=False)
+    """Keys it served before, since the search index was last told."""
 
     def __setattr__(self, name: str, value: object) -> None:
+        touched = self.__dict__.get("touched")
+        if name not in _SERVING or touched is None:
+            object.__setattr__(self, name, value)
+            return
+        before = self.served_key
         object.__setattr__(self, name, value)
-        if name in _SERVING and (touched := getattr(self, "touched", None)) is not None:
+        if self.served_key != before:
             touched.add(self)
+            if before:
+                self.superseded.add(before)
 
     @property
     def served_key(self) -> str:
@@ -153,26 +162,27 @@ class Index(ABC, Generic[E]):
         self._entries.pop(entry.rel, None)
         self._by_ref.pop(entry.doc_ref, None)
         entry.key = ""
+        self._touched.add(entry)  # what it served is no longer served
 
     def served_changes(self) -> tuple[list[tuple[str, str, str]], list[str]]:
         """What changed for the search index since it was last told: the keys now served
-        (key, doc_ref, file type), and the keys no longer served (`Store.serve`)."""
+        (key, doc_ref, file type), and the keys no longer served, of versions superseded or
+        of files gone (`Store.serve`)."""
         added: list[tuple[str, str, str]] = []
         dropped: list[str] = []
         touched = list(self._touched)
         self._touched.clear()
         for entry in touched:
-            live = self._entries.get(entry.rel) is entry
-            now, was = (entry.served_key if live else ""), self._served.get(entry, "")
-            if now == was:
-                continue
-            if was:
-                dropped.append(was)
+            gone, live = set(entry.superseded), self._entries.get(entry.rel) is entry
+            entry.superseded.clear()
+            now = entry.served_key if live else ""
+            was = self._served.pop(entry, "")
+            gone |= {was, "" if live else entry.served_key}
             if now:
-                added.append((now, entry.doc_ref, entry.file_type))
                 self._served[entry] = now
-            else:
-                self._served.pop(entry, None)
+                if now != was:
+                    added.append((now, entry.doc_ref, entry.file_type))
+            dropped += sorted(gone - {now, ""})
         return added, dropped
 
     def indexing(self, file_type: str = "", doc_ref: str = "") -> int:

@@ -1,7 +1,8 @@
 """Search: the elements whose text holds every term of a query, best first, with their URIs.
 
 The terms are looked up in the full-text index of the cache database (`catalog.fulltext`:
-words, "phrases", `prefix*`; every term must occur; ranked by BM25), in a worker thread, so
+words, "phrases", `prefix*`, Chinese of any length; every term must occur; ranked by BM25), in
+a worker thread, so
 other requests are answered meanwhile. The query is bounded (`SEARCH_MAX_CHARS`,
 `SEARCH_MAX_TERMS`). A search can be narrowed to a file type, element categories and one
 document; a page of results ends with a `next_cursor` when there are more. While documents of
