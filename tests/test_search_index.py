@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from dpe_server.catalog import fulltext
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.sqlite import SqliteStore
 from dpe_server.catalog.store import MemoryStore
@@ -111,6 +112,23 @@ async def test_filters_by_file_type_category_and_document(catalog: Catalog) -> N
         await search(catalog, "budget", category="headline")
     with pytest.raises(QueryError, match="No document 'nope'"):
         await search(catalog, "budget", doc_ref="nope")
+
+
+async def test_counts_are_capped_and_ranking_exact_whatever_the_candidates(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = await search(catalog, "bullet", limit=3)
+    bounded = await search(catalog, "budget", category="list", limit=1)
+    monkeypatch.setattr(fulltext, "CANDIDATES", 0)
+    monkeypatch.setattr(fulltext, "CANDIDATES_MIN", 1)  # one candidate: always too few
+    assert await search(catalog, "bullet", limit=3) == whole
+    assert await search(catalog, "budget", category="list", limit=1) == bounded
+    monkeypatch.setattr(fulltext, "COUNT_CAP", 2)
+    capped = await search(catalog, "bullet", limit=1)
+    assert (capped["total"], capped["total_capped"]) == (2, True)
+    assert capped["results"] == whole["results"][:1]
+    assert "next_cursor" in capped
+    assert "total_capped" not in whole
 
 
 async def test_cursor_pages_through_every_result_once(catalog: Catalog) -> None:

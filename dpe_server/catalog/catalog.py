@@ -31,7 +31,7 @@ import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from dpe_server.catalog.folder import FileStat, scan
-from dpe_server.catalog.fulltext import Hit, Scope, TextQuery
+from dpe_server.catalog.fulltext import Found, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.index import Index, outline_of
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
@@ -222,9 +222,7 @@ class Catalog(Index[Entry]):
         entry = self.entry(doc_ref)
         return await self.run_steps(self._keyed_element(entry, element_id))
 
-    async def search(
-        self, query: TextQuery, scope: Scope, limit: int, offset: int
-    ) -> tuple[int, list[Hit]] | None:
+    async def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
         """The served elements matching `query` in `scope` (`Store.search`), the index told
         first which versions are served now."""
         async with self._search_sync:

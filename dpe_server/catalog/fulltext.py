@@ -30,6 +30,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from dpe_server.model.tree import Page
 from dpe_server.model.words import element_text, normalise
@@ -54,6 +55,13 @@ CREATE TEMP TABLE IF NOT EXISTS live (
 """
 SNIPPET_CHARS = 64
 """About how many characters of an element's text a snippet shows around the match."""
+COUNT_CAP = 1000
+"""Matches counted at most past the page asked for: counting every element holding a common
+word costs as much as ranking them."""
+CANDIDATES, CANDIDATES_MIN = 4, 50
+"""A search first ranks this many matches per result wanted (and this many more) without
+looking up which versions they belong to, then the served ones among them; only when too few
+are served does it rank them all with the lookup."""
 MARK = "**"
 """What a snippet puts either side of a match."""
 _TERM = re.compile(r'"([^"]*)"?|(\S+)')
@@ -116,6 +124,10 @@ class TextQuery:
             out.append(quoted + (" *" if prefix else ""))
         return " AND ".join(out)
 
+    def marks(self) -> re.Pattern[str]:
+        """The terms as a snippet marks them (`snippet`)."""
+        return re.compile("|".join(_marked(t) for t in self.terms), re.IGNORECASE)
+
 
 @dataclass(frozen=True, slots=True)
 class Scope:
@@ -134,6 +146,17 @@ class Hit:
     element_id: str
     category: str
     snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    total: int
+    """Matches, counted up to `COUNT_CAP` (or to the end of the page asked for)."""
+    capped: bool
+    """There are more than `total`."""
+    more: bool
+    """Matches follow the page."""
+    hits: list[Hit]
 
 
 def connect_memory() -> sqlite3.Connection:
@@ -193,30 +216,53 @@ def serve(
 
 def search(
     db: sqlite3.Connection, query: TextQuery, scope: Scope, limit: int, offset: int
-) -> tuple[int, list[Hit]]:
-    """How many served elements match, and `limit` of them from `offset`, best first."""
-    where, args = "element_text MATCH ?", [query.fts()]
+) -> Found:
+    """The served elements matching `query` in `scope`: `limit` of them from `offset`, best
+    first, and how many there are (counted up to `COUNT_CAP`, or past the page asked for)."""
+    filters = ""
+    args: list[object] = [query.fts()]
     for column, value in (("live.file_type", scope.file_type), ("live.doc_ref", scope.doc_ref)):
         if value:
-            where += f" AND {column} = ?"
+            filters += f" AND {column} = ?"
             args.append(value)
     if scope.categories:
-        where += f" AND r.category IN ({','.join('?' * len(scope.categories))})"
+        filters += f" AND r.category IN ({','.join('?' * len(scope.categories))})"
         args += scope.categories
-    joins = (
-        "FROM element_text JOIN element_rows r ON r.id = element_text.rowid "
-        "JOIN live ON live.key = r.key"
-    )
-    (total,) = db.execute(f"SELECT count(*) {joins} WHERE {where}", args).fetchone()
-    rows = db.execute(
-        f"SELECT r.key, live.doc_ref, r.page_index, r.element_id, r.category, r.text {joins} "
-        f"WHERE {where} ORDER BY bm25(element_text), element_text.rowid LIMIT ? OFFSET ?",
-        (*args, limit, offset),
-    ).fetchall()
-    return total, [
-        Hit(key, ref, page, eid, cat, snippet(text, query))
+    cap = max(COUNT_CAP, offset + limit)
+    (counted,) = db.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM element_text JOIN element_rows r "
+        "ON r.id = element_text.rowid JOIN live ON live.key = r.key "
+        f"WHERE element_text MATCH ?{filters} LIMIT {cap + 1})",
+        args,
+    ).fetchone()
+    rows: list[tuple[Any, ...]] = []
+    if not scope.doc_ref:
+        # The best few candidates, ranked without looking up their versions; exact when
+        # enough of them are served (a served element ranked lower ranks below all of them).
+        best = f"ORDER BY score, rowid LIMIT {CANDIDATES * (offset + limit) + CANDIDATES_MIN}"
+        rows = _ranked(db, best, filters, (*args, limit, offset))
+    if len(rows) < limit and offset + len(rows) < counted:
+        rows = _ranked(db, "", filters, (*args, limit, offset))
+    marks = query.marks()
+    hits = [
+        Hit(key, ref, page, eid, cat, snippet(text, marks))
         for key, ref, page, eid, cat, text in rows
     ]
+    return Found(min(counted, cap), counted > cap, counted > offset + len(hits), hits)
+
+
+def _ranked(
+    db: sqlite3.Connection, candidates: str, filters: str, args: Sequence[object]
+) -> list[tuple[Any, ...]]:
+    """The page (`args` end with its limit and offset) of served matches, best first, among
+    the matches `candidates` keeps."""
+    return db.execute(
+        "SELECT r.key, live.doc_ref, r.page_index, r.element_id, r.category, r.text FROM "
+        "(SELECT rowid, bm25(element_text) AS score FROM element_text WHERE element_text MATCH ? "
+        f"{candidates}) m JOIN element_rows r ON r.id = m.rowid JOIN live ON live.key = r.key "
+        f"WHERE 1{filters} ORDER BY m.score, m.rowid LIMIT ? OFFSET ?",
+        args,
+    ).fetchall()
 
 
 def _marked(term: Term) -> str:
@@ -227,15 +273,14 @@ def _marked(term: Term) -> str:
     return edge + re.escape(term.text) + tail
 
 
-def snippet(text: str, query: TextQuery) -> str:
-    """About `SNIPPET_CHARS` characters of `text` on one line, around the first term found,
-    every term in them marked (the start of the text where the index folded what the
-    query spelt differently, such as an accent)."""
-    text = " ".join(text.split())
-    pattern = re.compile("|".join(_marked(t) for t in query.terms), re.IGNORECASE)
-    first = pattern.search(text)
+def snippet(text: str, marks: re.Pattern[str]) -> str:
+    """About `SNIPPET_CHARS` characters of an element's `text` on one line, around the first
+    term found, every term in them marked (`TextQuery.marks`; the start of the text where the
+    index folded what the query spelt differently, such as an accent)."""
+    text = text.replace("\n", " ")  # its phrases' whitespace is collapsed already
+    first = marks.search(text)
     at = first.start() if first else 0
     start = max(at - SNIPPET_CHARS // 3, 0)
     end = min(start + SNIPPET_CHARS, len(text))
-    shown = pattern.sub(lambda m: MARK + m.group(0) + MARK, text[start:end])
+    shown = marks.sub(lambda m: MARK + m.group(0) + MARK, text[start:end])
     return ("…" if start else "") + shown + ("…" if end < len(text) else "")

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from dpe_server.catalog import fulltext
-from dpe_server.catalog.fulltext import Hit, Scope, TextQuery
+from dpe_server.catalog.fulltext import Found, Scope, TextQuery
 from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline
 from dpe_server.model.tree import JSON, Page, Properties
 
@@ -241,9 +241,7 @@ class SqliteStore:
 
         self._run(q, None)
 
-    def search(
-        self, query: TextQuery, scope: Scope, limit: int, offset: int
-    ) -> tuple[int, list[Hit]] | None:
+    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
         return self._run(lambda db: fulltext.search(db, query, scope, limit, offset), None)
 
     def close(self) -> None:

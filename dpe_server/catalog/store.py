@@ -24,7 +24,7 @@ from typing import Protocol
 
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.folder import FileStat
-from dpe_server.catalog.fulltext import Hit, Scope, TextQuery
+from dpe_server.catalog.fulltext import Found, Scope, TextQuery
 from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import JSON, Page, Properties
 
@@ -106,11 +106,9 @@ class Store(Protocol):
         keys `dropped`, which are forgotten: versions of files that changed or went away."""
         ...
 
-    def search(
-        self, query: TextQuery, scope: Scope, limit: int, offset: int
-    ) -> tuple[int, list[Hit]] | None:
-        """The number of served elements matching, and `limit` of them from `offset`, best
-        first (`fulltext.search`); None when the index cannot be read."""
+    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+        """`limit` served elements matching from `offset`, best first, and how many there are
+        (`fulltext.search`); None when the index cannot be read."""
         ...
 
     def close(self) -> None: ...
@@ -166,9 +164,7 @@ class MemoryStore:
         for key in set(dropped) - {row[0] for row in added}:
             self.forget(key)
 
-    def search(
-        self, query: TextQuery, scope: Scope, limit: int, offset: int
-    ) -> tuple[int, list[Hit]] | None:
+    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
         with self._text_lock:
             return fulltext.search(self._text, query, scope, limit, offset)
 

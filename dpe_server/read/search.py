@@ -114,8 +114,8 @@ async def search(
     doc_ref: object = None,
     cursor: object = None,
 ) -> dict[str, Any]:
-    """What the `search` tool answers (query, total, results, indexing, next_cursor); raises
-    `QueryError`."""
+    """What the `search` tool answers (query, total, total_capped, results, indexing,
+    next_cursor); raises `QueryError`."""
     parsed = search_query(query)
     wanted = search_limit(limit)
     scope = Scope(
@@ -134,9 +134,8 @@ async def search(
     found = await catalog.search(parsed, scope, wanted, offset)
     if found is None:
         raise QueryError("The search index could not be read just now; try again.")
-    total, hits = found
     results = []
-    for hit in hits:
+    for hit in found.hits:
         try:
             title = catalog.info_of(catalog.entry(hit.doc_ref)).title
         except RequestError:
@@ -151,14 +150,12 @@ async def search(
             }
         )
     waiting = catalog.indexing(scope.file_type, scope.doc_ref)
-    body: dict[str, Any] = {
-        "query": query,
-        "total": total,
-        "results": results,
-        "indexing": bool(waiting),
-    }
-    if offset + len(hits) < total:
-        body["next_cursor"] = _cursor(offset + len(hits), of)
+    body: dict[str, Any] = {"query": query, "total": found.total}
+    if found.capped:
+        body["total_capped"] = True
+    body |= {"results": results, "indexing": bool(waiting)}
+    if found.more:
+        body["next_cursor"] = _cursor(offset + len(found.hits), of)
     if waiting:
         body["note"] = (
             f"{waiting} document{'' if waiting == 1 else 's'} not extracted yet: "
