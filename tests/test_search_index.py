@@ -5,6 +5,7 @@ phrases and prefixes, the filters, cursor paging, Chinese, and queries that are 
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -241,3 +242,25 @@ async def test_a_restart_searches_the_persistent_index(folder: Path, tmp_path: P
     await restarted.start()  # no warm-up: everything comes from the cache
     assert await _uris(restarted, "budget") == expected
     again.close()
+
+
+async def test_a_failed_update_of_the_served_versions_is_made_good(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database refuses to record which versions are served (busy past its timeout, say):
+    the search fills that table again instead of missing every document."""
+    store = SqliteStore(tmp_path / "cache")
+    catalog = Catalog(folder, "h", ThreadBackend(), store=store)
+    await catalog.start()
+    await catalog.warm()
+    real_serve, failures = fulltext.serve, [sqlite3.OperationalError("database is locked")]
+
+    def busy_once(*args: Any) -> None:
+        if failures:
+            raise failures.pop()
+        real_serve(*args)
+
+    monkeypatch.setattr(fulltext, "serve", busy_once)
+    assert (await search(catalog, "budget"))["total"] == 4
+    assert failures == []  # it was refused once
+    store.close()

@@ -84,6 +84,8 @@ class SqliteStore:
         self._closed = False
         self._live: dict[str, tuple[str, str, str]] = {}
         """The keys served (`serve`), kept to fill a rebuilt connection's `live` table."""
+        self._live_stale = False
+        """The `live` table may not hold what `_live` says (a `serve` failed)."""
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
@@ -234,15 +236,25 @@ class SqliteStore:
             for key in dropped:
                 self._live.pop(key, None)
             self._live.update((row[0], row) for row in added)
+            self._live_stale = True
             with fulltext.transaction(db):
                 fulltext.serve(db, added, dropped)
                 for key in set(dropped) - {row[0] for row in added}:
                     _forget(db, key)
+            self._live_stale = False
 
         self._run(q, None)
 
     def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
-        return self._run(lambda db: fulltext.search(db, query, scope, limit, offset), None)
+        def q(db: sqlite3.Connection) -> Found:
+            if self._live_stale:  # the last `serve` failed (the database was busy, say)
+                with fulltext.transaction(db):
+                    db.execute("DELETE FROM live")
+                    fulltext.serve(db, self._live.values(), ())
+                self._live_stale = False
+            return fulltext.search(db, query, scope, limit, offset)
+
+        return self._run(q, None)
 
     def close(self) -> None:
         with self._lock:
