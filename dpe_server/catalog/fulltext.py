@@ -181,18 +181,24 @@ def transaction(db: sqlite3.Connection) -> Iterator[None]:
 def put_pages(db: sqlite3.Connection, key: str, pages: Sequence[Page]) -> None:
     """Index the elements of `pages` of `key` (inside the caller's transaction)."""
     for page in pages:
-        _delete(db, "key=? AND page_index=?", (key, page.page_index))
-        for el in page.elements:
-            text = element_text(el.category.value, el.content)
-            cursor = db.execute(
-                "INSERT INTO element_rows (key, page_index, element_id, category, text) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (key, page.page_index, el.element_id, el.category.value, text),
-            )
-            db.execute(
-                "INSERT INTO element_text (rowid, text) VALUES (?, ?)",
-                (cursor.lastrowid, segment(text)),
-            )
+        where = (key, page.page_index)
+        _delete(db, "key=? AND page_index=?", where)
+        texts = [element_text(el.category.value, el.content) for el in page.elements]
+        db.executemany(
+            "INSERT INTO element_rows (key, page_index, element_id, category, text) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [
+                (*where, el.element_id, el.category.value, text)
+                for el, text in zip(page.elements, texts, strict=True)
+            ],
+        )
+        ids = db.execute(
+            "SELECT id FROM element_rows WHERE key=? AND page_index=? ORDER BY id", where
+        ).fetchall()
+        db.executemany(
+            "INSERT INTO element_text (rowid, text) VALUES (?, ?)",
+            [(row_id, segment(text)) for (row_id,), text in zip(ids, texts, strict=True)],
+        )
 
 
 def forget(db: sqlite3.Connection, key: str) -> None:

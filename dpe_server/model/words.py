@@ -136,5 +136,6 @@ def _chart_phrases(series: JSON) -> Iterator[str]:
 
 
 def element_text(category: str, content: Mapping[str, JSON]) -> str:
-    """The text the search index holds of an element: its phrases, normalised, one a line."""
-    return "\n".join(normalise(p) for p in phrases(category, content))
+    """The text the search index holds of an element: its phrases, whitespace collapsed, one
+    a line (no Markdown escapes to undo: they come from the content, not from a body)."""
+    return "\n".join(" ".join(p.split()) for p in phrases(category, content))
