@@ -2,12 +2,12 @@
 
 The terms are looked up in the full-text index of the cache database (`catalog.fulltext`:
 words, "phrases", `prefix*`, Chinese of any length; every term must occur; ranked by BM25), in
-a worker thread, so
-other requests are answered meanwhile. The query is bounded (`SEARCH_MAX_CHARS`,
-`SEARCH_MAX_TERMS`). A search can be narrowed to a file type, element categories and one
-document; a page of results ends with a `next_cursor` when there are more. While documents of
-the search's scope are not yet extracted, their words may be missing: the answer says
-`"indexing": true` and how many. The `search` tool is a thin handler over `search`.
+a worker thread, so other requests are answered meanwhile. The query is bounded
+(`SEARCH_MAX_CHARS`, `SEARCH_MAX_TERMS`). A search can be narrowed to a file type, element
+categories and one document (which is extracted first, if it is not yet); a page of results
+ends with a `next_cursor` when there are more. While documents of the search's scope are not
+yet extracted, their words may be missing: the answer says `"indexing": true` and how many.
+The `search` tool is a thin handler over `search`.
 """
 
 from __future__ import annotations
@@ -124,9 +124,9 @@ async def search(
         doc_ref=str(doc_ref or "").strip(),
     )
     await catalog.ready.wait()
-    if scope.doc_ref:
+    if scope.doc_ref:  # one document is extracted first, as a read of it would be
         try:
-            catalog.entry(scope.doc_ref)
+            await catalog.outline(scope.doc_ref)
         except RequestError as exc:
             raise QueryError(exc.message) from None
     of = hashlib.sha256(repr((parsed, scope)).encode()).hexdigest()[:16]
