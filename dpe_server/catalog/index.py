@@ -53,11 +53,9 @@ class Entry:
     outline: Outline | None = None
     outline_key: str = ""
     """The key `outline` (and the pages it serves) belong to: the last good version."""
-    touched: set[Entry] | None = field(default=None, repr=False)
-    """Where the entry puts itself when the version it serves changes (its index's set of
-    entries to tell the search index about, `Index.served_changes`)."""
-    superseded: set[str] = field(default_factory=set, repr=False)
-    """Keys it served before, since the search index was last told."""
+    touched: dict[Entry, list[str]] | None = field(default=None, repr=False)
+    """Where the entry puts itself, with the key it served before, when the version it serves
+    changes (its index's record for the search index, `Index.served_changes`)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         touched = self.__dict__.get("touched")
@@ -67,9 +65,7 @@ class Entry:
         before = self.served_key
         object.__setattr__(self, name, value)
         if self.served_key != before:
-            touched.add(self)
-            if before:
-                self.superseded.add(before)
+            touched.setdefault(self, []).append(before)
 
     @property
     def served_key(self) -> str:
@@ -126,7 +122,9 @@ class Index(ABC, Generic[E]):
         self._entries: dict[str, E] = {}
         self._by_ref: dict[str, E] = {}
         self._fingerprint = extractor_fingerprint()
-        self._touched: set[Entry] = set()
+        self._touched: dict[Entry, list[str]] = {}
+        """Entries whose served version changed since the search index was last told, with
+        the keys they served meanwhile."""
         self._served: dict[Entry, str] = {}
         """The key each entry served when the search index was last told (`served_changes`)."""
 
@@ -154,7 +152,7 @@ class Index(ABC, Generic[E]):
         self._entries[rel] = entry
         self._by_ref[ref] = entry
         entry.touched = self._touched
-        self._touched.add(entry)
+        self._touched.setdefault(entry, [])
         return entry
 
     def _drop(self, entry: Entry) -> None:
@@ -162,7 +160,7 @@ class Index(ABC, Generic[E]):
         self._entries.pop(entry.rel, None)
         self._by_ref.pop(entry.doc_ref, None)
         entry.key = ""
-        self._touched.add(entry)  # what it served is no longer served
+        self._touched.setdefault(entry, [])  # what it served is no longer served
 
     def served_changes(self) -> tuple[list[tuple[str, str, str]], list[str]]:
         """What changed for the search index since it was last told: the keys now served
@@ -170,14 +168,13 @@ class Index(ABC, Generic[E]):
         of files gone (`Store.serve`)."""
         added: list[tuple[str, str, str]] = []
         dropped: list[str] = []
-        touched = list(self._touched)
+        touched = list(self._touched.items())
         self._touched.clear()
-        for entry in touched:
-            gone, live = set(entry.superseded), self._entries.get(entry.rel) is entry
-            entry.superseded.clear()
+        for entry, before in touched:
+            live = self._entries.get(entry.rel) is entry
             now = entry.served_key if live else ""
             was = self._served.pop(entry, "")
-            gone |= {was, "" if live else entry.served_key}
+            gone = {*before, was, "" if live else entry.served_key}
             if now:
                 self._served[entry] = now
                 if now != was:
