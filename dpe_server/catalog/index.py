@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any, Generic, TypeVar
@@ -63,6 +63,24 @@ class Entry:
     outline: Outline | None = None
     outline_key: str = ""
     """The key `outline` (and the pages it serves) belong to: the last good version."""
+    touched: dict[Entry, list[str]] | None = field(default=None, repr=False)
+    """Where the entry puts itself, with the key it served before, when the version it serves
+    changes (its index's record for the search index, `Index.served_changes`)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        touched = self.__dict__.get("touched")
+        if name not in _SERVING or touched is None:
+            object.__setattr__(self, name, value)
+            return
+        before = self.served_key
+        object.__setattr__(self, name, value)
+        if self.served_key != before:
+            touched.setdefault(self, []).append(before)
+
+    @property
+    def served_key(self) -> str:
+        """The key of the version whose pages are served (and searched)."""
+        return self.outline_key if self.outline is not None else self.key
 
     @property
     def file_type(self) -> str:
@@ -89,6 +107,8 @@ class Entry:
         return self.error is not None and self.error_key == self.key
 
 
+_SERVING = frozenset({"key", "outline", "outline_key"})
+"""The fields of an `Entry` that decide its `served_key`."""
 E = TypeVar("E", bound=Entry)
 T = TypeVar("T")
 
@@ -117,6 +137,11 @@ class Index(ABC, Generic[E]):
         self._entries: dict[str, E] = {}
         self._by_ref: dict[str, E] = {}
         self._fingerprint = extractor_fingerprint()
+        self._touched: dict[Entry, list[str]] = {}
+        """Entries whose served version changed since the search index was last told, with
+        the keys they served meanwhile."""
+        self._served: dict[Entry, str] = {}
+        """The key each entry served when the search index was last told (`served_changes`)."""
 
     @abstractmethod
     def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> E:
@@ -142,7 +167,47 @@ class Index(ABC, Generic[E]):
         entry = self._new_entry(rel, ref, st, self._key(rel, st) if key is None else key)
         self._entries[rel] = entry
         self._by_ref[ref] = entry
+        entry.touched = self._touched
+        self._touched.setdefault(entry, [])
         return entry
+
+    def _drop(self, entry: Entry) -> None:
+        """The file of `entry` is gone."""
+        self._entries.pop(entry.rel, None)
+        self._by_ref.pop(entry.doc_ref, None)
+        entry.key = ""
+        self._touched.setdefault(entry, [])  # what it served is no longer served
+
+    def served_changes(self) -> tuple[list[tuple[str, str, str]], list[str]]:
+        """What changed for the search index since it was last told: the keys now served
+        (key, doc_ref, file type), and the keys no longer served, of versions superseded or
+        of files gone (`Store.serve`)."""
+        added: list[tuple[str, str, str]] = []
+        dropped: list[str] = []
+        touched = list(self._touched.items())
+        self._touched.clear()
+        for entry, before in touched:
+            live = self._entries.get(entry.rel) is entry
+            now = entry.served_key if live else ""
+            was = self._served.pop(entry, "")
+            gone = {*before, was, "" if live else entry.served_key}
+            if now:
+                self._served[entry] = now
+                if now != was:
+                    added.append((now, entry.doc_ref, entry.file_type))
+            dropped += sorted(gone - {now, ""})
+        return added, dropped
+
+    def indexing(self, file_type: str = "", doc_ref: str = "") -> int:
+        """How many documents (of `file_type`, or `doc_ref`) are not yet extracted: their
+        words may not be searchable yet."""
+        return sum(
+            1
+            for e in self._entries.values()
+            if not (e.current or e.failed)
+            and (not file_type or e.file_type == file_type)
+            and (not doc_ref or e.doc_ref == doc_ref)
+        )
 
     def _restore(self, entry: Entry) -> bool:
         """Take what the store knows of the entry's key; False when it knows nothing."""
