@@ -109,7 +109,7 @@ class Catalog(Index[Entry]):
         self._tg: TaskGroup | None = None
         self.scanned = 0
         self.probed = 0
-        self.warmed = 0
+        self.warm_count = 0
         """Documents the warm-up has gone through so far (extracted, failed or skipped)."""
         self.ready = anyio.Event()
         """Set once every file found at start is listed (from the store or a probe)."""
@@ -169,7 +169,7 @@ class Catalog(Index[Entry]):
                         await self._ensure_outline(entry)
                         refined |= _listing(self.info_of(entry)) != before
                 finally:
-                    self.warmed += 1
+                    self.warm_count += 1
 
         async with anyio.create_task_group() as tg:
             for entry in entries:

@@ -424,7 +424,7 @@ async def _read_folder(args: argparse.Namespace) -> list[Body]:
     workers = _worker_settings(args)
     async with local_reader(args.dir, args.dpe_host, args.cache_dir, cache, workers=workers) as r:
         catalog = r.catalog
-        async with progress("reading", lambda: (catalog.warmed, catalog.scanned)):
+        async with progress("reading", lambda: (catalog.warm_count, catalog.scanned)):
             await catalog.warm()
         return await r.read(args.uri)
 
