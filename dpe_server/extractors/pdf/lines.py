@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.collect import Run
+from dpe_server.extractors.pdf.textnorm import rtl_majority
 
 _MIN_GUTTER = 8.0
 _CJK_START = 0x2E80
@@ -73,16 +74,24 @@ def make_lines(runs: list[Run]) -> list[Line]:
 
 
 def _line(runs: list[Run]) -> Line:
+    """One line's runs in reading order (right to left when most letters are right-to-left
+    ones), joined by a space across a gap and without one where a word was cut in pieces; a
+    gap of an em or more is always a space (two columns of CJK prose are not one word)."""
     runs.sort(key=lambda r: r.x0)
+    rtl = len(runs) > 1 and rtl_majority("".join(r.text for r in runs))
     text = ""
     prev: Run | None = None
-    for run in runs:
+    for run in reversed(runs) if rtl else runs:
         if prev is None:
             text = run.text
-        elif run.x0 - prev.x1 > 0.15 * run.size:
-            text = _join(text, run.text)
         else:
-            text += run.text
+            gap = prev.x0 - run.x1 if rtl else run.x0 - prev.x1
+            if gap >= run.size and text and run.text:
+                text = f"{text} {run.text}"
+            elif gap > 0.15 * run.size:
+                text = _join(text, run.text)
+            else:
+                text += run.text
         prev = run
     weight: dict[float, int] = {}
     for run in runs:
