@@ -133,6 +133,7 @@ def test_corpus_password_files_are_encrypted(sweep: dict[str, dict[str, Any]], n
 @pytest.mark.parametrize("name", sorted(OPENS_WITH_EMPTY_PASSWORD))
 def test_corpus_empty_password_files_open(sweep: dict[str, dict[str, Any]], name: str) -> None:
     assert sweep[name]["ok"] is True
+    assert "text" in sweep[name]["categories"]
 
 
 @pytest.mark.parametrize(

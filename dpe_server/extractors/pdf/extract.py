@@ -17,12 +17,13 @@ Page title: the page's first outline entry, else its first heading, else `Page {
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, BinaryIO
 
 import pypdfium2
-from pypdf import PdfReader
+from pypdf import PdfReader, PdfWriter
 
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.pdf.annots import TextAt, read_annots
@@ -127,11 +128,21 @@ class _Doc:
     def pdfium_page(self, index: int) -> Any:
         with PDFIUM_LOCK:
             if self._pdfium is None:
-                try:
-                    self._pdfium = pypdfium2.PdfDocument(self.f, password="")
-                except pypdfium2.PdfiumError as exc:
-                    raise CorruptError("This PDF's pages cannot be laid out.") from exc
+                self._pdfium = self._open_pdfium()
             return self._pdfium[index]
+
+    def _open_pdfium(self) -> Any:
+        """PDFium on the same file; for a file pypdf decrypted that PDFium will not open with
+        the empty password (an empty owner password: PDFium tries it as the user's only), on
+        a decrypted copy written by pypdf."""
+        try:
+            return pypdfium2.PdfDocument(self.f, password="")
+        except pypdfium2.PdfiumError as exc:
+            if not self.reader.is_encrypted:
+                raise CorruptError("This PDF's pages cannot be laid out.") from exc
+        copy = io.BytesIO()
+        PdfWriter(clone_from=self.reader).write(copy)
+        return pypdfium2.PdfDocument(copy.getvalue())
 
     def close(self) -> None:
         with PDFIUM_LOCK:
