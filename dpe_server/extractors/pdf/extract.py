@@ -1,7 +1,12 @@
 """The pdf extractor: every PDF page is a DPE page, its structure recovered from the layout.
 
-Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one pass
-over a page's content stream: text runs, rules, image draws), `pdf_lines` (columns and
+Two libraries: pypdf opens the file (sniffing, passwords, errors) and reads its objects
+(outline, annotations, forms, images, structure tree, properties); PDFium (pypdfium2) lays
+each page out for its text, rules and image positions.
+
+Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one PDFium
+pass over a page: text runs from `pdf_glyphs` with `pdf_textnorm`, rules and image draws from
+`pdf_shapes`; the types in `pdf_items`), `pdf_lines` (columns and
 lines), `pdf_blocks` (headings, paragraphs, lists, code, aligned tables), `pdf_tables` (ruled
 tables), `pdf_furniture` (running headers and footers), `pdf_annots` (links, annotations,
 forms, widgets, media), `pdf_images` (image XObjects and alt text), `pdf_props` (document
