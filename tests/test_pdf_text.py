@@ -86,10 +86,15 @@ def test_right_to_left_lines_in_logical_order(path: Path) -> None:
 
 
 def test_cjk_columns_are_not_glued(path: Path) -> None:
-    runs = runs_of(path, 3)
+    runs = [r for r in runs_of(path, 3) if r.text != builder.MARGIN_NOTE]
     assert sorted(r.text for r in runs) == sorted(builder.CJK_LEFT + builder.CJK_RIGHT)
     first = make_lines(runs)[0]
     assert first.text == f"{builder.CJK_LEFT[0]} {builder.CJK_RIGHT[0]}"
+
+
+def test_rotated_text_is_one_run(path: Path) -> None:
+    """A vertical margin note is not cut into a run per word (each word has its own y)."""
+    assert builder.MARGIN_NOTE in [r.text for r in runs_of(path, 3)]
 
 
 def rtl_run(text: str, x0: float, x1: float) -> Run:

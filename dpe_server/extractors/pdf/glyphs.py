@@ -16,6 +16,7 @@ advance, font descent to ascent), not glyph by glyph, which keeps the per-glyph 
   em apart (a wider gap is a table cell, a tab stop or a column gutter, so the two columns of
   CJK prose never share a run). A run keeps each word's extent (`Run.spans`), from which a
   link's anchor text is cut (`extract._clip`).
+- Rotated text (a vertical margin note) is one run per text object, in PDFium's order.
 - Text goes through `textnorm.clean` (presentation forms → letters, soft hyphens out).
 """
 
@@ -63,6 +64,8 @@ class _Style:
     size: float
     rise: float
     """Baseline minus the bottom of a glyph's loose box."""
+    upright: bool
+    """Its baseline runs left to right across the page (not rotated, not mirrored)."""
 
 
 class _Word(NamedTuple):
@@ -116,8 +119,10 @@ class _Reader:
         tp = self.textpage
         matrix = pdfium_c.FS_MATRIX()
         scale = 1.0
+        upright = True
         if pdfium_c.FPDFText_GetMatrix(tp, k, matrix):
             scale = math.hypot(matrix.c, matrix.d) or 1.0
+            upright = matrix.a > 0 and abs(matrix.b) < 0.05 * abs(matrix.a)
         size = abs(float(pdfium_c.FPDFText_GetFontSize(tp, k))) * scale
         x, y = ctypes.c_double(), ctypes.c_double()
         box = self.box
@@ -125,7 +130,7 @@ class _Reader:
         rise = y.value - box.bottom if pdfium_c.FPDFText_GetCharOrigin(tp, k, x, y) else 0.0
         if not math.isfinite(size) or size <= 0:
             size = max(1.0, box.top - box.bottom)
-        hit = self.styles[obj] = _Style(name, bold, mono, size, rise)
+        hit = self.styles[obj] = _Style(name, bold, mono, size, rise, upright)
         return hit
 
     def measure(self, k: int) -> tuple[float, float, float]:
@@ -240,7 +245,9 @@ def make_runs(words: list[_Word]) -> list[Run]:
             a0, a1 = sorted((last.start, last.end))
             b0, b1 = sorted((w.start, w.end))
             gap = max(b0 - a1, a0 - b1)
-            if (
+            if w.style is last.style and not w.style.upright:
+                pass  # rotated text: one run per text object, as drawn
+            elif (
                 abs(w.y - last.y) > 0.25 * size
                 or gap > RUN_GAP * size
                 or not _same_style(w.style, last.style)
