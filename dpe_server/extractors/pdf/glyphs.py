@@ -52,6 +52,9 @@ _text_object.restype = ctypes.c_void_p
 _loose_box = _lib["FPDFText_GetLooseCharBox"]
 _loose_box.argtypes = (ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(pdfium_c.FS_RECTF))
 _loose_box.restype = ctypes.c_int
+_object_font = _lib["FPDFTextObj_GetFont"]
+_object_font.argtypes = (ctypes.c_void_p,)
+_object_font.restype = ctypes.c_void_p
 
 Fonts = dict[int, tuple[str, bool, bool]]
 
@@ -81,12 +84,12 @@ class _Word(NamedTuple):
 
 
 def _font_of(obj: int, fonts: Fonts) -> tuple[str, bool, bool]:
-    font = pdfium_c.FPDFTextObj_GetFont(ctypes.cast(obj, pdfium_c.FPDF_PAGEOBJECT))
-    if not font:
+    key = _object_font(obj)
+    if not key:
         return "", False, False
-    key = ctypes.cast(font, ctypes.c_void_p).value or 0
     hit = fonts.get(key)
     if hit is None:
+        font = ctypes.cast(key, pdfium_c.FPDF_FONT)
         buf = ctypes.create_string_buffer(256)
         got = pdfium_c.FPDFFont_GetBaseFontName(font, buf, 256)
         name = buf.raw[: max(0, got - 1)].decode("latin-1") if got else ""
@@ -142,17 +145,23 @@ class _Reader:
 
     def word(self, text: str, k0: int, k1: int, glued: bool, out: list[_Word]) -> None:
         """The glyphs k0..k1 (inclusive) as one or more words appended to `out`."""
-        obj0 = _text_object(self.tp, k0)
-        obj1 = _text_object(self.tp, k1) if k1 != k0 else obj0
+        tp, box, ref = self.tp, self.box, self.box_ref
+        obj0 = _text_object(tp, k0)
+        obj1 = _text_object(tp, k1) if k1 != k0 else obj0
         if not obj0 or not obj1:
             return
         if obj0 != obj1:
             self.split(text, k0, k1, glued, out)
             return
-        style = self.style(k0, obj0)
-        l0, r0, b0 = self.measure(k0)
-        l1, r1, _ = self.measure(k1) if k1 != k0 else (l0, r0, b0)
-        if math.isnan(l0) or math.isnan(l1):
+        style = self.styles.get(obj0) or self.style(k0, obj0)
+        if not _loose_box(tp, k0, ref):
+            return
+        l0, r0, b0 = box.left, box.right, box.bottom
+        if k1 == k0:
+            l1, r1 = l0, r0
+        elif _loose_box(tp, k1, ref):
+            l1, r1 = box.left, box.right
+        else:
             return
         if l1 >= l0:
             start, end = min(l0, r0), max(l1, r1)
@@ -242,9 +251,9 @@ def make_runs(words: list[_Word]) -> list[Run]:
         if current:
             last = current[-1]
             size = last.style.size
-            a0, a1 = sorted((last.start, last.end))
-            b0, b1 = sorted((w.start, w.end))
-            gap = max(b0 - a1, a0 - b1)
+            a0, a1 = (last.start, last.end) if last.start <= last.end else (last.end, last.start)
+            b0, b1 = (w.start, w.end) if w.start <= w.end else (w.end, w.start)
+            gap = b0 - a1 if b0 - a1 > a0 - b1 else a0 - b1
             if w.style is last.style and not w.style.upright:
                 pass  # rotated text: one run per text object, as drawn
             elif (

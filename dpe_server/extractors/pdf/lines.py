@@ -77,6 +77,8 @@ def _line(runs: list[Run]) -> Line:
     """One line's runs in reading order (right to left when most letters are right-to-left
     ones), joined by a space across a gap and without one where a word was cut in pieces; a
     gap of an em or more is always a space (two columns of CJK prose are not one word)."""
+    if len(runs) == 1:
+        return _single(runs)
     runs.sort(key=lambda r: r.x0)
     rtl = len(runs) > 1 and rtl_majority("".join(r.text for r in runs))
     text = ""
@@ -108,6 +110,22 @@ def _line(runs: list[Run]) -> Line:
         text=" ".join(text.split()) if not all(r.mono for r in visible) else text.rstrip(),
         bold=bool(visible) and all(r.bold for r in visible),
         mono=bool(visible) and all(r.mono for r in visible),
+    )
+
+
+def _single(runs: list[Run]) -> Line:
+    """`_line` of a line that is one run (most lines of prose), without its bookkeeping."""
+    (run,) = runs
+    shown = bool(run.text.strip())
+    return Line(
+        runs=runs,
+        y=run.y,
+        size=round(run.size * 2) / 2,
+        x0=run.x0,
+        x1=run.x1,
+        text=run.text.rstrip() if run.mono and shown else " ".join(run.text.split()),
+        bold=shown and run.bold,
+        mono=shown and run.mono,
     )
 
 
