@@ -114,6 +114,7 @@ def test_runs_of_a_right_to_left_line_are_read_right_to_left() -> None:
         pytest.param("\ufedf\ufe8e", "\u0644\u0627", id="arabic-forms"),
         pytest.param("hy\u00adphen", "hyphen", id="soft-hyphen"),
         pytest.param("\ufeffzero\u200bwidth", "zerowidth", id="invisible"),
+        pytest.param("nul\x00ctl\x01\x7f", "nulctl", id="control-characters"),
         pytest.param("Ａ² ™ ½", "Ａ² ™ ½", id="other-compatibility-forms-kept"),
     ],
 )

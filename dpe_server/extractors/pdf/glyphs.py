@@ -208,7 +208,11 @@ def read_words(textpage: Any, max_chars: int) -> tuple[list[_Word], bool]:
         chars += len(raw)
         if chars > max_chars:
             return words, True
-        text = raw if raw.isascii() else clean(plain(raw.replace(_LINE_HYPHEN, "-")))
+        text = (
+            raw
+            if raw.isascii() and raw.isprintable()
+            else clean(plain(raw.replace(_LINE_HYPHEN, "-")))
+        )
         if text and len(text) == len(raw):
             reader.word(text, match.start(), match.end() - 1, False, words)
         elif text:  # the text changed length (ligatures, soft hyphens): measure it whole
