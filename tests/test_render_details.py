@@ -84,6 +84,11 @@ def test_annotation_renders_author_anchor_text_and_replies() -> None:
     )
 
 
+def test_a_resolved_thread_says_so() -> None:
+    content = {"kind": "comment", "text": "Fix it", "author": "Ada", "resolved": True}
+    assert _md("annotation", content) == "> Comment by Ada (resolved): Fix it\n"
+
+
 def test_annotation_without_an_author_omits_it() -> None:
     content = {"kind": "note", "text": "Check the north figures"}
     assert _md("annotation", content) == "> Note: Check the north figures\n"

@@ -106,6 +106,8 @@ class Catalog(Index[Entry]):
         self._tg: TaskGroup | None = None
         self.scanned = 0
         self.probed = 0
+        self.warmed = 0
+        """Documents the warm-up has gone through so far (extracted, failed or skipped)."""
         self.ready = anyio.Event()
         """Set once every file found at start is listed (from the store or a probe)."""
         self._warming = False
@@ -153,11 +155,14 @@ class Catalog(Index[Entry]):
         async def one(entry: Entry) -> None:
             nonlocal refined
             async with limiter:
-                if self._entries.get(entry.rel) is not entry or entry.current or entry.failed:
-                    return
-                before = _listing(self.info_of(entry))
-                await self._ensure_outline(entry)
-                refined |= _listing(self.info_of(entry)) != before
+                try:
+                    listed = self._entries.get(entry.rel) is entry
+                    if listed and not (entry.current or entry.failed):
+                        before = _listing(self.info_of(entry))
+                        await self._ensure_outline(entry)
+                        refined |= _listing(self.info_of(entry)) != before
+                finally:
+                    self.warmed += 1
 
         async with anyio.create_task_group() as tg:
             for entry in entries:

@@ -35,7 +35,12 @@ from dpe_server.model.errors import (
     extraction_error,
 )
 from dpe_server.model.info import DocumentInfo, PageInfo
-from dpe_server.model.metadata import derive_keywords, derive_summary, derive_title
+from dpe_server.model.metadata import (
+    derive_keywords,
+    derive_summary,
+    derive_title,
+    placeholder,
+)
 from dpe_server.model.tree import Document, Element, Page, Properties, page_of_element_id
 from dpe_server.model.uri import DpeUri, format_uri
 
@@ -226,10 +231,14 @@ class Index(ABC, Generic[E]):
             )
         props = entry.props
         return DocumentInfo(
-            title=(props.title if props and props.title else entry.stem),
+            title=(
+                props.title
+                if props and props.title and not placeholder(props.title, entry.stem)
+                else entry.stem
+            ),
             page_count=props.page_count if props else 0,
             keywords=props.keywords if props else (),
-            summary=(props.summary or "") if props else "",
+            summary=(props.summary or "") if props and not placeholder(props.summary) else "",
             extra={"indexing": True},
             **common,  # type: ignore[arg-type]
         )

@@ -7,9 +7,10 @@ the checks before parsing, the picture reader and the cache key ask this registr
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path, PurePath
 
-from dpe_server.extractors import docx, pdf, pptx, xlsx
+from dpe_server.extractors import docx, legacy, odp, odt, pdf, pptx, xlsx
 from dpe_server.extractors.base import Extractor, Format
 
 FORMATS: dict[str, Format] = {}
@@ -26,6 +27,10 @@ register(xlsx.FORMAT)
 register(pdf.FORMAT)
 register(pptx.FORMAT)
 register(docx.FORMAT)
+register(odt.FORMAT)
+register(odp.FORMAT)
+register(legacy.WORD)
+register(legacy.POWERPOINT)
 
 
 def file_type(path: PurePath | str) -> str:
@@ -68,11 +73,14 @@ def extractor_fingerprint(package: Path = _PACKAGE) -> str:
     under `extractors/`, `model/` and `isolation/` (the checks before parsing, the jobs).
 
     Part of every cache key: any change to how trees are made (or a module moved) invalidates
-    cached trees, without anyone having to remember to bump a version.
+    cached trees, without anyone having to remember to bump a version. The programs formats
+    run (`Format.tools`) count by where they are found, or that they are not.
     """
     digest = hashlib.sha256()
     for folder in _TREE_CODE:
         for path in sorted((package / folder).rglob("*.py")):
             digest.update(path.relative_to(package).as_posix().encode())
             digest.update(path.read_bytes())
+    for tool in sorted({t for fmt in FORMATS.values() for t in fmt.tools}):
+        digest.update(f"{tool}={shutil.which(tool)}".encode())
     return digest.hexdigest()[:16]

@@ -48,6 +48,11 @@ class Backend(Protocol):
 
     async def aclose(self) -> None: ...
 
+    def kill_now(self) -> None:
+        """End every parse under way at once, waiting for nothing and taking no lock (a
+        second Ctrl-C calls it from a signal handler just before the process ends)."""
+        ...
+
 
 class ThreadBackend(JobClient):
     """Jobs in threads of this process, at most `concurrency` at once."""

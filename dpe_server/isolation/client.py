@@ -86,6 +86,9 @@ class JobClient(ABC):
     async def aclose(self) -> None:
         return None
 
+    def kill_now(self) -> None:
+        return None
+
 
 class InlineJobs(JobClient):
     """Jobs run right here, in the caller's thread, by coroutines that never suspend:

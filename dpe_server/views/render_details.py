@@ -31,7 +31,8 @@ def chart_data(content: Mapping[str, JSON], markdown: bool, uri: str, full: bool
 
 
 def annotation(content: Mapping[str, JSON], markdown: bool) -> str:
-    """`Comment by Author (on “anchor”): text`, then each reply; an absent author is omitted."""
+    """`Comment by Author (resolved) (on “anchor”): text`, then each reply; an absent author
+    is omitted, `(resolved)` only for a resolved thread."""
     lines = [_note_line(content, str(content.get("kind") or "annotation"))]
     replies = content.get("replies")
     for reply in replies if isinstance(replies, list) else []:
@@ -46,6 +47,7 @@ def _note_line(note: Mapping[str, JSON], kind: str) -> str:
     head = kind.replace("_", " ").capitalize()
     author = _one_line(note.get("author"))
     head += f" by {author}" if author else ""
+    head += " (resolved)" if note.get("resolved") is True else ""
     anchor = note.get("anchor")
     if isinstance(anchor, str | int | float) and not isinstance(anchor, bool) and str(anchor):
         head += f" (on “{_one_line(anchor)}”)"

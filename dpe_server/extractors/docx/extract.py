@@ -8,7 +8,8 @@ layer is slower than a plain walk. Modules:
 - `docx_styles`: heading levels, code styles; `numbering`, `numformat`: list numbering;
 - `docx_pages`: the page plan (where pages begin, continuation pages, titles);
 - `docx_body`, `docx_runs`, `docx_tables`, `docx_drawing`, `docx_forms`: elements;
-- `docx_parts`: main part lookup, notes, comments, headers/footers, altChunk HTML.
+- `docx_parts`: main part lookup, notes, headers/footers, altChunk HTML; `comments`: comments
+  with Word's reply threads nested.
 
 Decisions (where SPEC leaves room):
 - pages start at the highest heading level the body uses and after every section break
@@ -131,7 +132,7 @@ def _env(o: _Opened, limits: Limits) -> Env:
     notes = load_notes(pkg, o.rel, o.styles)
     hf = section_header_footers(o.sect_prs, o.ctx, even_and_odd(pkg, o.rel.settings))
     reader = InlineReader(o.ctx, o.styles, notes)
-    return Env(o.ctx, o.styles, numbering, reader, hf, limits)
+    return Env(o.ctx, o.styles, numbering, reader, hf, limits, o.plans)
 
 
 def _flat_xml(f: BinaryIO) -> None:

@@ -10,12 +10,13 @@ its first and last glyphs (`FPDFText_GetLooseCharBox`: from the glyph's origin t
 advance, font descent to ascent), not glyph by glyph, which keeps the per-glyph work in C.
 
 - A word whose first and last glyphs come from different text objects (text drawn in pieces
-  with no gap PDFium saw as a space) is measured glyph by glyph where the objects change: a
-  gap over `WORD_GAP` em there is a word break, a smaller one joins the pieces (`impor`+`tant`).
-- Runs: consecutive words on one baseline with the same font and size, less than `RUN_GAP`
-  em apart (a wider gap is a table cell, a tab stop or a column gutter, so the two columns of
-  CJK prose never share a run). A run keeps each word's extent (`Run.spans`), from which a
-  link's anchor text is cut (`extract._clip`).
+  with no gap PDFium saw as a space) is cut where the object changes; the pieces are runs of
+  their own, which `lines` joins without a space when they touch (`impor`+`tant`).
+- Runs: consecutive words of one text object on one baseline, less than `RUN_GAP` em apart
+  (a wider gap is a table cell, a tab stop or a column gutter, so the two columns of CJK prose
+  never share a run). A list marker or a table cell drawn on its own stays a run of its own;
+  `lines` joins runs with a space where they are more than 0.15 em apart. A run keeps each
+  word's extent (`Run.spans`), from which a link's anchor text is cut (`extract._clip`).
 - Rotated text (a vertical margin note) is one run per text object, in PDFium's order.
 - Text goes through `textnorm.clean` (presentation forms → letters, soft hyphens out).
 """
@@ -36,8 +37,6 @@ from dpe_server.extractors.pdf.textnorm import clean
 
 RUN_GAP = 1.0
 """A gap wider than this many ems between two words ends a run."""
-WORD_GAP = 0.15
-"""Inside a PDFium word, a gap this many ems wide where the text object changes is a space."""
 _FIXED_PITCH = 1
 _FORCE_BOLD = 1 << 18
 _LINE_HYPHEN = "\ufffe"
@@ -79,8 +78,6 @@ class _Word(NamedTuple):
     """x of the last glyph's trailing edge."""
     y: float
     style: _Style
-    glued: bool
-    """Follows the previous word with no space (a word cut by a text object change)."""
 
 
 def _font_of(obj: int, fonts: Fonts) -> tuple[str, bool, bool]:
@@ -136,14 +133,7 @@ class _Reader:
         hit = self.styles[obj] = _Style(name, bold, mono, size, rise, upright)
         return hit
 
-    def measure(self, k: int) -> tuple[float, float, float]:
-        """left, right and bottom of glyph k's loose box."""
-        box = self.box
-        if not _loose_box(self.tp, k, self.box_ref):
-            return math.nan, math.nan, math.nan
-        return box.left, box.right, box.bottom
-
-    def word(self, text: str, k0: int, k1: int, glued: bool, out: list[_Word]) -> None:
+    def word(self, text: str, k0: int, k1: int, out: list[_Word]) -> None:
         """The glyphs k0..k1 (inclusive) as one or more words appended to `out`."""
         tp, box, ref = self.tp, self.box, self.box_ref
         obj0 = _text_object(tp, k0)
@@ -151,7 +141,7 @@ class _Reader:
         if not obj0 or not obj1:
             return
         if obj0 != obj1:
-            self.split(text, k0, k1, glued, out)
+            self.split(text, k0, k1, out)
             return
         style = self.styles.get(obj0) or self.style(k0, obj0)
         if not _loose_box(tp, k0, ref):
@@ -167,9 +157,9 @@ class _Reader:
             start, end = min(l0, r0), max(l1, r1)
         else:  # right to left: the first glyph is the rightmost
             start, end = max(l0, r0), min(l1, r1)
-        out.append(_Word(text, start, end, b0 + style.rise, style, glued))
+        out.append(_Word(text, start, end, b0 + style.rise, style))
 
-    def split(self, text: str, k0: int, k1: int, glued: bool, out: list[_Word]) -> None:
+    def split(self, text: str, k0: int, k1: int, out: list[_Word]) -> None:
         """A word spanning text objects: cut where the object changes."""
         i = 0
         start = k0
@@ -179,14 +169,7 @@ class _Reader:
             if here == obj:
                 continue
             n = k - start
-            piece = text[i : i + n]
-            if k <= k1:
-                gap = self.measure(k)[0] - self.measure(k - 1)[1]
-                size = self.style(start, obj).size if obj else 0.0
-                self.word(piece, start, k - 1, glued, out)
-                glued = not gap > WORD_GAP * size
-            else:
-                self.word(piece, start, k - 1, glued, out)
+            self.word(text[i : i + n], start, k - 1, out)
             i += n
             start = k
             obj = here
@@ -214,10 +197,10 @@ def read_words(textpage: Any, max_chars: int) -> tuple[list[_Word], bool]:
             else clean(plain(raw.replace(_LINE_HYPHEN, "-")))
         )
         if text and len(text) == len(raw):
-            reader.word(text, match.start(), match.end() - 1, False, words)
+            reader.word(text, match.start(), match.end() - 1, words)
         elif text:  # the text changed length (ligatures, soft hyphens): measure it whole
             before = len(words)
-            reader.word(raw, match.start(), match.end() - 1, False, words)
+            reader.word(raw, match.start(), match.end() - 1, words)
             if len(words) > before:
                 merged = words[before]._replace(text=text, end=words[-1].end)
                 del words[before:]
@@ -225,18 +208,12 @@ def read_words(textpage: Any, max_chars: int) -> tuple[list[_Word], bool]:
     return words, False
 
 
-def _same_style(a: _Style, b: _Style) -> bool:
-    return a is b or (
-        a.font == b.font and a.bold == b.bold and abs(a.size - b.size) < 0.05 * a.size
-    )
-
-
 def _run(words: list[_Word]) -> Run:
     style = words[0].style
     text = ""
     spans: list[tuple[int, float, float]] = []
     for w in words:
-        if text and not w.glued:
+        if text:
             text += " "
         spans.append((len(text), w.start, w.end))
         text += w.text
@@ -261,9 +238,7 @@ def make_runs(words: list[_Word]) -> list[Run]:
             if w.style is last.style and not w.style.upright:
                 pass  # rotated text: one run per text object, as drawn
             elif (
-                abs(w.y - last.y) > 0.25 * size
-                or gap > RUN_GAP * size
-                or not _same_style(w.style, last.style)
+                w.style is not last.style or abs(w.y - last.y) > 0.25 * size or gap > RUN_GAP * size
             ):
                 runs.append(_run(current))
                 current = []

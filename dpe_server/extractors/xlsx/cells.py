@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
@@ -23,6 +23,7 @@ from dpe_server.extractors.row_blocks import split_rows
 from dpe_server.extractors.xlsx.format import CELL_MAX_CHARS, Styles, clip, show, show_number
 from dpe_server.extractors.xlsx.scan import SheetScan, SparseCells
 from dpe_server.model import summaries
+from dpe_server.model.content import HeadingContent, TableContent, TextContent
 from dpe_server.model.tree import JSON, Category
 
 Cell = tuple[int, int]
@@ -35,7 +36,7 @@ class Item:
 
     category: Category
     summary: str
-    content: dict[str, JSON]
+    content: Mapping[str, JSON]
     metadata: dict[str, JSON] = field(default_factory=dict)
     order: tuple[int, int] = (0, 0)
     """(row, col) of the element's anchor, to lay tables and headings out in reading order."""
@@ -335,7 +336,9 @@ def text_item(block: Grid, budget: CharBudget | None = None) -> Item | None:
     text = "\n".join(lines)
     box = (block.r0, block.c0, block.r0 + len(rows) - 1, block.c0)
     meta: dict[str, JSON] = {"source_range": range_ref(*box)}
-    return Item(Category.TEXT, summaries.text(text), {"text": text}, meta, (block.r0, block.c0))
+    return Item(
+        Category.TEXT, summaries.text(text), TextContent(text=text), meta, (block.r0, block.c0)
+    )
 
 
 class MergeIndex:
@@ -419,7 +422,7 @@ def table_items(
         first = block.r0 + part.first_row - 1
         last = max(block.r0 + part.last_row - 1, first)
         top = block.r0 if part.index == 0 else first
-        content: dict[str, JSON] = {
+        content: TableContent = {
             "headers": headers,
             "rows": chunk,
             "total_rows": len(chunk),
@@ -454,7 +457,7 @@ def heading_item(text: str, row: int, col: int, level: int, merged: Rect | None)
     return Item(
         Category.HEADING,
         summaries.heading(text, level),
-        {"level": level, "text": text},
+        HeadingContent(level=level, text=text),
         meta,
         (row, col),
     )
