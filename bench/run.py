@@ -152,6 +152,21 @@ def large_rows(kind: str, cfg: Config) -> list[Row]:
             f"1b {kind} in-process: EXTRACTOR.extract vs {BARE[kind]}", ours_in, bare, 3.0, "<= 3"
         )
     )
+    if kind == "pdf":  # the text layer is PDFium's: the same against its bare page text
+        ours_in, bare = alternate(
+            cfg.runs_inproc,
+            lambda: in_process("dpe_extract", path)[0],
+            lambda: in_process("bare_pdfium", path)[0],
+        )
+        rows.append(
+            compare(
+                "1b pdf in-process: EXTRACTOR.extract vs pypdfium2 text of every page",
+                ours_in,
+                bare,
+                3.0,
+                "<= 3",
+            )
+        )
     return rows
 
 

@@ -371,13 +371,13 @@ def test_extract_pages_matches_whole_document(structure: Path, doc: Document, in
 def _pages_read(monkeypatch: pytest.MonkeyPatch, path: Path, index: int) -> tuple[list[int], Page]:
     """Page `index` read alone, and the pages whose content streams that read walked."""
     seen: list[int] = []
-    real = pdf_mod.collect_page
+    real = pdf_mod._Doc.pdfium_page
 
-    def spy(page: Any, *args: Any, **kwargs: Any) -> Any:
-        seen.append(page.page_number)
-        return real(page, *args, **kwargs)
+    def spy(doc: Any, index: int) -> Any:
+        seen.append(index)
+        return real(doc, index)
 
-    monkeypatch.setattr(pdf_mod, "collect_page", spy)
+    monkeypatch.setattr(pdf_mod._Doc, "pdfium_page", spy)
     with path.open("rb") as f:
         (page,) = pdf_mod.extract_pages(f, [index], DEFAULT_LIMITS)
     return sorted(seen), page
@@ -515,14 +515,14 @@ def test_library_errors_translated(
 def test_one_broken_page_does_not_sink_the_document(
     structure: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = pdf_mod.collect_page
+    real = pdf_mod._Doc.pdfium_page
 
-    def flaky(page: Any, *args: Any, **kwargs: Any) -> Any:
-        if page.page_number == 2:
+    def flaky(doc: Any, index: int) -> Any:
+        if index == 2:
             raise pypdf_errors.PdfStreamError("broken content stream")
-        return real(page, *args, **kwargs)
+        return real(doc, index)
 
-    monkeypatch.setattr(pdf_mod, "collect_page", flaky)
+    monkeypatch.setattr(pdf_mod._Doc, "pdfium_page", flaky)
     with structure.open("rb") as f:
         doc = pdf_mod.extract(f, DEFAULT_LIMITS)
     assert doc.pages[2].metadata["error"]["kind"] == "corrupt"

@@ -1,7 +1,12 @@
 """The pdf extractor: every PDF page is a DPE page, its structure recovered from the layout.
 
-Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one pass
-over a page's content stream: text runs, rules, image draws), `pdf_lines` (columns and
+Two libraries: pypdf opens the file (sniffing, passwords, errors) and reads its objects
+(outline, annotations, forms, images, structure tree, properties); PDFium (pypdfium2) lays
+each page out for its text, rules and image positions.
+
+Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one PDFium
+pass over a page: text runs from `pdf_glyphs` with `pdf_textnorm`, rules and image draws from
+`pdf_shapes`; the types in `pdf_items`), `pdf_lines` (columns and
 lines), `pdf_blocks` (headings, paragraphs, lists, code, aligned tables, in that module's
 order of precedence), `pdf_headings` (which lines are headings, levels from the document's
 heading styles), `pdf_markers` (list markers and their numbers), `pdf_aligned` (borderless
@@ -23,15 +28,18 @@ two letters, else `Page {N+1}`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import BinaryIO
+import io
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, BinaryIO
 
-from pypdf import PdfReader
+import pypdfium2
+from pypdf import PdfReader, PdfWriter
 
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.pdf.annots import TextAt, read_annots
 from dpe_server.extractors.pdf.blocks import Block, build_blocks
-from dpe_server.extractors.pdf.collect import PageContent, Run, collect_page
+from dpe_server.extractors.pdf.collect import PDFIUM_LOCK, Draw, PageContent, Run, collect_page
 from dpe_server.extractors.pdf.furniture import NEIGHBOURS, EdgeLine, edge_lines, repeated
 from dpe_server.extractors.pdf.headings import (
     PROFILE_PAGES,
@@ -75,10 +83,15 @@ Box = tuple[float, float, float, float]
 
 
 class _Doc:
-    """One open reader and what its pages share (outline, alt texts, neighbours' edges)."""
+    """One open reader and what its pages share (outline, alt texts, neighbours' edges).
 
-    def __init__(self, reader: PdfReader, limits: Limits) -> None:
+    The text layer, rules and image positions come from PDFium (`collect_page`), opened on the
+    same file beside pypdf, which reads everything else."""
+
+    def __init__(self, reader: PdfReader, limits: Limits, f: BinaryIO) -> None:
         self.reader = reader
+        self.f = f
+        self._pdfium: Any = None
         self.limits = limits
         self.count = len(reader.pages)
         self._outline: dict[int, list[tuple[str, int]]] | None = None
@@ -125,7 +138,12 @@ class _Doc:
         """The page's one pass (kept, since a neighbour's pass serves the page later)."""
         hit = self._contents.get(index)
         if hit is None:
-            hit = collect_page(self.reader.pages[index], self.limits.max_chars_per_page)
+            page = self.pdfium_page(index)
+            try:
+                hit = collect_page(page, self.limits.max_chars_per_page)
+            finally:
+                with PDFIUM_LOCK:
+                    page.close()
             self._contents[index] = hit
         return hit
 
@@ -148,6 +166,40 @@ class _Doc:
     def forget(self, index: int) -> None:
         self._contents.pop(index, None)
 
+    def pdfium_page(self, index: int) -> Any:
+        with PDFIUM_LOCK:
+            if self._pdfium is None:
+                self._pdfium = self._open_pdfium()
+            return self._pdfium[index]
+
+    def _open_pdfium(self) -> Any:
+        """PDFium on the same file; for a file pypdf decrypted that PDFium will not open with
+        the empty password (an empty owner password: PDFium tries it as the user's only), on
+        a decrypted copy written by pypdf."""
+        try:
+            return pypdfium2.PdfDocument(self.f, password="")
+        except pypdfium2.PdfiumError as exc:
+            if not self.reader.is_encrypted:
+                raise CorruptError("This PDF's pages cannot be laid out.") from exc
+        copy = io.BytesIO()
+        PdfWriter(clone_from=self.reader).write(copy)
+        return pypdfium2.PdfDocument(copy.getvalue())
+
+    def close(self) -> None:
+        with PDFIUM_LOCK:
+            if self._pdfium is not None:
+                self._pdfium.close()
+                self._pdfium = None
+
+
+@contextmanager
+def _document(reader: PdfReader, limits: Limits, f: BinaryIO) -> Iterator[_Doc]:
+    doc = _Doc(reader, limits, f)
+    try:
+        yield doc
+    finally:
+        doc.close()
+
 
 def _text_at(runs: Sequence[Run]) -> TextAt:
     def text_at(rect: Box) -> str:
@@ -162,13 +214,18 @@ def _text_at(runs: Sequence[Run]) -> TextAt:
 
 
 def _clip(run: Run, x0: float, x1: float) -> Run:
-    width = run.x1 - run.x0
-    if width <= 0 or (run.x0 >= x0 - 1 and run.x1 <= x1 + 1):
+    """The part of `run` between x0 and x1: the characters whose middles are inside, placed
+    from the measured extent of their word (spread evenly over it), else over the run."""
+    if run.x1 - run.x0 <= 0 or (run.x0 >= x0 - 1 and run.x1 <= x1 + 1):
         return run
-    n = len(run.text)
-    i0 = max(0, int((max(x0, run.x0) - run.x0) / width * n))
-    i1 = min(n, int((min(x1, run.x1) - run.x0) / width * n + 0.999))
-    text = run.text[i0:i1].strip()
+    spans = run.spans or ((0, run.x0, run.x1),)
+    keep: list[int] = []
+    for i, (offset, start, end) in enumerate(spans):
+        stop = spans[i + 1][0] if i + 1 < len(spans) else len(run.text)
+        n = len(run.text[offset:stop].rstrip()) or 1
+        step = (end - start) / n
+        keep.extend(k + offset for k in range(n) if x0 <= start + (k + 0.5) * step <= x1)
+    text = run.text[keep[0] : keep[-1] + 1].strip() if keep else ""
     return Run(
         text, max(x0, run.x0), min(x1, run.x1), run.y, run.size, run.font, run.bold, run.mono
     )
@@ -194,6 +251,7 @@ def _image_blocks(doc: _Doc, index: int, content: PageContent, scanned: bool) ->
     images, _ = page_images(doc.reader.pages[index])
     alts = list(doc.alt.get(index, []))
     blocks: list[Block] = []
+    draws = list(content.draws)
     for image in images:
         description = alts.pop(0) if alts else (SCANNED if scanned else "")
         block = Block(
@@ -209,13 +267,21 @@ def _image_blocks(doc: _Doc, index: int, content: PageContent, scanned: bool) ->
             0.0,
             {"xobject": image.name, "ref": image.ref},
         )
-        draw = content.draws.get(image.name)
+        draw = _take_draw(draws, image.width, image.height)
         if draw is not None:
-            x, y, w, h = draw
-            block.top, block.x0, block.x1 = y + abs(h), x, x + abs(w)
-            block.meta["bbox"] = [round(x, 1), round(y, 1), round(x + w, 1), round(y + h, 1)]
+            x0, y0, x1, y1 = draw.box
+            block.top, block.x0, block.x1 = y1, x0, x1
+            block.meta["bbox"] = [round(x0, 1), round(y0, 1), round(x1, 1), round(y1, 1)]
         blocks.append(block)
     return blocks
+
+
+def _take_draw(draws: list[Draw], width: int, height: int) -> Draw | None:
+    """The first drawing of an image of that pixel size (removed from `draws`)."""
+    for i, draw in enumerate(draws):
+        if draw.width == width and draw.height == height:
+            return draws.pop(i)
+    return None
 
 
 def _add_block(b: PageBuilder, block: Block) -> None:
@@ -360,8 +426,7 @@ def probe(f: BinaryIO, limits: Limits) -> Properties:
 
 def extract(f: BinaryIO, limits: Limits) -> Document:
     reader = open_pdf(f)
-    with translated(f):
-        doc = _Doc(reader, limits)
+    with translated(f), _document(reader, limits, f) as doc:
         props = properties(reader, limits)
         count = min(doc.count, limits.max_pages)
         pages = []
@@ -375,8 +440,7 @@ def extract(f: BinaryIO, limits: Limits) -> Document:
 
 def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
     reader = open_pdf(f)
-    with translated(f):
-        doc = _Doc(reader, limits)
+    with translated(f), _document(reader, limits, f) as doc:
         wanted = [i for i in indices if 0 <= i < min(doc.count, limits.max_pages)]
         return [_safe_page(doc, index, f) for index in wanted]
 

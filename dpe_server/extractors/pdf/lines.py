@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.collect import Run
+from dpe_server.extractors.pdf.textnorm import rtl_majority
 
 _MIN_GUTTER = 8.0
 _CJK_START = 0x2E80
@@ -75,16 +76,26 @@ def make_lines(runs: list[Run]) -> list[Line]:
 
 
 def _line(runs: list[Run]) -> Line:
+    """One line's runs in reading order (right to left when most letters are right-to-left
+    ones), joined by a space across a gap and without one where a word was cut in pieces; a
+    gap of an em or more is always a space (two columns of CJK prose are not one word)."""
+    if len(runs) == 1:
+        return _single(runs)
     runs.sort(key=lambda r: r.x0)
+    rtl = len(runs) > 1 and rtl_majority("".join(r.text for r in runs))
     text = ""
     prev: Run | None = None
-    for run in runs:
+    for run in reversed(runs) if rtl else runs:
         if prev is None:
             text = run.text
-        elif run.x0 - prev.x1 > 0.15 * run.size:
-            text = _join(text, run.text)
         else:
-            text += run.text
+            gap = prev.x0 - run.x1 if rtl else run.x0 - prev.x1
+            if gap >= run.size and text and run.text:
+                text = f"{text} {run.text}"
+            elif gap > 0.15 * run.size:
+                text = _join(text, run.text)
+            else:
+                text += run.text
         prev = run
     weight: dict[float, int] = {}
     for run in runs:
@@ -101,6 +112,22 @@ def _line(runs: list[Run]) -> Line:
         text=" ".join(text.split()) if not all(r.mono for r in visible) else text.rstrip(),
         bold=bool(visible) and all(r.bold for r in visible),
         mono=bool(visible) and all(r.mono for r in visible),
+    )
+
+
+def _single(runs: list[Run]) -> Line:
+    """`_line` of a line that is one run (most lines of prose), without its bookkeeping."""
+    (run,) = runs
+    shown = bool(run.text.strip())
+    return Line(
+        runs=runs,
+        y=run.y,
+        size=round(run.size * 2) / 2,
+        x0=run.x0,
+        x1=run.x1,
+        text=run.text.rstrip() if run.mono and shown else " ".join(run.text.split()),
+        bold=shown and run.bold,
+        mono=shown and run.mono,
     )
 
 

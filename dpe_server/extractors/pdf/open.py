@@ -35,6 +35,7 @@ from pypdf.errors import (
     ParseError,
     PyPdfError,
 )
+from pypdfium2 import PdfiumError
 
 from dpe_server.extractors.passwords import HOW_TO_GIVE, PDF_DEFAULT, candidates
 from dpe_server.model.errors import (
@@ -51,6 +52,7 @@ _SNIFF = 1024
 
 PLAIN_ERRORS: tuple[type[BaseException], ...] = (
     PyPdfError,
+    PdfiumError,
     RecursionError,
     ValueError,
     KeyError,
@@ -66,7 +68,8 @@ PLAIN_ERRORS: tuple[type[BaseException], ...] = (
     EOFError,
     NotImplementedError,
 )
-"""What pypdf lets escape on a damaged file (its own errors and plain Python ones)."""
+"""What pypdf and pypdfium2 let escape on a damaged file (their own errors and plain Python
+ones)."""
 
 
 def _looks_truncated(f: BinaryIO) -> bool:
