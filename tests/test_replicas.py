@@ -1,0 +1,193 @@
+"""Several replicas over one folder sharing one PostgreSQL store, work queue and change feed
+(issue 22), against a real PostgreSQL started here (`tests.postgres`)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from dpe_server.catalog.catalog import Catalog, Change
+from dpe_server.catalog.stores import check_store_url
+from dpe_server.model.tree import Document
+from tests import postgres
+from tests.e2e.harness import write_doc
+from tests.test_catalog import Counting
+
+pytestmark = pytest.mark.anyio
+
+if why := postgres.available():
+    pytest.skip(f"no PostgreSQL for the replica tests: {why}", allow_module_level=True)
+
+from dpe_server.catalog.postgres import PostgresStore  # noqa: E402 (needs psycopg)
+
+DOCUMENTS = 200
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[postgres.Postgres]:
+    bins = postgres.bin_dir()
+    assert bins is not None
+    pg = postgres.Postgres(bins)
+    try:
+        pg.start()
+        yield pg
+    finally:
+        pg.destroy()
+
+
+@pytest.fixture
+def url(server: postgres.Postgres, request: pytest.FixtureRequest) -> str:
+    """A fresh database on the module's server, for one test."""
+    import psycopg
+
+    name = "t_" + request.node.name.lower().replace("[", "_").replace("]", "")[:50]
+    with psycopg.connect(server.url, autocommit=True) as db:
+        db.execute(f"DROP DATABASE IF EXISTS {name}")
+        db.execute(f"CREATE DATABASE {name}")
+    return server.url.rsplit("/", 1)[0] + "/" + name
+
+
+def _folder(tmp_path: Path, count: int) -> Path:
+    folder = tmp_path / "docs"
+    write_doc(folder / "d000.docx", ["First", "Second"])
+    for i in range(1, count):
+        shutil.copyfile(folder / "d000.docx", folder / f"d{i:03}.docx")
+    return folder
+
+
+class Stuck(Counting):
+    """Probes, then never finishes parsing anything."""
+
+    async def extract(self, root: Path, rel: str) -> Document:
+        self.calls["extract"] += 1
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+
+class Replica:
+    """One in-process replica: its own backend, store connection and catalog."""
+
+    def __init__(
+        self, folder: Path, url: str, lease: float = 30.0, backend: Counting | None = None
+    ) -> None:
+        self.backend = backend or Counting()
+        self.store = PostgresStore(url, lease=lease)
+        self.changes: list[Change] = []
+        self.changed = anyio.Event()
+        self.catalog = Catalog(folder, "h", self.backend, self._on_change, self.store)
+
+    async def _on_change(self, change: Change) -> None:
+        self.changes.append(change)
+        self.changed.set()
+
+    def updated(self, doc_ref: str) -> bool:
+        return any(doc_ref in c.updated for c in self.changes)
+
+
+@asynccontextmanager
+async def replicas(
+    folder: Path, url: str, count: int = 3, **kwargs: Any
+) -> AsyncIterator[tuple[list[Replica], anyio.abc.TaskGroup]]:
+    running = [Replica(folder, url, **kwargs) for _ in range(count)]
+    try:
+        async with anyio.create_task_group() as tg:
+            yield running, tg
+            tg.cancel_scope.cancel()
+    finally:
+        for r in running:
+            r.store.close()
+
+
+async def _until(condition: Callable[[], object], timeout: float = 20.0) -> None:
+    with anyio.fail_after(timeout):
+        while not condition():
+            await anyio.sleep(0.02)
+
+
+async def _start_and_warm(replica: Replica, tg: anyio.abc.TaskGroup) -> None:
+    await replica.catalog.start(tg)
+    tg.start_soon(replica.catalog.follow)
+    await replica.catalog.warm()
+
+
+async def test_three_replicas_extract_each_document_version_once(tmp_path: Path, url: str) -> None:
+    folder = _folder(tmp_path, DOCUMENTS)
+    async with replicas(folder, url) as (running, tg):
+        async with anyio.create_task_group() as warming:
+            for r in running:
+                warming.start_soon(_start_and_warm, r, tg)
+        extracted = [r.backend.calls["extract"] for r in running]
+        assert sum(extracted) == DOCUMENTS, extracted
+        assert all(n > 0 for n in extracted), f"one replica did all the work: {extracted}"
+        claims = running[0].store.extractions()
+        assert len(claims) == DOCUMENTS
+        assert set(claims.values()) == {1}
+        # Every replica serves every document, and every page, from the shared store.
+        for r in running:
+            r.backend.forbid = True
+            assert all(e.current for e in r.catalog.entries())
+        last = running[2].catalog
+        for entry in last.entries()[:20]:
+            last.pages_lru = type(last.pages_lru)()
+            page = await last.page(entry.doc_ref, 0)
+            assert page.elements
+
+
+async def test_an_edit_seen_by_one_replica_reaches_every_replicas_sessions(
+    tmp_path: Path, url: str
+) -> None:
+    folder = _folder(tmp_path, 3)
+    async with replicas(folder, url) as (running, tg):
+        a, _, c = running
+        async with anyio.create_task_group() as warming:
+            for r in running:
+                warming.start_soon(_start_and_warm, r, tg)
+        before = sum(r.backend.calls["extract"] for r in running)
+        target = c.catalog.entries()[1]
+        write_doc(folder / target.rel, ["Edited", "Again"])
+        await a.catalog.rescan()  # replica A's watcher saw it; B and C watch nothing
+        await _until(lambda: c.updated(target.doc_ref), timeout=10)
+        assert c.catalog.entries()[1].current
+        _, outline = await c.catalog.outline(target.doc_ref)
+        assert outline is not None
+        assert outline.pages[0].title == "Edited"
+        await _until(lambda: running[1].updated(target.doc_ref), timeout=10)
+        assert sum(r.backend.calls["extract"] for r in running) == before + 1
+
+
+async def test_a_replica_dead_mid_parse_leaves_its_job_to_another(tmp_path: Path, url: str) -> None:
+    folder = _folder(tmp_path, 1)
+    lease = 0.6
+    dead = Replica(folder, url, lease=lease, backend=Stuck())
+    alive = Replica(folder, url, lease=lease)
+    try:
+        async with anyio.create_task_group() as tg:
+            async with anyio.create_task_group() as dying:
+                dying.start_soon(_start_and_warm, dead, dying)
+                await _until(lambda: dead.backend.calls["extract"] == 1)
+                await alive.catalog.start(tg)
+                ref = alive.catalog.entries()[0].doc_ref
+                assert alive.store.busy(alive.catalog.entries()[0].key)
+                dying.cancel_scope.cancel()  # the replica dies mid-parse: no one renews its lease
+            with anyio.fail_after(lease * 20):
+                _, outline = await alive.catalog.outline(ref)
+            assert outline is not None
+            assert alive.backend.calls["extract"] == 1
+            assert set(alive.store.extractions().values()) == {2}  # claimed twice, done once
+            tg.cancel_scope.cancel()
+    finally:
+        dead.store.close()
+        alive.store.close()
+
+
+def test_store_urls_are_checked() -> None:
+    assert check_store_url("sqlite://") == "sqlite://"
+    assert check_store_url("postgresql://u@db/dpe").startswith("postgresql://")
+    with pytest.raises(ValueError, match="not a store URL"):
+        check_store_url("mysql://db")
