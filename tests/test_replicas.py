@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -16,7 +17,7 @@ from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.stores import check_store_url
 from dpe_server.model.tree import Document
 from tests import postgres
-from tests.e2e.harness import write_doc
+from tests.e2e.harness import connect, http_server, settled, write_doc
 from tests.test_catalog import Counting
 
 pytestmark = pytest.mark.anyio
@@ -191,3 +192,64 @@ def test_store_urls_are_checked() -> None:
     assert check_store_url("postgresql://u@db/dpe").startswith("postgresql://")
     with pytest.raises(ValueError, match="not a store URL"):
         check_store_url("mysql://db")
+
+
+async def test_replicas_recover_when_postgresql_restarts(tmp_path: Path) -> None:
+    """The database goes away mid-run: replica A still notices an edit and serves it from its
+    own extraction; once the database is back (no replica restarted), replica C's feed
+    reconnects, catches up, and C serves the edit too; the store is used again."""
+    bins = postgres.bin_dir()
+    assert bins is not None
+    pg = postgres.Postgres(bins)
+    folder = _folder(tmp_path, 2)
+    try:
+        pg.start()
+        async with replicas(folder, pg.url, count=2) as (running, tg):
+            a, c = running
+            async with anyio.create_task_group() as warming:
+                for r in running:
+                    warming.start_soon(_start_and_warm, r, tg)
+            target = a.catalog.entries()[0]
+            pg.stop()
+            write_doc(folder / target.rel, ["Edited while down"])
+            await a.catalog.rescan()
+            await _until(lambda: a.updated(target.doc_ref))
+            _, outline = await a.catalog.outline(target.doc_ref)
+            assert outline is not None
+            assert outline.pages[0].title == "Edited while down"
+            assert not c.updated(target.doc_ref)
+            pg.start()
+            await _until(lambda: c.updated(target.doc_ref), timeout=30)
+            _, outline = await c.catalog.outline(target.doc_ref)
+            assert outline is not None
+            assert outline.pages[0].title == "Edited while down"
+            key = c.catalog.entries()[0].key
+            await _until(lambda: a.store.lookup(key) is not None)
+    finally:
+        pg.destroy()
+
+
+async def test_a_client_of_a_replica_that_watches_nothing_is_notified(
+    tmp_path: Path, url: str
+) -> None:
+    """Three `serve --transport http` processes on one folder and one database; only A
+    watches the folder. A client of C listening (`subscriptions/listen`) hears of an edit that
+    A saw."""
+    folder = _folder(tmp_path, 3)
+    target = folder / "d001.docx"
+    with contextlib.ExitStack() as stack:
+        servers = [
+            stack.enter_context(http_server(folder, "--store", url, *extra))
+            for extra in ((), ("--no-watch",), ("--no-watch",))
+        ]
+        async with connect("http", "auto", folder, url=servers[2].url) as client:
+            resources = (await client.list_resources()).resources
+            uri = next(r.uri for r in resources if (r.meta or {})["file_uri"].endswith(target.name))
+            await settled(client, uri.split("/")[2])
+            async with client.listen(resource_subscriptions=[uri]) as stream:
+                write_doc(target, ["Edited on the shared drive"])
+                with anyio.fail_after(20):
+                    event = await stream.__anext__()
+                assert event.uri == uri
+            page = await client.read_resource(uri + "/pages/0?format=markdown")
+            assert "Edited on the shared drive" in str(page.contents[0])
