@@ -217,14 +217,26 @@ async def test_replicas_recover_when_postgresql_restarts(tmp_path: Path) -> None
             _, outline = await a.catalog.outline(target.doc_ref)
             assert outline is not None
             assert outline.pages[0].title == "Edited while down"
+            a.catalog.pages_lru = type(a.catalog.pages_lru)()
+            page = await a.catalog.page(target.doc_ref, 0)  # from A's local fallback
+            assert page.title == "Edited while down"
             assert not c.updated(target.doc_ref)
             pg.start()
             await _until(lambda: c.updated(target.doc_ref), timeout=30)
             _, outline = await c.catalog.outline(target.doc_ref)
             assert outline is not None
             assert outline.pages[0].title == "Edited while down"
-            key = c.catalog.entries()[0].key
-            await _until(lambda: a.store.lookup(key) is not None)
+            # What A extracted while the database was down reached it: nothing is lost.
+            key = a.catalog.entries()[0].key
+            await _until(lambda: a.store.lookup(key) is not None and not a.store._pending)
+            fresh = PostgresStore(pg.url)
+            try:
+                stored = fresh.lookup(key)
+                assert stored is not None
+                assert stored.outline is not None
+                assert fresh.page(key, 0) is not None
+            finally:
+                fresh.close()
     finally:
         pg.destroy()
 

@@ -12,9 +12,10 @@ same path everywhere) share through one database:
   publishes it, and every replica rescans the folder and tells its own sessions.
 
 The schema is created and migrated by the server (`schema_version`). When the database is
-unreachable nothing is fatal: store calls answer "unknown" (the replica extracts for itself
-and serves what it extracted), claims succeed locally, and the connection is tried again on
-the next call, so a restarted database is used again without restarting any replica.
+unreachable nothing is fatal: claims succeed locally (the replica extracts for itself), what
+it writes is kept in its memory and served from there, the connection is tried again on the
+next call (at most once a second), and once the database is back the writes kept are sent to
+it: a restarted database is used again without restarting any replica, and nothing is lost.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import psycopg
 
 from dpe_server.catalog.shared import Claim
 from dpe_server.catalog.sqlite import _dumps
-from dpe_server.catalog.store import Cached, Outline
+from dpe_server.catalog.store import Cached, MemoryStore, Outline
 from dpe_server.model.tree import JSON, Page, Properties
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,10 @@ class PostgresStore:
         self._db: psycopg.Connection[Any] | None = None
         self._next_attempt = 0.0
         self._closed = False
+        self._local = MemoryStore()
+        """What was written while the database was unreachable, served from here meanwhile."""
+        self._pending: list[Callable[[psycopg.Connection[Any]], object]] = []
+        """Those writes, replayed once the database is back: nothing extracted is lost."""
         with self._lock:
             self._connection()  # migrate now; unreachable: log, and try again on use
 
@@ -118,12 +123,43 @@ class PostgresStore:
         try:
             db = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
             _migrate(db)
+            self._replay(db)
         except psycopg.Error as exc:
             self._next_attempt = time.monotonic() + RECONNECT_SECONDS
             log.warning("the shared store is unreachable (%s); extracting locally meanwhile", exc)
             return None
         self._db = db
         return db
+
+    def _replay(self, db: psycopg.Connection[Any]) -> None:
+        """Write what was written locally while the database was unreachable."""
+        for i, op in enumerate(self._pending):
+            try:
+                op(db)
+            except psycopg.OperationalError:
+                del self._pending[:i]
+                raise
+            except psycopg.Error as exc:
+                log.warning("a write kept while the shared store was unreachable failed (%s)", exc)
+        if self._pending:
+            log.info("the shared store is back; %d writes kept meanwhile sent", len(self._pending))
+        self._pending.clear()
+        self._local = MemoryStore()
+
+    def _write(
+        self, op: Callable[[psycopg.Connection[Any]], object], local: Callable[[MemoryStore], None]
+    ) -> None:
+        """Write with `op`; while the database is unreachable, `local`ly (served from there)
+        and `op` again once it is back."""
+
+        def run(db: psycopg.Connection[Any]) -> bool:
+            op(db)
+            return True
+
+        if not self._run(run, False):
+            with self._lock:
+                local(self._local)
+                self._pending.append(op)
 
     def _run(self, fn: Callable[[psycopg.Connection[Any]], T], default: T) -> T:
         """Run `fn` on the connection; an unreachable database answers `default`."""
@@ -162,23 +198,29 @@ class PostgresStore:
                 for key, props, error, outline in rows
             }
 
-        return self._run(q, {}) if keys else {}
+        if not keys:
+            return {}
+        found: dict[str, Cached] = self._run(q, {})
+        with self._lock:
+            return found | self._local.lookup_many(keys)
 
-    def _upsert(self, key: str, column: str, value: str) -> None:
-        self._run(
-            lambda db: db.execute(
-                f"INSERT INTO docs (key, {column}) VALUES (%s, %s) "
-                f"ON CONFLICT (key) DO UPDATE SET {column} = EXCLUDED.{column}, used = now()",
-                (key, value),
-            ),
-            None,
+    @staticmethod
+    def _upsert(key: str, column: str, value: str) -> Callable[[psycopg.Connection[Any]], object]:
+        return lambda db: db.execute(
+            f"INSERT INTO docs (key, {column}) VALUES (%s, %s) "
+            f"ON CONFLICT (key) DO UPDATE SET {column} = EXCLUDED.{column}, used = now()",
+            (key, value),
         )
 
     def put_probe(self, key: str, props: Properties) -> None:
-        self._upsert(key, "props", _dumps(props.to_json()))
+        self._write(
+            self._upsert(key, "props", _dumps(props.to_json())), lambda m: m.put_probe(key, props)
+        )
 
     def put_error(self, key: str, error: Mapping[str, JSON]) -> None:
-        self._upsert(key, "error", _dumps(dict(error)))
+        self._write(
+            self._upsert(key, "error", _dumps(dict(error))), lambda m: m.put_error(key, error)
+        )
         self.finish(key)
 
     def put_pages(self, key: str, pages: Sequence[Page]) -> None:
@@ -195,11 +237,14 @@ class PostgresStore:
                     rows,
                 )
 
-        self._run(q, None)
+        self._write(q, lambda m: m.put_pages(key, pages))
 
     def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None:
         self.put_pages(key, pages)
-        self._upsert(key, "outline", _dumps(outline.to_json()))
+        self._write(
+            self._upsert(key, "outline", _dumps(outline.to_json())),
+            lambda m: m.put_document(key, outline, ()),
+        )
         self.finish(key)
 
     def page(self, key: str, index: int) -> Page | None:
@@ -209,6 +254,10 @@ class PostgresStore:
             ).fetchone()
             return bytes(row[0]) if row else None
 
+        with self._lock:
+            kept = self._local.page(key, index)
+        if kept is not None:
+            return kept
         body = self._run(q, None)
         if body is None:
             return None
@@ -226,6 +275,8 @@ class PostgresStore:
                     db.execute(f"DELETE FROM {table} WHERE key = %s", (key,))
 
         self._run(q, None)
+        with self._lock:
+            self._local.forget(key)
 
     def close(self) -> None:
         with self._lock:
@@ -292,13 +343,13 @@ class PostgresStore:
 
     def finish(self, key: str) -> None:
         """The result of `key` is in the store."""
-        self._run(
+        self._write(
             lambda db: db.execute(
                 "INSERT INTO jobs (key, done) VALUES (%s, true) "
                 "ON CONFLICT (key) DO UPDATE SET done = true, owner = NULL",
                 (key,),
             ),
-            None,
+            lambda m: None,
         )
 
     def release(self, key: str) -> None:
