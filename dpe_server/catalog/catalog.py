@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -134,15 +135,20 @@ class Catalog(Index[Entry]):
 
         async def probe_one(entry: Entry) -> None:
             async with limiter:
-                await self._probe(entry)
+                # Replicas sharing the store start at different places in the folder: what
+                # another has probed meanwhile is read from the store instead.
+                if self.shared is None or not await anyio.to_thread.run_sync(self._restore, entry):
+                    await self._probe(entry)
             self.probed += 1
 
+        todo = [e for e in entries if e.rel not in cached and probe]
+        self.probed += len(entries) - len(todo)
+        if self.shared is not None and todo:
+            start = random.randrange(len(todo))
+            todo = todo[start:] + todo[:start]
         async with anyio.create_task_group() as probes:
-            for entry in entries:
-                if entry.rel in cached or not probe:
-                    self.probed += 1
-                else:
-                    probes.start_soon(probe_one, entry)
+            for entry in todo:
+                probes.start_soon(probe_one, entry)
         self.ready.set()
 
     async def warm(self) -> None:
