@@ -367,8 +367,9 @@ class Catalog(Index[Entry]):
             if claim is Claim.CLAIMED:
                 return True
             if claim is Claim.DONE:
+                await anyio.to_thread.run_sync(self._restore, entry)
                 # Gone from the store meanwhile (forgotten): extracted again here.
-                return not await anyio.to_thread.run_sync(self._restore, entry)
+                return not (entry.current or entry.failed)
             if key != entry.key:
                 return False  # the file changed again: this version is no longer wanted
             await anyio.sleep(CLAIM_POLL)
