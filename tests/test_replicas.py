@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -265,3 +266,26 @@ async def test_a_client_of_a_replica_that_watches_nothing_is_notified(
                 assert event.uri == uri
             page = await client.read_resource(uri + "/pages/0?format=markdown")
             assert "Edited on the shared drive" in str(page.contents[0])
+
+
+async def test_a_replica_starts_and_serves_while_postgresql_is_unreachable(
+    tmp_path: Path,
+) -> None:
+    """No database at the URL: the replica starts anyway (nothing raised), extracts for itself,
+    and serves every page it extracted from its own memory."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    folder = _folder(tmp_path, 2)
+    alone = Replica(folder, f"postgresql://postgres@127.0.0.1:{port}/none")
+    try:
+        async with anyio.create_task_group() as tg:
+            await _start_and_warm(alone, tg)
+            assert all(e.current for e in alone.catalog.entries())
+            alone.catalog.pages_lru = type(alone.catalog.pages_lru)()
+            for entry in alone.catalog.entries():
+                assert (await alone.catalog.page(entry.doc_ref, 1)).title == "Second"
+            assert alone.backend.calls["extract"] == 2
+            tg.cancel_scope.cancel()
+    finally:
+        alone.store.close()
