@@ -121,7 +121,7 @@ class PostgresStore:
         if time.monotonic() < self._next_attempt:
             return None
         try:
-            db = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+            db = _connect(self.url)
             _migrate(db)
             self._replay(db)
         except psycopg.Error as exc:
@@ -408,12 +408,27 @@ class PostgresStore:
 
     def _listener(self) -> psycopg.Connection[Any] | None:
         try:
-            db = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+            db = _connect(self.url)
             db.execute(f"LISTEN {CHANNEL}")
         except psycopg.Error as exc:
             log.warning("the change feed is unreachable (%s); retrying", exc)
             return None
         return db
+
+
+def _connect(url: str) -> psycopg.Connection[Any]:
+    """A connection that notices a lost database within seconds, rather than hanging on it
+    (a network partition sends no reset): TCP keepalives and a timeout on unacknowledged data."""
+    return psycopg.connect(
+        url,
+        autocommit=True,
+        connect_timeout=CONNECT_TIMEOUT,
+        keepalives=1,
+        keepalives_idle=5,
+        keepalives_interval=2,
+        keepalives_count=3,
+        tcp_user_timeout=10_000,
+    )
 
 
 def _wait_notifies(db: psycopg.Connection[Any]) -> list[str]:
