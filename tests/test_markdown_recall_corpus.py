@@ -1,5 +1,5 @@
 """The Markdown-recall rule on every document of ../shared/corpus that opens: each page's
-Level 2 Markdown holds every phrase of its elements' content (`views/words.py`). Extracted
+Level 2 Markdown holds every phrase of its elements' content (`model/words.py`). Extracted
 in-process, once per file; skipped without a corpus."""
 
 from __future__ import annotations

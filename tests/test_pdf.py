@@ -109,8 +109,8 @@ def test_probe_properties_from_xmp_when_no_info() -> None:
 @pytest.mark.parametrize(
     ("index", "title"),
     [
-        pytest.param(0, "PDFSENT Outline Introduction", id="outline"),
-        pytest.param(2, "PDFSENT Outline Columns", id="outline-nested"),
+        pytest.param(0, "PDFSENT Main Title", id="first-heading-before-outline"),
+        pytest.param(2, "PDFSENT Two Column Page", id="first-heading-nested-outline"),
         pytest.param(3, "PDFSENT Form Section", id="first-heading"),
         pytest.param(4, "Page 5", id="fallback"),
     ],
@@ -133,6 +133,7 @@ def test_headings_levels_by_size(doc: Document) -> None:
     levels = {
         str(el.content["text"]): el.content["level"] for el in _of(doc.pages[0], Category.HEADING)
     }
+    # ranks of the heading styles on the first two pages: 24 pt, 16 pt, 13 pt
     assert levels == {
         "PDFSENT Main Title": 1,
         "PDFSENT Section Lists": 2,
@@ -367,10 +368,8 @@ def test_extract_pages_matches_whole_document(structure: Path, doc: Document, in
     assert page == doc.pages[index]
 
 
-def test_extract_pages_reads_only_neighbours(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = load_builder().build_bench(tmp_path / "bench.pdf", pages=30)
+def _pages_read(monkeypatch: pytest.MonkeyPatch, path: Path, index: int) -> tuple[list[int], Page]:
+    """Page `index` read alone, and the pages whose content streams that read walked."""
     seen: list[int] = []
     real = pdf_mod.collect_page
 
@@ -380,15 +379,44 @@ def test_extract_pages_reads_only_neighbours(
 
     monkeypatch.setattr(pdf_mod, "collect_page", spy)
     with path.open("rb") as f:
-        (page,) = pdf_mod.extract_pages(f, [15], DEFAULT_LIMITS)
-    assert sorted(seen) == [13, 14, 15, 16, 17]
+        (page,) = pdf_mod.extract_pages(f, [index], DEFAULT_LIMITS)
+    return sorted(seen), page
+
+
+def test_extract_pages_reads_only_neighbours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = load_builder().build_bench(tmp_path / "bench.pdf", pages=30)
+    seen, page = _pages_read(monkeypatch, path, 15)
+    # the page, its four neighbours, and (the page has a heading) the first two pages, which
+    # give the document's heading styles
+    assert seen == [0, 1, 13, 14, 15, 16, 17]
     assert page.title == "Chapter 16: benchmark page"
+
+
+def test_page_without_heading_style_reads_no_sample_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "body.pdf"
+    c = canvas.Canvas(str(path), invariant=1)
+    for n in range(12):
+        c.setFont("Helvetica", 10)
+        for k in range(5):
+            c.drawString(72, 700 - 14 * k, f"plain body line {k} of page {n} with enough words")
+        c.showPage()
+    c.save()
+    seen, page = _pages_read(monkeypatch, path, 8)
+    assert seen == [6, 7, 8, 9, 10]
+    assert page.title == "plain body line 0 of page 8 with enough words"
 
 
 def test_encrypted_needs_password(fixture_dir: Path) -> None:
     with (fixture_dir / "pdf_encrypted.pdf").open("rb") as f, pytest.raises(EncryptedError) as err:
         pdf_mod.extract(f, DEFAULT_LIMITS)
-    assert err.value.message == "This PDF needs a password to open."
+    assert err.value.message.startswith("This PDF needs a password to open")
+    assert "--passwords FILE" in err.value.message
     with (fixture_dir / "pdf_encrypted.pdf").open("rb") as f, pytest.raises(EncryptedError):
         pdf_mod.probe(f, DEFAULT_LIMITS)
 
@@ -396,7 +424,7 @@ def test_encrypted_needs_password(fixture_dir: Path) -> None:
 def test_owner_password_only_opens(fixture_dir: Path) -> None:
     with (fixture_dir / "pdf_owner_only.pdf").open("rb") as f:
         doc = pdf_mod.extract(f, DEFAULT_LIMITS)
-    assert doc.pages[0].title == "PDFSENT Outline Introduction"
+    assert doc.pages[0].title == "PDFSENT Main Title"
     assert doc.properties.extra["encrypted"] is True
 
 

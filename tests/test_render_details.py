@@ -1,13 +1,13 @@
-"""Every word of an element's text content reaches its Markdown and text (`views/words.py`):
+"""Every word of an element's text content reaches its Markdown and text (`model/words.py`):
 chart data tables, annotations with replies, form fields, long headers, media extras."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from dpe_server.views.chart_data import CHART_PREVIEW_ROWS
+from dpe_server.model.chart_data import CHART_PREVIEW_ROWS
+from dpe_server.model.words import missing, phrases
 from dpe_server.views.render import render_element
-from dpe_server.views.words import missing, phrases
 
 URI = "dpe://h/d/elements/p0-chart1"
 

@@ -13,8 +13,8 @@ from dpe_server.check.rules import JSON, span
 from dpe_server.check.shapes import Kind, all_kind, fields, items_of
 from dpe_server.model.content import FieldKind
 from dpe_server.model.integers import uint_or_none
+from dpe_server.model.words import missing
 from dpe_server.views.element_cap import kept_part
-from dpe_server.views.words import missing
 
 L2_FIELDS: Final[dict[str, Kind]] = {
     "page_index": "int",
@@ -165,7 +165,7 @@ def l2_table_preview(elements: Sequence[JSON]) -> list[Problem]:
 @rule(
     "L2.markdown_recall",
     "a page's Level 2 Markdown carries every phrase of each element's text content "
-    "(views/words.py: table rows past the preview and chart points past the cap excepted)",
+    "(model/words.py: table rows past the preview and chart points past the cap excepted)",
 )
 def l2_markdown_recall(elements: Sequence[JSON], markdown: str) -> list[Problem]:
     out: list[Problem] = []

@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import shutil
 from pathlib import Path, PurePath
+from typing import BinaryIO
 
-from dpe_server.extractors import docx, legacy, odp, odt, pdf, pptx, xlsx
+from dpe_server.extractors import delimited, docx, legacy, odp, odt, pdf, pptx, sheets, xlsx
 from dpe_server.extractors.base import Extractor, Format
 
 FORMATS: dict[str, Format] = {}
@@ -31,6 +32,9 @@ register(odt.FORMAT)
 register(odp.FORMAT)
 register(legacy.WORD)
 register(legacy.POWERPOINT)
+register(sheets.FORMAT)
+register(delimited.CSV)
+register(delimited.TSV)
 
 
 def file_type(path: PurePath | str) -> str:
@@ -41,6 +45,33 @@ def file_type(path: PurePath | str) -> str:
 def format_of(path: PurePath | str) -> Format | None:
     """The format of a file by its suffix, or None when it is not one the server reads."""
     return FORMATS.get(PurePath(path).suffix.lower())
+
+
+def read_as(f: BinaryIO, path: PurePath | str) -> str:
+    """The suffix a file is read as: its own, unless it is a legacy Office file (OLE2) under
+    an OOXML suffix whose real format is served (an .xls named .xlsx is read as .xls)."""
+    from dpe_server.extractors.ooxml.package import cfb_kind, sniff
+
+    suffix = PurePath(path).suffix.lower()
+    fmt = FORMATS.get(suffix)
+    if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb":
+        return suffix
+    real = cfb_kind(f)
+    return real if real in FORMATS else suffix
+
+
+def unlocked(f: BinaryIO, suffix: str) -> BinaryIO:
+    """`f`, or its decrypted copy in memory when it is a password-protected OOXML package
+    (`ooxml.decrypt`: the passwords tried are `extractors.passwords`'); raises
+    `EncryptedError` when none opens it."""
+    from dpe_server.extractors.ooxml.package import cfb_kind, sniff
+
+    fmt = FORMATS.get(suffix.lower())
+    if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb" or cfb_kind(f) != "encrypted":
+        return f
+    from dpe_server.extractors.ooxml.decrypt import unlock
+
+    return unlock(f, suffix.lower().lstrip("."))
 
 
 def is_supported(path: PurePath | str) -> bool:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from dpe_server.model.chart_data import CHART_PREVIEW_ROWS, chart_table, points
 from dpe_server.model.tree import JSON
-from dpe_server.views.chart_data import CHART_PREVIEW_ROWS, chart_table, points
-from dpe_server.views.words import NOT_WORDS, normalise, phrases, walk
+from dpe_server.model.words import NOT_WORDS, normalise, phrases, walk
 
 _FIELD_SHOWN = frozenset({"name", "label", "title", "value", "options", "type", "checked"})
 _LINES = frozenset({"text", "nodes"})  # shown as lines of their own, with no `key:` label

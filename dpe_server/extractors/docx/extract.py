@@ -44,7 +44,8 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors import docx
+from dpe_server.extractors.base import Limits
 from dpe_server.extractors.docx.body import Env, build_page
 from dpe_server.extractors.docx.items import PartCtx
 from dpe_server.extractors.docx.numbering import Numbering
@@ -67,6 +68,7 @@ from dpe_server.extractors.docx.parts import (
 from dpe_server.extractors.docx.runs import InlineReader
 from dpe_server.extractors.docx.styles import Styles
 from dpe_server.extractors.docx.xml import from_strict, load, load_or_none
+from dpe_server.extractors.ooxml.macros import package_extractor
 from dpe_server.extractors.ooxml.package import Package, sniff
 from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedError
 from dpe_server.model.metadata import split_keywords
@@ -226,11 +228,4 @@ def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[P
         raise _translate(exc) from None
 
 
-EXTRACTOR = Extractor(
-    name="docx",
-    suffixes=(".docx", ".docm"),
-    version=VERSION,
-    probe=probe,
-    extract=extract,
-    extract_pages=extract_pages,
-)
+EXTRACTOR = package_extractor(docx.FORMAT, VERSION, probe, extract, extract_pages)

@@ -80,7 +80,7 @@ class _State:
     parts: list[str] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)
     length: int = 0
-    comments: dict[str, tuple[int, dict[str, JSON]]] = field(default_factory=dict)
+    comments: dict[str, tuple[int, Item]] = field(default_factory=dict)
     insertions: dict[str, int] = field(default_factory=dict)
 
     def add(self, text: str) -> None:
@@ -184,14 +184,14 @@ class InlineReader:
         st.items.append(comment_item(ann, st.length))
         name = ann.get(OFFICE + "name")
         if name:
-            st.comments[name] = (st.length, st.items[-1].content)
+            st.comments[name] = (st.length, st.items[-1])
 
     def _comment_end(self, end: etree._Element, st: _State) -> None:
         opened = st.comments.pop(end.get(OFFICE + "name", ""), None)
         if opened is not None:
             anchor = st.text_from(opened[0]).strip()
             if anchor:
-                opened[1]["anchor"] = anchor
+                opened[1].content = {**opened[1].content, "anchor": anchor}
 
     def _change(self, mark: etree._Element, st: _State) -> None:
         cid = mark.get(TEXT + "change-id", "")

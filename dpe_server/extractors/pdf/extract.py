@@ -2,17 +2,23 @@
 
 Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one pass
 over a page's content stream: text runs, rules, image draws), `pdf_lines` (columns and
-lines), `pdf_blocks` (headings, paragraphs, lists, code, aligned tables), `pdf_tables` (ruled
-tables), `pdf_furniture` (running headers and footers), `pdf_annots` (links, annotations,
-forms, widgets, media), `pdf_images` (image XObjects and alt text), `pdf_props` (document
-properties and the outline).
+lines), `pdf_blocks` (headings, paragraphs, lists, code, aligned tables, in that module's
+order of precedence), `pdf_headings` (which lines are headings, levels from the document's
+heading styles), `pdf_markers` (list markers and their numbers), `pdf_aligned` (borderless
+tables), `pdf_tables` (ruled tables), `pdf_furniture` (running headers and footers),
+`pdf_annots` (links, annotations, forms, widgets, media), `pdf_images` (image XObjects and alt
+text), `pdf_props` (document properties and the outline).
 
 Extraction is per page: `extract_pages(f, [37], limits)` reads page 37 and, for header and
-footer detection, at most four neighbours (see `pdf_furniture`); the outline → page map is
-computed once per reader. A page with no text layer gets `metadata.no_text_layer: true` and
-its images are described as scanned pages; nothing is OCRed.
+footer detection, at most four neighbours (see `pdf_furniture`), and, when page 37 has a line
+styled as a heading, the first two pages, which give the document's heading styles (see
+`pdf_headings`); the outline → page map and the heading styles are computed once per reader.
+A page with no text layer gets `metadata.no_text_layer: true` and its images are described as
+scanned pages; nothing is OCRed.
 
-Page title: the page's first outline entry, else its first heading, else `Page {N+1}`.
+Page title: the page's first heading in reading order (a document's title before the first
+section the outline names), else its first outline entry, else its first line with at least
+two letters, else `Page {N+1}`.
 """
 
 from __future__ import annotations
@@ -24,9 +30,16 @@ from pypdf import PdfReader
 
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.pdf.annots import TextAt, read_annots
-from dpe_server.extractors.pdf.blocks import Block, body_size, build_blocks, norm
+from dpe_server.extractors.pdf.blocks import Block, build_blocks
 from dpe_server.extractors.pdf.collect import PageContent, Run, collect_page
 from dpe_server.extractors.pdf.furniture import NEIGHBOURS, EdgeLine, edge_lines, repeated
+from dpe_server.extractors.pdf.headings import (
+    PROFILE_PAGES,
+    Styles,
+    body_size,
+    document_styles,
+    norm,
+)
 from dpe_server.extractors.pdf.images import alt_texts, page_images, read_image
 from dpe_server.extractors.pdf.lines import make_lines, reading_groups
 from dpe_server.extractors.pdf.open import PLAIN_ERRORS, open_pdf, translated
@@ -35,7 +48,15 @@ from dpe_server.extractors.pdf.tables import ruled_tables
 from dpe_server.model import summaries
 from dpe_server.model.content import FormContent, HeaderFooterContent, ImageContent
 from dpe_server.model.errors import CorruptError, TooLargeError
-from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties
+from dpe_server.model.tree import (
+    JSON,
+    Category,
+    Document,
+    Page,
+    PageBuilder,
+    Properties,
+    one_line,
+)
 
 __all__ = [
     "EXTRACTOR",
@@ -47,7 +68,8 @@ __all__ = [
     "probe",
 ]
 
-VERSION = "1"
+VERSION = "2"
+TITLE_CHARS = 80
 SCANNED = "Scanned page (no text layer)"
 Box = tuple[float, float, float, float]
 
@@ -61,6 +83,7 @@ class _Doc:
         self.count = len(reader.pages)
         self._outline: dict[int, list[tuple[str, int]]] | None = None
         self._alt: dict[int, list[str]] | None = None
+        self._styles: Styles | None = None
         self._contents: dict[int, PageContent] = {}
         self._edges: dict[int, list[EdgeLine]] = {}
 
@@ -78,6 +101,18 @@ class _Doc:
             except PLAIN_ERRORS:
                 self._alt = {}
         return self._alt
+
+    def styles(self) -> Styles:
+        """The document's heading styles, from its first pages (see `pdf_headings`)."""
+        if self._styles is None:
+            pages = []
+            for i in range(min(PROFILE_PAGES, self.count, self.limits.max_pages)):
+                try:
+                    pages.append(make_lines(list(self.content(i).runs)))
+                except PLAIN_ERRORS:
+                    continue
+            self._styles = document_styles(pages)
+        return self._styles
 
     def box(self, index: int) -> Box:
         try:
@@ -239,7 +274,7 @@ def _page(doc: _Doc, index: int) -> Page:
     all_lines = [ln for g in groups for ln in g]
     outline = doc.outline.get(index, [])
     outline_levels = {norm(title): level for title, level in outline}
-    blocks = build_blocks(groups, body_size(all_lines), outline_levels)
+    blocks = build_blocks(groups, body_size(all_lines), outline_levels, doc.styles)
     scanned = not content.runs
     images = _image_blocks(doc, index, content, scanned)
     placed = [im for im in images if im.top >= 0]
@@ -297,11 +332,14 @@ def _add_annotations(
 
 
 def _title(outline: Sequence[tuple[str, int]], blocks: Sequence[Block], index: int) -> str:
-    if outline:
-        return outline[0][0]
     for block in blocks:
         if block.kind == "heading":
             return str(block.content["text"])
+    if outline:
+        return outline[0][0]
+    for block in blocks:
+        if sum(1 for ch in block.first_line if ch.isalpha()) >= 2:
+            return one_line(block.first_line, TITLE_CHARS)
     return f"Page {index + 1}"
 
 

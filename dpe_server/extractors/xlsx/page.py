@@ -124,14 +124,7 @@ def build_sheet_items(
             formula_at=_formula_lookup(scan.formulas),
         )
     )
-    layout.sort(key=lambda it: it.order)
-    level_one = True
-    for it in layout:
-        if it.category.value == "heading":
-            it.content = {**it.content, "level": 1 if level_one else 2}
-            level_one = False
-
-    items = layout
+    items = _in_reading_order(layout)
     items.extend(formula_items(scan.formulas, cells.get))
     for d in walk(tail, "drawing"):
         rel = rels.get(rel_id(d) or "")
@@ -145,6 +138,34 @@ def build_sheet_items(
     items.extend(ole_items(tail, rels))
     items.extend(header_footer_items(tail))
     return items
+
+
+def _in_reading_order(layout: list[Item]) -> list[Item]:
+    """Tables and headings in reading order; the first heading is level 1, the others 2."""
+    layout.sort(key=lambda it: it.order)
+    level_one = True
+    for it in layout:
+        if it.category.value == "heading":
+            it.content = {**it.content, "level": 1 if level_one else 2}
+            level_one = False
+    return layout
+
+
+def value_items(cells: SheetCells, merged: list[Rect], budget: CharBudget) -> list[Item]:
+    """The elements of a sheet known only by its values and merged ranges (.xls, .xlsb,
+    .ods, .csv): its blocks as tables, headings and text, as for an xlsx sheet without
+    styles, formulas or Excel tables."""
+    layout = _cell_blocks(
+        cells,
+        [],
+        MergeIndex(merged),
+        PointIndex(()),
+        styles=Styles([], [], []),
+        style_at=lambda row, col: 0,
+        budget=budget,
+        formula_at=lambda row, col: "",
+    )
+    return _in_reading_order(layout)
 
 
 _PART_ERRORS = (CorruptError, UnsupportedError, ValueError, KeyError, IndexError, etree.LxmlError)
