@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 from dpe_server.catalog.catalog import Catalog, Change
+from dpe_server.catalog.fulltext import Scope, TextQuery
 from dpe_server.catalog.stores import check_store_url
 from dpe_server.model.tree import Document
 from tests import postgres
@@ -135,6 +136,10 @@ async def test_three_replicas_extract_each_document_version_once(tmp_path: Path,
             r.backend.forbid = True
             assert all(e.current for e in r.catalog.entries())
         last = running[2].catalog
+        # Each replica's search finds every document, whichever replica extracted it.
+        found = await last.search(TextQuery.parse('"Paragraph under Second"'), Scope(), 10, 0)
+        assert found is not None
+        assert found.total == DOCUMENTS  # one paragraph in each
         for entry in last.entries()[:20]:
             last.pages_lru = type(last.pages_lru)()
             page = await last.page(entry.doc_ref, 0)

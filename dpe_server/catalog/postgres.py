@@ -35,6 +35,8 @@ import anyio
 import anyio.to_thread
 import psycopg
 
+from dpe_server.catalog import fulltext
+from dpe_server.catalog.fulltext import Found, Scope, TextQuery
 from dpe_server.catalog.shared import Claim
 from dpe_server.catalog.sqlite import _dumps
 from dpe_server.catalog.store import Cached, MemoryStore, Outline
@@ -112,6 +114,11 @@ class PostgresStore:
         """What was written while the database was unreachable, served from here meanwhile."""
         self._pending: list[Callable[[psycopg.Connection[Any]], object]] = []
         """Those writes, replayed once the database is back: nothing extracted is lost."""
+        self._text = fulltext.connect_memory()
+        """This replica's full-text index of the versions it serves (no index in PostgreSQL
+        yet): pages it writes, and pages other replicas wrote, loaded when first served."""
+        self._text_lock = threading.Lock()
+        self._indexed: set[str] = set()
         with self._lock:
             self._connection()  # migrate now; unreachable: log, and try again on use
 
@@ -238,6 +245,12 @@ class PostgresStore:
                 )
 
         self._write(q, lambda m: m.put_pages(key, pages))
+        self._index(key, pages)
+
+    def _index(self, key: str, pages: Sequence[Page]) -> None:
+        with self._text_lock, fulltext.transaction(self._text):
+            fulltext.put_pages(self._text, key, pages)
+            self._indexed.add(key)
 
     def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None:
         self.put_pages(key, pages)
@@ -259,8 +272,9 @@ class PostgresStore:
         if kept is not None:
             return kept
         body = self._run(q, None)
-        if body is None:
-            return None
+        return None if body is None else self._decoded(key, body)
+
+    def _decoded(self, key: str, body: bytes) -> Page | None:
         try:
             return Page.from_json(json.loads(zlib.decompress(body)))
         except (zlib.error, ValueError, KeyError, TypeError):
@@ -277,6 +291,38 @@ class PostgresStore:
         self._run(q, None)
         with self._lock:
             self._local.forget(key)
+        with self._text_lock:
+            fulltext.forget(self._text, key)
+            self._indexed.discard(key)
+
+    def serve(self, added: Sequence[tuple[str, str, str]], dropped: Sequence[str]) -> None:
+        """Searches look at the keys `added`, no longer at `dropped` (dropped from this
+        replica's index only: other replicas may still serve them, so the shared rows stay)."""
+        with self._text_lock:
+            missing = [row[0] for row in added if row[0] not in self._indexed]
+        if missing:
+            rows: list[tuple[str, bytes]] = self._run(
+                lambda db: db.execute(
+                    "SELECT key, body FROM pages WHERE key = ANY(%s)", (missing,)
+                ).fetchall(),
+                [],
+            )
+            pages: dict[str, list[Page]] = {}
+            for key, body in rows:
+                page = self._decoded(key, bytes(body))
+                if page is not None:
+                    pages.setdefault(key, []).append(page)
+            for key, kept in pages.items():
+                self._index(key, kept)
+        with self._text_lock, fulltext.transaction(self._text):
+            for key in dropped:
+                fulltext.forget(self._text, key)
+                self._indexed.discard(key)
+            fulltext.serve(self._text, added, dropped)
+
+    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+        with self._text_lock:
+            return fulltext.search(self._text, query, scope, limit, offset)
 
     def close(self) -> None:
         with self._lock:
