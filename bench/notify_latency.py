@@ -14,6 +14,10 @@ notification; it includes the watcher's debounce, the rescan, the re-extraction 
 
 Prints the debounce used and p50 / p95 / max per combination; with --runs N, the median of
 the runs' figures. Target: p95 under 1 s.
+
+With `--store postgresql://…` (http combinations only), two replicas serve the folder sharing
+that store: the edit is seen by replica A's watcher, the client is connected to replica B,
+which runs `--no-watch` and hears of it through the store's change feed (issue 22).
 """
 
 from __future__ import annotations
@@ -50,11 +54,16 @@ def serve_args(folder: Path, debounce_ms: int) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def client_for(
-    transport: str, mode: str, folder: Path, debounce_ms: int, handler: Any
+    transport: str, mode: str, folder: Path, debounce_ms: int, handler: Any, *, store: str = ""
 ) -> AsyncIterator[Client]:
+    """A client of a server of `folder`; with `store`, of the second of two replicas."""
     with contextlib.ExitStack() as stack:
         target: Any
-        if transport == "http":
+        if transport == "http" and store:
+            options = ("--debounce-ms", str(debounce_ms), "--store", store)
+            stack.enter_context(http_server(folder, *options))  # A: watches the folder
+            target = stack.enter_context(http_server(folder, *options, "--no-watch")).url
+        elif transport == "http":
             server = stack.enter_context(http_server(folder, "--debounce-ms", str(debounce_ms)))
             target = server.url
         else:
@@ -105,7 +114,7 @@ def save(path: Path, data: bytes, scratch: Path) -> float:
     return time.perf_counter()
 
 
-async def one_run(combo: str, edits: int, debounce_ms: int) -> list[float]:
+async def one_run(combo: str, edits: int, debounce_ms: int, store: str = "") -> list[float]:
     transport, mode = combo.split("-")
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -118,7 +127,9 @@ async def one_run(combo: str, edits: int, debounce_ms: int) -> list[float]:
         target = folder / "edited.docx"
         target.write_bytes(versions[0])
         arrivals = Arrivals()
-        async with client_for(transport, mode, folder, debounce_ms, arrivals.handler) as client:
+        async with client_for(
+            transport, mode, folder, debounce_ms, arrivals.handler, store=store
+        ) as client:
             listed = await client.list_resources()
             uri = next(r.uri for r in listed.resources if r.uri.rsplit("/", 1)[-1].startswith("ed"))
             await settled(client, uri.split("/")[2])
@@ -172,6 +183,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--debounce-ms", type=int, default=150, help="the server's default")
     parser.add_argument("--combos", default="stdio-legacy,stdio-auto,http-legacy")
+    parser.add_argument("--store", default="", help="two replicas sharing this store (http)")
     args = parser.parse_args()
     combos = [c for c in args.combos.split(",") if c in COMBOS]
     step = min(50, args.debounce_ms)  # as dpe_server/watcher.py sets watchfiles' step
@@ -183,7 +195,10 @@ def main() -> None:
     )
     print(f"{'combination':<14}{'p50':>8}{'p95':>8}{'max':>8}{'min':>8}")
     for combo in combos:
-        runs = [anyio.run(one_run, combo, args.edits, args.debounce_ms) for _ in range(args.runs)]
+        runs = [
+            anyio.run(one_run, combo, args.edits, args.debounce_ms, args.store)
+            for _ in range(args.runs)
+        ]
         row = [
             statistics.median(f(r) for r in runs) * 1000
             for f in (

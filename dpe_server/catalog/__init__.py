@@ -3,6 +3,8 @@
 - `folder`: which files of the folder count, their doc_refs, their versions (stat and content);
 - `store`: the `Store` protocol (outlines, pages, probes, errors per version) and its memory form;
 - `sqlite`: the persistent store, one SQLite file per folder in the user's cache;
+- `postgres`: the store shared by several replicas over one folder, with their work queue and
+  change feed (`shared`: what such a store adds); `stores`: which store `--store URL` names;
 - `index`: what is known of every document, shared by both readers (no event loop);
 - `catalog`: the serving side, background extraction, retries, change announcements;
 - `watcher`: file system events turned into catalog rescans.

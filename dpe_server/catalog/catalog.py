@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from dpe_server.catalog.folder import FileStat, scan
 from dpe_server.catalog.fulltext import Found, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.index import Index, outline_of
+from dpe_server.catalog.shared import Claim, SharedStore
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
 from dpe_server.catalog.store import MemoryStore, Outline, Store
 from dpe_server.extractors import DEFAULT_LIMITS, is_paged
@@ -55,6 +57,8 @@ CHUNK_MIN_PAGES = 24
 """A pdf or pptx with this many pages is extracted in chunks, one per worker, in parallel."""
 WARM_CONCURRENCY = max(1, (os.cpu_count() or 2) - 1)
 """Background extractions at once: one core is left for what clients ask for."""
+CLAIM_POLL = 0.1
+"""Seconds between looks at a job another replica holds (a shared store)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +122,8 @@ class Catalog(Index[Entry]):
         self._search_sync = anyio.Lock()
         self.warmed = anyio.Event()
         """Set once the start-up warm-up has extracted (or failed) every file found at start."""
+        self.shared = self.store if isinstance(self.store, SharedStore) else None
+        """The work queue and change feed of replicas sharing the store, if it is shared."""
 
     # ---- life cycle ----------------------------------------------------------------------
 
@@ -137,15 +143,20 @@ class Catalog(Index[Entry]):
 
         async def probe_one(entry: Entry) -> None:
             async with limiter:
-                await self._probe(entry)
+                # Replicas sharing the store start at different places in the folder: what
+                # another has probed meanwhile is read from the store instead.
+                if self.shared is None or not await anyio.to_thread.run_sync(self._restore, entry):
+                    await self._probe(entry)
             self.probed += 1
 
+        todo = [e for e in entries if e.rel not in cached and probe]
+        self.probed += len(entries) - len(todo)
+        if self.shared is not None and todo:
+            start = random.randrange(len(todo))
+            todo = todo[start:] + todo[:start]
         async with anyio.create_task_group() as probes:
-            for entry in entries:
-                if entry.rel in cached or not probe:
-                    self.probed += 1
-                else:
-                    probes.start_soon(probe_one, entry)
+            for entry in todo:
+                probes.start_soon(probe_one, entry)
         self.ready.set()
 
     async def warm(self) -> None:
@@ -158,26 +169,40 @@ class Catalog(Index[Entry]):
     async def _warm(self, entries: Sequence[Entry]) -> None:
         refined = False
         limiter = self._warm_limiter
+        taken: list[Entry] = []
+        """Entries another replica was extracting (a shared store): waited for last."""
 
-        async def one(entry: Entry) -> None:
+        async def one(entry: Entry, wait: bool) -> None:
             nonlocal refined
             async with limiter:
+                deferred = False
                 try:
                     listed = self._entries.get(entry.rel) is entry
                     if listed and not (entry.current or entry.failed):
+                        if not wait and await self._taken(entry):
+                            taken.append(entry)  # counted when waited for
+                            deferred = True
+                            return
                         before = _listing(self.info_of(entry))
                         await self._ensure_outline(entry)
                         refined |= _listing(self.info_of(entry)) != before
                 finally:
-                    self.warm_count += 1
+                    if not deferred:
+                        self.warm_count += 1
 
-        async with anyio.create_task_group() as tg:
-            for entry in entries:
-                tg.start_soon(one, entry)
+        for batch, wait in ((entries, False), (taken, True)):
+            async with anyio.create_task_group() as tg:
+                for entry in list(batch):
+                    tg.start_soon(one, entry, wait)
         if refined:
             # Titles and summaries derived from the content differ from the probe's: the list
             # changed (a Level 1 read never showed the probe's, so no document-level update).
             await self._announce(Change(list_changed=True))
+
+    async def _taken(self, entry: Entry) -> bool:
+        """Whether another replica is extracting the entry's version (a shared store)."""
+        shared = self.shared
+        return shared is not None and await anyio.to_thread.run_sync(shared.busy, entry.key)
 
     def _warm_later(self, entries: Sequence[Entry]) -> None:
         """Extract files found after the start-up warm-up, in the background."""
@@ -330,16 +355,55 @@ class Catalog(Index[Entry]):
 
     async def _extract_locked(self, entry: Entry, attempt: int = 0) -> bool:
         key = entry.key
-        try:
-            doc = await self._extract_document(entry)
-        except ExtractionError as exc:
-            self._failed(entry, key, exc, attempt)
+        if not await self._claim(entry, key):
+            return entry.current  # another replica extracted it: restored from the store
+        doc, failure = None, None
+        async with anyio.create_task_group() as lease:
+            if self.shared is not None:
+                lease.start_soon(self._keep_lease, self.shared, key)
+            try:
+                doc = await self._extract_document(entry)
+            except ExtractionError as exc:
+                failure = exc
+            lease.cancel_scope.cancel()
+        if doc is None:
+            assert failure is not None
+            self._failed(entry, key, failure, attempt)
+            if self.shared is not None and (failure.transient or entry.error_key != key):
+                # Not recorded (a retry is pending, or it may pass): anyone may try again.
+                await anyio.to_thread.run_sync(self.shared.release, key)
             if entry.failed and entry.outline is not None and entry.outline_key != key:
                 entry.outline, entry.outline_key = None, ""
             return False
         outline = outline_of(doc, entry)
         await anyio.to_thread.run_sync(self.store.put_document, key, outline, doc.pages)
         return self._adopt(entry, key, doc, outline)  # under the entry's lock
+
+    async def _claim(self, entry: Entry, key: str) -> bool:
+        """Whether this replica is to extract `key` (always, unless the store is shared);
+        False once another replica has, its result restored into the entry. A job another
+        replica holds is waited for, and taken over when its lease expires."""
+        shared = self.shared
+        if shared is None:
+            return True
+        while True:
+            claim = await anyio.to_thread.run_sync(shared.claim, key)
+            if claim is Claim.CLAIMED:
+                return True
+            if claim is Claim.DONE:
+                await anyio.to_thread.run_sync(self._restore, entry)
+                # Gone from the store meanwhile (forgotten): extracted again here.
+                return not (entry.current or entry.failed)
+            if key != entry.key:
+                return False  # the file changed again: this version is no longer wanted
+            await anyio.sleep(CLAIM_POLL)
+
+    @staticmethod
+    async def _keep_lease(shared: SharedStore, key: str) -> None:
+        """Renew this replica's lease on `key` while it extracts it."""
+        while True:
+            await anyio.sleep(shared.lease / 3)
+            await anyio.to_thread.run_sync(shared.renew, key)
 
     async def _wait_for_retry(self, entry: Entry, deadline: float) -> None:
         """Wait for the pending retry of `entry` to run (or the deadline)."""
@@ -386,8 +450,9 @@ class Catalog(Index[Entry]):
 
     # ---- changes -------------------------------------------------------------------------
 
-    async def rescan(self) -> Change:
-        """Compare the folder with the catalog; update it; announce and return what changed."""
+    async def rescan(self, publish: bool = True) -> Change:
+        """Compare the folder with the catalog; update it; announce and return what changed;
+        `publish` it to the other replicas too (a shared store) unless they told us."""
         found = scan(self.root)
         added = [rel for rel in found if rel not in self._entries]
         removed = [rel for rel in self._entries if rel not in found]
@@ -415,7 +480,23 @@ class Catalog(Index[Entry]):
         change = Change(list_changed=bool(added or removed))
         if change.list_changed:
             await self._announce(change)
+        if publish and self.shared is not None and (added or removed or changed):
+            await anyio.to_thread.run_sync(self.shared.publish, [*added, *removed, *changed])
         return Change(change.list_changed, frozenset(self._entries[r].doc_ref for r in changed))
+
+    async def follow(self) -> None:
+        """Rescan whenever another replica sharing the store saw a change, until cancelled
+        (a replica that does not watch the folder still tells its sessions)."""
+        if self.shared is None:
+            return
+
+        async def changed(_rels: list[str] | None) -> None:
+            try:
+                await self.rescan(publish=False)
+            except Exception:
+                log.exception("rescan of %s failed; will retry on the next change", self.root)
+
+        await self.shared.follow(changed)
 
     async def _refresh_changed(self, entry: Entry) -> None:
         """Re-read a changed file, then announce it (the last good version is served meanwhile)."""

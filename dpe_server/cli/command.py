@@ -149,6 +149,13 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
         "--debounce-ms", type=_DEBOUNCE, default=150, help="wait this long for a burst of changes"
     )
     serve.add_argument("--no-watch", action="store_true", help="do not watch the folder")
+    serve.add_argument(
+        "--store",
+        type=_store_url,
+        default="sqlite://",
+        metavar="URL",
+        help="sqlite:///FOLDER (default: the SQLite cache) or postgresql://… shared by replicas",
+    )
     _worker_options(serve)
     serve.add_argument(
         "--max-request-bytes",
@@ -203,6 +210,15 @@ def _element_option(parser: argparse.ArgumentParser) -> None:
         metavar="BYTES",
         help="a Level 3 element whose JSON is larger is served with its long texts cut; 0: never",
     )
+
+
+def _store_url(value: str) -> str:
+    from dpe_server.catalog.stores import check_store_url
+
+    try:
+        return check_store_url(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _element_bytes(value: str) -> int:
@@ -328,6 +344,7 @@ def _serve(args: argparse.Namespace) -> int:
         watch=not args.no_watch,
         cache=not args.no_cache,
         cache_dir=args.cache_dir,
+        store_url=args.store,
         debounce_ms=max(10, args.debounce_ms),  # the watcher polls at most every 10 ms
         max_element_bytes=args.max_element_bytes,
         workers=_worker_settings(args),

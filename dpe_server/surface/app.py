@@ -25,7 +25,7 @@ from mcp.shared.exceptions import MCPError
 from dpe_server import __version__
 from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.folder import default_host
-from dpe_server.catalog.sqlite import open_store
+from dpe_server.catalog.stores import open_store
 from dpe_server.catalog.watcher import watch
 from dpe_server.isolation.backends import Backend
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
@@ -62,6 +62,8 @@ class Settings:
     warm: bool = True
     cache: bool = True
     cache_dir: Path | None = None
+    store_url: str = ""
+    """`--store`: "" (the SQLite cache) or a store URL (`catalog.stores`)."""
     max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES
     """A Level 3 element whose JSON is larger is served cut (`element_cap`); 0: never."""
     workers: WorkerSettings = field(default_factory=WorkerSettings)
@@ -101,7 +103,9 @@ class DpeApp:
         self.host = settings.host
         self.backend: Backend = settings.backend or ProcessBackend(settings.workers)
         self.hub = Hub(self.host, broadcast_updates=settings.broadcast_updates)
-        self.store = open_store(settings.cache_dir, settings.root, settings.cache)
+        self.store = open_store(
+            settings.store_url, settings.cache_dir, settings.root, settings.cache
+        )
         self.catalog = Catalog(
             settings.root, self.host, self.backend, on_change=self._changed, store=self.store
         )
@@ -169,6 +173,7 @@ class DpeApp:
             self.on_ready()
         if self.settings.watch:
             tg.start_soon(watch, self.catalog, self.settings.debounce_ms)
+        tg.start_soon(self.catalog.follow)  # what other replicas saw (a shared store)
         if self.settings.warm:
             await self.catalog.warm()
 

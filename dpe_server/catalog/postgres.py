@@ -1,0 +1,482 @@
+"""The shared store of several replicas: PostgreSQL (`--store postgresql://…`, psycopg 3).
+
+Several `dpe-server serve` processes over one folder (a shared file system, mounted at the
+same path everywhere) share through one database:
+
+- the store: the same rows as the SQLite cache (per key the probe, the error or the outline,
+  and each page as compressed JSON), so every replica serves every page;
+- a work queue (`jobs`): a replica extracts a document version only once it has claimed its
+  key (`SELECT … FOR UPDATE SKIP LOCKED`), under a lease it renews while it works; a replica
+  that dies mid-parse stops renewing, and once the lease expires another claims the job;
+- a change feed (`Feed`, `LISTEN/NOTIFY` on one channel): a replica that sees a file change
+  publishes it, and every replica rescans the folder and tells its own sessions.
+
+The schema is created and migrated by the server (`schema_version`). When the database is
+unreachable nothing is fatal: claims succeed locally (the replica extracts for itself), what
+it writes is kept in its memory and served from there, the connection is tried again on the
+next call (at most once a second), and once the database is back the writes kept are sent to
+it: a restarted database is used again without restarting any replica, and nothing is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+import zlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+import psycopg
+
+from dpe_server.catalog import fulltext
+from dpe_server.catalog.fulltext import Found, Scope, TextQuery
+from dpe_server.catalog.shared import Claim
+from dpe_server.catalog.sqlite import _dumps
+from dpe_server.catalog.store import Cached, MemoryStore, Outline
+from dpe_server.model.tree import JSON, Page, Properties
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+CHANNEL = "dpe_changes"
+LEASE_SECONDS = 30.0
+"""How long a claimed job stays another replica's without the claimant renewing it."""
+RECONNECT_SECONDS = 1.0
+"""At most one connection attempt per this many seconds while the database is unreachable."""
+CONNECT_TIMEOUT = 3
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the store and the work queue.
+    """
+    CREATE TABLE docs (
+        key TEXT PRIMARY KEY,
+        props TEXT,
+        error TEXT,
+        outline TEXT,
+        used TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    CREATE TABLE pages (
+        key TEXT NOT NULL,
+        page_index INTEGER NOT NULL,
+        body BYTEA NOT NULL,
+        PRIMARY KEY (key, page_index)
+    );
+    CREATE TABLE jobs (
+        key TEXT PRIMARY KEY,
+        owner TEXT,
+        lease_until TIMESTAMPTZ NOT NULL DEFAULT now(),
+        done BOOLEAN NOT NULL DEFAULT false,
+        attempts INTEGER NOT NULL DEFAULT 0
+    );
+    """,
+)
+
+
+def _migrate(db: psycopg.Connection[Any]) -> None:
+    """Bring the schema to the latest version, one replica at a time (an advisory lock)."""
+    with db.transaction():
+        db.execute("SELECT pg_advisory_xact_lock(hashtext('dpe-server schema'))")
+        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = db.execute("SELECT max(version) FROM schema_version").fetchone()
+        current = row[0] if row and row[0] is not None else 0
+        if current > len(MIGRATIONS):
+            raise RuntimeError(
+                f"the database's schema is version {current}, newer than this server's "
+                f"({len(MIGRATIONS)}): upgrade dpe-server"
+            )
+        for version in range(current + 1, len(MIGRATIONS) + 1):
+            db.execute(MIGRATIONS[version - 1])
+            db.execute("INSERT INTO schema_version VALUES (%s)", (version,))
+            log.info("database schema migrated to version %d", version)
+
+
+class PostgresStore:
+    """The shared `Store`, work queue and feed publisher. Thread-safe: one connection behind
+    a lock, reconnected when lost."""
+
+    def __init__(self, url: str, lease: float = LEASE_SECONDS) -> None:
+        self.url = url
+        self.lease = lease
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        """This replica's name in the work queue and the feed."""
+        self._lock = threading.Lock()
+        self._db: psycopg.Connection[Any] | None = None
+        self._next_attempt = 0.0
+        self._closed = False
+        self._local = MemoryStore()
+        """What was written while the database was unreachable, served from here meanwhile."""
+        self._pending: list[Callable[[psycopg.Connection[Any]], object]] = []
+        """Those writes, replayed once the database is back: nothing extracted is lost."""
+        self._text = fulltext.connect_memory()
+        """This replica's full-text index of the versions it serves (no index in PostgreSQL
+        yet): pages it writes, and pages other replicas wrote, loaded when first served."""
+        self._text_lock = threading.Lock()
+        self._indexed: set[str] = set()
+        with self._lock:
+            self._connection()  # migrate now; unreachable: log, and try again on use
+
+    def _connection(self) -> psycopg.Connection[Any] | None:
+        if self._db is not None and not self._db.closed:
+            return self._db
+        if time.monotonic() < self._next_attempt:
+            return None
+        try:
+            db = _connect(self.url)
+            _migrate(db)
+            self._replay(db)
+        except psycopg.Error as exc:
+            self._next_attempt = time.monotonic() + RECONNECT_SECONDS
+            log.warning("the shared store is unreachable (%s); extracting locally meanwhile", exc)
+            return None
+        self._db = db
+        return db
+
+    def _replay(self, db: psycopg.Connection[Any]) -> None:
+        """Write what was written locally while the database was unreachable."""
+        for i, op in enumerate(self._pending):
+            try:
+                op(db)
+            except psycopg.OperationalError:
+                del self._pending[:i]
+                raise
+            except psycopg.Error as exc:
+                log.warning("a write kept while the shared store was unreachable failed (%s)", exc)
+        if self._pending:
+            log.info("the shared store is back; %d writes kept meanwhile sent", len(self._pending))
+        self._pending.clear()
+        self._local = MemoryStore()
+
+    def _write(
+        self, op: Callable[[psycopg.Connection[Any]], object], local: Callable[[MemoryStore], None]
+    ) -> None:
+        """Write with `op`; while the database is unreachable, `local`ly (served from there)
+        and `op` again once it is back."""
+
+        def run(db: psycopg.Connection[Any]) -> bool:
+            op(db)
+            return True
+
+        if not self._run(run, False):
+            with self._lock:
+                local(self._local)
+                self._pending.append(op)
+
+    def _run(self, fn: Callable[[psycopg.Connection[Any]], T], default: T) -> T:
+        """Run `fn` on the connection; an unreachable database answers `default`."""
+        with self._lock:
+            if self._closed:
+                return default
+            db = self._connection()
+            if db is None:
+                return default
+            try:
+                return fn(db)
+            except psycopg.OperationalError as exc:
+                log.warning("the shared store failed (%s); will reconnect", exc)
+                db.close()
+                return default
+            except psycopg.Error as exc:
+                log.warning("shared store operation refused (%s)", exc)
+                return default
+
+    # ---- Store ---------------------------------------------------------------------------
+
+    def lookup(self, key: str) -> Cached | None:
+        return self.lookup_many([key]).get(key)
+
+    def lookup_many(self, keys: Sequence[str]) -> dict[str, Cached]:
+        def q(db: psycopg.Connection[Any]) -> dict[str, Cached]:
+            rows = db.execute(
+                "SELECT key, props, error, outline FROM docs WHERE key = ANY(%s)", (list(keys),)
+            ).fetchall()
+            return {
+                key: Cached(
+                    Properties.from_json(json.loads(props)) if props else None,
+                    json.loads(error) if error else None,
+                    Outline.from_json(json.loads(outline)) if outline else None,
+                )
+                for key, props, error, outline in rows
+            }
+
+        if not keys:
+            return {}
+        found: dict[str, Cached] = self._run(q, {})
+        with self._lock:
+            return found | self._local.lookup_many(keys)
+
+    @staticmethod
+    def _upsert(key: str, column: str, value: str) -> Callable[[psycopg.Connection[Any]], object]:
+        return lambda db: db.execute(
+            f"INSERT INTO docs (key, {column}) VALUES (%s, %s) "
+            f"ON CONFLICT (key) DO UPDATE SET {column} = EXCLUDED.{column}, used = now()",
+            (key, value),
+        )
+
+    def put_probe(self, key: str, props: Properties) -> None:
+        self._write(
+            self._upsert(key, "props", _dumps(props.to_json())), lambda m: m.put_probe(key, props)
+        )
+
+    def put_error(self, key: str, error: Mapping[str, JSON]) -> None:
+        self._write(
+            self._upsert(key, "error", _dumps(dict(error))), lambda m: m.put_error(key, error)
+        )
+        self.finish(key)
+
+    def put_pages(self, key: str, pages: Sequence[Page]) -> None:
+        rows = [
+            (key, p.page_index, zlib.compress(_dumps(p.to_json()).encode("utf-8"), 1))
+            for p in pages
+        ]
+
+        def q(db: psycopg.Connection[Any]) -> None:
+            with db.transaction(), db.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO pages VALUES (%s, %s, %s) ON CONFLICT (key, page_index) "
+                    "DO UPDATE SET body = EXCLUDED.body",
+                    rows,
+                )
+
+        self._write(q, lambda m: m.put_pages(key, pages))
+        self._index(key, pages)
+
+    def _index(self, key: str, pages: Sequence[Page]) -> None:
+        with self._text_lock, fulltext.transaction(self._text):
+            fulltext.put_pages(self._text, key, pages)
+            self._indexed.add(key)
+
+    def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None:
+        self.put_pages(key, pages)
+        self._write(
+            self._upsert(key, "outline", _dumps(outline.to_json())),
+            lambda m: m.put_document(key, outline, ()),
+        )
+        self.finish(key)
+
+    def page(self, key: str, index: int) -> Page | None:
+        def q(db: psycopg.Connection[Any]) -> bytes | None:
+            row = db.execute(
+                "SELECT body FROM pages WHERE key = %s AND page_index = %s", (key, index)
+            ).fetchone()
+            return bytes(row[0]) if row else None
+
+        with self._lock:
+            kept = self._local.page(key, index)
+        if kept is not None:
+            return kept
+        body = self._run(q, None)
+        return None if body is None else self._decoded(key, body)
+
+    def _decoded(self, key: str, body: bytes) -> Page | None:
+        try:
+            return Page.from_json(json.loads(zlib.decompress(body)))
+        except (zlib.error, ValueError, KeyError, TypeError):
+            log.warning("a stored page is unreadable; it will be extracted again")
+            self.forget(key)
+            return None
+
+    def forget(self, key: str) -> None:
+        def q(db: psycopg.Connection[Any]) -> None:
+            with db.transaction():
+                for table in ("pages", "docs", "jobs"):
+                    db.execute(f"DELETE FROM {table} WHERE key = %s", (key,))
+
+        self._run(q, None)
+        with self._lock:
+            self._local.forget(key)
+        with self._text_lock:
+            fulltext.forget(self._text, key)
+            self._indexed.discard(key)
+
+    def serve(self, added: Sequence[tuple[str, str, str]], dropped: Sequence[str]) -> None:
+        """Searches look at the keys `added`, no longer at `dropped` (dropped from this
+        replica's index only: other replicas may still serve them, so the shared rows stay)."""
+        with self._text_lock:
+            missing = [row[0] for row in added if row[0] not in self._indexed]
+        if missing:
+            rows: list[tuple[str, bytes]] = self._run(
+                lambda db: db.execute(
+                    "SELECT key, body FROM pages WHERE key = ANY(%s)", (missing,)
+                ).fetchall(),
+                [],
+            )
+            pages: dict[str, list[Page]] = {}
+            for key, body in rows:
+                page = self._decoded(key, bytes(body))
+                if page is not None:
+                    pages.setdefault(key, []).append(page)
+            for key, kept in pages.items():
+                self._index(key, kept)
+        with self._text_lock, fulltext.transaction(self._text):
+            for key in dropped:
+                fulltext.forget(self._text, key)
+                self._indexed.discard(key)
+            fulltext.serve(self._text, added, dropped)
+
+    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+        with self._text_lock:
+            return fulltext.search(self._text, query, scope, limit, offset)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._db is not None:
+                self._db.close()
+
+    # ---- the work queue ------------------------------------------------------------------
+
+    def claim(self, key: str) -> Claim:
+        """Claim the extraction of `key` (unreachable database: claimed, extracted locally)."""
+
+        def q(db: psycopg.Connection[Any]) -> Claim:
+            with db.transaction():
+                db.execute(
+                    "INSERT INTO jobs (key, lease_until) VALUES (%s, now()) "
+                    "ON CONFLICT (key) DO NOTHING",
+                    (key,),
+                )
+                row = db.execute(
+                    "SELECT done, owner IS NULL OR lease_until < now() FROM jobs "
+                    "WHERE key = %s FOR UPDATE SKIP LOCKED",
+                    (key,),
+                ).fetchone()
+                if row is None:
+                    return Claim.BUSY  # another replica is claiming it right now
+                done, free = row
+                if done:
+                    return Claim.DONE
+                if not free:
+                    return Claim.BUSY
+                db.execute(
+                    "UPDATE jobs SET owner = %s, attempts = attempts + 1, "
+                    "lease_until = now() + make_interval(secs => %s) WHERE key = %s",
+                    (self.owner, self.lease, key),
+                )
+                return Claim.CLAIMED
+
+        return self._run(q, Claim.CLAIMED)
+
+    def busy(self, key: str) -> bool:
+        """Whether another replica holds the job of `key` within its lease."""
+
+        def q(db: psycopg.Connection[Any]) -> bool:
+            row = db.execute(
+                "SELECT 1 FROM jobs WHERE key = %s AND NOT done AND owner <> %s "
+                "AND lease_until >= now()",
+                (key, self.owner),
+            ).fetchone()
+            return row is not None
+
+        return self._run(q, False)
+
+    def renew(self, key: str) -> None:
+        """Extend this replica's lease on `key` (while it extracts)."""
+        self._run(
+            lambda db: db.execute(
+                "UPDATE jobs SET lease_until = now() + make_interval(secs => %s) "
+                "WHERE key = %s AND owner = %s AND NOT done",
+                (self.lease, key, self.owner),
+            ),
+            None,
+        )
+
+    def finish(self, key: str) -> None:
+        """The result of `key` is in the store."""
+        self._write(
+            lambda db: db.execute(
+                "INSERT INTO jobs (key, done) VALUES (%s, true) "
+                "ON CONFLICT (key) DO UPDATE SET done = true, owner = NULL",
+                (key,),
+            ),
+            lambda m: None,
+        )
+
+    def release(self, key: str) -> None:
+        """Give the job of `key` up unfinished (a failure that may pass): anyone may retry."""
+        self._run(
+            lambda db: db.execute(
+                "DELETE FROM jobs WHERE key = %s AND owner = %s AND NOT done", (key, self.owner)
+            ),
+            None,
+        )
+
+    def extractions(self) -> dict[str, int]:
+        """Claims per key so far (what the tests and the bench count)."""
+        rows: list[tuple[str, int]] = self._run(
+            lambda db: db.execute("SELECT key, attempts FROM jobs").fetchall(), []
+        )
+        return dict(rows)
+
+    # ---- the change feed -----------------------------------------------------------------
+
+    def publish(self, rels: Sequence[str]) -> None:
+        """Tell every replica that these files (relative paths) changed."""
+        message = _dumps({"origin": self.owner, "rels": list(rels)})
+        self._run(lambda db: db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, message)), None)
+
+    async def follow(self, on_change: Callable[[list[str] | None], Awaitable[None]]) -> None:
+        """Call `on_change` with what other replicas publish, until cancelled; with None
+        after a lost connection is back (changes may have been missed meanwhile)."""
+        db: psycopg.Connection[Any] | None = None
+        lost = False
+        try:
+            while True:
+                if db is None or db.closed:
+                    db = await anyio.to_thread.run_sync(self._listener)
+                    if db is None:
+                        lost = True
+                        await anyio.sleep(RECONNECT_SECONDS)
+                        continue
+                    if lost:
+                        lost = False
+                        await on_change(None)
+                try:
+                    batch = await anyio.to_thread.run_sync(_wait_notifies, db)
+                except psycopg.OperationalError as exc:
+                    log.warning("the change feed was lost (%s); reconnecting", exc)
+                    db.close()
+                    lost = True
+                    continue
+                for payload in batch:
+                    message = json.loads(payload)
+                    if message.get("origin") != self.owner:
+                        await on_change(list(message.get("rels", [])))
+        finally:
+            if db is not None:
+                db.close()
+
+    def _listener(self) -> psycopg.Connection[Any] | None:
+        try:
+            db = _connect(self.url)
+            db.execute(f"LISTEN {CHANNEL}")
+        except psycopg.Error as exc:
+            log.warning("the change feed is unreachable (%s); retrying", exc)
+            return None
+        return db
+
+
+def _connect(url: str) -> psycopg.Connection[Any]:
+    """A connection that notices a lost database within seconds, rather than hanging on it
+    (a network partition sends no reset): TCP keepalives and a timeout on unacknowledged data."""
+    return psycopg.connect(
+        url,
+        autocommit=True,
+        connect_timeout=CONNECT_TIMEOUT,
+        keepalives=1,
+        keepalives_idle=5,
+        keepalives_interval=2,
+        keepalives_count=3,
+        tcp_user_timeout=10_000,
+    )
+
+
+def _wait_notifies(db: psycopg.Connection[Any]) -> list[str]:
+    """The notifications that arrive within half a second (a thread, so cancellable between)."""
+    return [n.payload for n in db.notifies(timeout=0.5)]

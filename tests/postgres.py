@@ -1,0 +1,85 @@
+"""A real PostgreSQL server for the tests, started by the test suite itself.
+
+The binaries come from the `pgserver` package (the dev extra bundles them) or else from the
+distribution's server (`initdb` on PATH or under /usr/lib/postgresql). The server runs in a
+fresh data folder on a free local port, as `nobody` when the tests run as root (PostgreSQL
+refuses root), and is stopped at the end. `available()` says why it cannot run, if it cannot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+
+def bin_dir() -> Path | None:
+    """Where initdb, pg_ctl and postgres are."""
+    spec = importlib.util.find_spec("pgserver")  # not imported: only its binaries are used
+    if spec is not None and spec.submodule_search_locations:
+        bundled = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+        if (bundled / "initdb").exists():
+            return bundled
+    found = shutil.which("initdb")
+    if found:
+        return Path(found).resolve().parent
+    dists = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    return Path(dists[-1]).parent if dists else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Postgres:
+    """One throw-away server: `start()`, `stop()` (and start again: a restart), `url`."""
+
+    def __init__(self, bins: Path) -> None:
+        self.bins = bins
+        self.user = "nobody" if os.geteuid() == 0 else None
+        self.dir = Path(tempfile.mkdtemp(prefix="dpe-pg-"))
+        self.data = self.dir / "data"
+        self.port = _free_port()
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        if self.user:
+            shutil.chown(self.dir, self.user)
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8")
+
+    def _run(self, tool: str, *args: str) -> None:
+        subprocess.run(
+            [str(self.bins / tool), *args],
+            check=True,
+            capture_output=True,
+            user=self.user,
+            cwd=self.dir,
+        )
+
+    def start(self) -> None:
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c fsync=off"
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-w", "-l", "log", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def destroy(self) -> None:
+        with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
+            self.stop("immediate")
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def available() -> str:
+    """Why a server cannot be started here ("": it can)."""
+    if importlib.util.find_spec("psycopg") is None:
+        return "psycopg is not installed (pip install 'dpe-server[postgres]')"
+    if bin_dir() is None:
+        return "no PostgreSQL server: pip install pgserver, or install the distribution's"
+    return ""
