@@ -21,7 +21,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, assert_never, cast
@@ -30,7 +30,7 @@ import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
-from dpe_server.catalog.folder import FileStat, scan
+from dpe_server.catalog.folder import FileStat, scan, scan_paths
 from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.index import Index, outline_of
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
@@ -370,11 +370,23 @@ class Catalog(Index[Entry]):
 
     # ---- changes -------------------------------------------------------------------------
 
-    async def rescan(self) -> Change:
-        """Compare the folder with the catalog; update it; announce and return what changed."""
-        found = scan(self.root)
+    async def rescan(self, paths: Collection[str] | None = None) -> Change:
+        """Compare the folder with the catalog; update it; announce and return what changed.
+
+        `paths` (relative, POSIX): compare only these paths and what is below them (what a
+        watcher says changed); None compares the whole folder.
+        """
+        if paths is None:
+            found = scan(self.root)
+            known: Collection[str] = self._entries
+        else:
+            found, subtrees = await anyio.to_thread.run_sync(scan_paths, self.root, paths)
+            known = {rel for rel in paths if rel in self._entries}
+            below = tuple(f"{rel}/" for rel in subtrees if rel not in self._entries)
+            if below:
+                known |= {rel for rel in self._entries if rel.startswith(below)}
         added = [rel for rel in found if rel not in self._entries]
-        removed = [rel for rel in self._entries if rel not in found]
+        removed = [rel for rel in known if rel not in found]
         keys = {
             rel: self._key(rel, st)
             for rel, st in found.items()
