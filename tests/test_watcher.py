@@ -48,10 +48,10 @@ class Recorder:
     async def watching(self, folder: Path) -> None:
         """Return once the watcher sees changes: a file written until its addition is
         announced (the watches are set up in a thread that says nothing when it is done)."""
-        for attempt in range(30):
+        for attempt in range(10):
             (folder / f"ready{attempt}.pptx").write_bytes(b"")
             try:
-                await self.next(timeout=1)
+                await self.next(timeout=5)
                 return
             except TimeoutError:
                 continue
@@ -93,16 +93,16 @@ async def test_a_burst_of_1000_files_is_one_update(
     async with anyio.create_task_group() as tg:
         await catalog.start(tg)
         asked = _forbid_full_scan(monkeypatch)
-        tg.start_soon(watch, catalog, 500, 60.0)
+        tg.start_soon(watch, catalog, 500, 60.0, 1000)
         await recorder.watching(folder)
         asked.clear()
-        before = len(catalog.documents())
         for i in range(1000):
             (folder / "burst" / f"{i // 100}").mkdir(parents=True, exist_ok=True)
             (folder / "burst" / f"{i // 100}" / f"copy{i}.pptx").write_bytes(data)
         change = await recorder.next()
         assert change.list_changed
-        assert len(catalog.documents()) == before + 1000  # all of them in the first announcement
+        burst = [e for e in catalog.entries() if e.rel.startswith("burst/")]
+        assert len(burst) == 1000  # all of them in the first announcement
         assert len(asked) == 1
         tg.cancel_scope.cancel()
 
@@ -116,7 +116,7 @@ async def test_one_changed_file_stats_that_file_only(
         await catalog.start(tg)
         ref = next(e.doc_ref for e in catalog.entries() if e.rel == "deck.pptx")
         asked = _forbid_full_scan(monkeypatch)
-        tg.start_soon(watch, catalog, 500)
+        tg.start_soon(watch, catalog, 500, 60.0, 1000)
         await recorder.watching(folder)
         asked.clear()
         write_deck(folder / "deck.pptx", ["Uno", "Dos"])

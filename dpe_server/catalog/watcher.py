@@ -1,15 +1,18 @@
 """The folder watcher: watchfiles events, debounced, turned into catalog rescans of the paths
 they name.
 
-The changed paths of a burst are gathered until the folder has been quiet for `debounce_ms`
-(at most `MAX_DELAY` seconds after the first change), then handed to one `Catalog.rescan`,
-which stats those paths only (and enters those that are folders): adds, edits, deletes,
-renames and moves of files or whole folders come out of the same comparison, so a burst of a
-thousand files is one catalog update and at most one `list_changed`. Editor temp and lock files
-are ignored here and there (`is_ignored`). The whole folder is compared again only at start
-(`Catalog.start`), and when an event names the folder itself or a path outside it (the folder
-was moved or replaced: nothing else the watcher says can be trusted), or when a burst names
-more paths than `FULL_RESCAN_PATHS` (one listing of the tree is then cheaper).
+watchfiles hands a batch on once the folder has been quiet for `min(50, debounce_ms)` ms (or
+after `debounce_ms`); batches that follow each other closer than that are gathered too (for at
+most `MAX_DELAY` seconds after the first change), then handed to one `Catalog.rescan`, which
+stats those paths only (and enters those that are folders): adds, edits, deletes, renames and
+moves of files or whole folders come out of the same comparison, so a burst of a thousand
+files is one catalog update and at most one `list_changed`. Editor temp and lock files are
+ignored here and there (`is_ignored`). The whole folder is compared again only at start
+(`Catalog.start`), when an event names the folder itself or a path outside it (the folder was
+moved or replaced: nothing else the watcher says can be trusted), when a burst names more
+paths than `FULL_RESCAN_PATHS` (one listing of the tree is then cheaper), and after a rescan
+failed. watchfiles does not report a lost event queue (an inotify overflow), so changes lost
+there are seen at the next start only.
 """
 
 from __future__ import annotations
@@ -61,13 +64,17 @@ class Gathered:
         return None if EVERYTHING in paths or len(paths) > FULL_RESCAN_PATHS else paths
 
 
-async def watch(catalog: Catalog, debounce_ms: int = 150, max_delay: float = MAX_DELAY) -> None:
-    """Rescan what changed after each debounced burst of changes, until cancelled."""
+async def watch(
+    catalog: Catalog, debounce_ms: int = 150, max_delay: float = MAX_DELAY, quiet_ms: int = 0
+) -> None:
+    """Rescan what changed after each debounced burst of changes, until cancelled; a burst ends
+    after `quiet_ms` (default `min(50, debounce_ms)`) without a change."""
+    quiet = (quiet_ms or min(50, debounce_ms)) / 1000
     stop = anyio.Event()
     gathered = Gathered(catalog.root)
     async with anyio.create_task_group() as tg:
         tg.start_soon(_set_when_cancelled, stop)
-        tg.start_soon(_rescan_gathered, catalog, gathered, debounce_ms / 1000, max_delay)
+        tg.start_soon(_rescan_gathered, catalog, gathered, quiet, max_delay)
         await _gather(catalog, gathered, debounce_ms, stop)
 
 
