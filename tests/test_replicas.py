@@ -294,3 +294,27 @@ async def test_a_replica_starts_and_serves_while_postgresql_is_unreachable(
             tg.cancel_scope.cancel()
     finally:
         alone.store.close()
+
+
+async def test_a_change_too_large_for_one_notification_asks_for_a_whole_rescan(url: str) -> None:
+    """A burst naming more paths than one NOTIFY holds (8,000 bytes) is published as "the
+    folder changed", never lost to PostgreSQL's payload limit."""
+    sender, listener = PostgresStore(url), PostgresStore(url)
+    heard: list[list[str] | None] = []
+
+    async def on_change(rels: list[str] | None) -> None:
+        heard.append(rels)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(listener.follow, on_change)
+            while not heard:  # until the listener listens: the first messages may go unheard
+                sender.publish(["a.xlsx"])
+                await anyio.sleep(0.05)
+            sender.publish([f"folder/report-{i:05}.docx" for i in range(1_000)])
+            await _until(lambda: heard[-1] is None, timeout=10)
+            tg.cancel_scope.cancel()
+    finally:
+        sender.close()
+        listener.close()
+    assert all(rels == ["a.xlsx"] for rels in heard[:-1])

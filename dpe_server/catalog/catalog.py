@@ -22,8 +22,9 @@ import logging
 import os
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, assert_never, cast
 
@@ -31,13 +32,13 @@ import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
-from dpe_server.catalog.folder import FileStat, scan
+from dpe_server.catalog.folder import FileStat, scan, scan_paths
 from dpe_server.catalog.fulltext import Found, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.index import Index, outline_of
 from dpe_server.catalog.shared import Claim, SharedStore
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
-from dpe_server.catalog.store import MemoryStore, Outline, Store
+from dpe_server.catalog.store import Cached, MemoryStore, Outline, Store
 from dpe_server.extractors import DEFAULT_LIMITS, is_paged
 from dpe_server.isolation.backends import Backend
 from dpe_server.model.errors import ExtractionError
@@ -74,9 +75,27 @@ ChangeListener = Callable[[Change], Awaitable[None]]
 
 @dataclass(eq=False)
 class Entry(IndexEntry):
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    _lock: anyio.Lock | None = None
+    """Held while the file is extracted; there only while someone holds or awaits it (a
+    lock costs more memory than the rest of an entry)."""
     retried: anyio.Event | None = None
     """Set when the pending retry of a file caught mid-write has run."""
+
+    @property
+    def busy(self) -> bool:
+        """An extraction of the file is under way."""
+        return self._lock is not None and self._lock.locked()
+
+    @asynccontextmanager
+    async def held(self) -> AsyncIterator[None]:
+        """Hold the entry's lock: one extraction of a file at a time."""
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        lock = self._lock
+        async with lock:
+            yield
+        if self._lock is lock and not lock.locked() and not lock.statistics().tasks_waiting:
+            self._lock = None
 
 
 def _fresh(st: FileStat) -> bool:
@@ -117,6 +136,9 @@ class Catalog(Index[Entry]):
         """Documents the warm-up has gone through so far (extracted, failed or skipped)."""
         self.ready = anyio.Event()
         """Set once every file found at start is listed (from the store or a probe)."""
+        self.listing_version = 0
+        """Grows with each `list_changed` announced: what was derived from the listing before
+        (completion's index of doc_refs and titles) is out of date."""
         self._warming = False
         self._warm_limiter = anyio.Semaphore(WARM_CONCURRENCY)
         self._search_sync = anyio.Lock()
@@ -226,6 +248,21 @@ class Catalog(Index[Entry]):
     def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> Entry:
         return Entry(rel, doc_ref, st, key)
 
+    # What is kept of a document once its outline is of the file as it is now is the outline:
+    # the probe's properties say nothing more (the next version is probed again).
+
+    def _apply(self, entry: IndexEntry, cached: Cached | None) -> bool:
+        known = super()._apply(entry, cached)
+        if entry.current:
+            entry.props = None
+        return known
+
+    def _adopt(self, entry: IndexEntry, key: str, doc: Document, outline: Outline) -> bool:
+        current = super()._adopt(entry, key, doc, outline)
+        if current:
+            entry.props = None
+        return current
+
     # ---- queries -------------------------------------------------------------------------
 
     async def outline(self, doc_ref: str) -> tuple[Entry, Outline | None]:
@@ -304,12 +341,12 @@ class Catalog(Index[Entry]):
         """
         deadline = anyio.current_time() + READ_WAIT
         while not (entry.current or entry.failed):
-            if entry.outline is not None and (entry.error is not None or entry.lock.locked()):
+            if entry.outline is not None and (entry.error is not None or entry.busy):
                 return  # a refresh or a retry is under way: the last good version is served
             if entry.error is not None:
                 await self._wait_for_retry(entry, deadline)
             else:
-                async with entry.lock:
+                async with entry.held():
                     if not (entry.current or entry.failed or entry.error is not None):
                         await self._extract_locked(entry)
             if entry.outline is not None or anyio.current_time() >= deadline:
@@ -436,7 +473,7 @@ class Catalog(Index[Entry]):
                 if entry.key != key or self._entries.get(entry.rel) is not entry:
                     return
                 before = _listing(self.info_of(entry))
-                async with entry.lock:
+                async with entry.held():
                     if entry.key != key or entry.current:
                         return
                     if not (await self._extract_locked(entry, attempt + 1) or entry.failed):
@@ -450,12 +487,24 @@ class Catalog(Index[Entry]):
 
     # ---- changes -------------------------------------------------------------------------
 
-    async def rescan(self, publish: bool = True) -> Change:
+    async def rescan(self, paths: Collection[str] | None = None, *, publish: bool = True) -> Change:
         """Compare the folder with the catalog; update it; announce and return what changed;
-        `publish` it to the other replicas too (a shared store) unless they told us."""
-        found = scan(self.root)
+        `publish` it to the other replicas too (a shared store) unless they told us.
+
+        `paths` (relative, POSIX): compare only these paths and what is below them (what a
+        watcher or another replica says changed); None compares the whole folder.
+        """
+        if paths is None:
+            found = scan(self.root)
+            known: Collection[str] = self._entries
+        else:
+            found, subtrees = await anyio.to_thread.run_sync(scan_paths, self.root, paths)
+            known = {rel for rel in paths if rel in self._entries}
+            below = tuple(f"{rel}/" for rel in subtrees if rel not in self._entries)
+            if below:
+                known |= {rel for rel in self._entries if rel.startswith(below)}
         added = [rel for rel in found if rel not in self._entries]
-        removed = [rel for rel in self._entries if rel not in found]
+        removed = [rel for rel in known if rel not in found]
         keys = {
             rel: self._key(rel, st)
             for rel, st in found.items()
@@ -490,9 +539,9 @@ class Catalog(Index[Entry]):
         if self.shared is None:
             return
 
-        async def changed(_rels: list[str] | None) -> None:
+        async def changed(rels: list[str] | None) -> None:
             try:
-                await self.rescan(publish=False)
+                await self.rescan(rels, publish=False)
             except Exception:
                 log.exception("rescan of %s failed; will retry on the next change", self.root)
 
@@ -502,7 +551,7 @@ class Catalog(Index[Entry]):
         """Re-read a changed file, then announce it (the last good version is served meanwhile)."""
         key = entry.key
         before = _listing(self.info_of(entry))
-        async with entry.lock:
+        async with entry.held():
             if key != entry.key:
                 return
             if not self._restore(entry):
@@ -522,6 +571,8 @@ class Catalog(Index[Entry]):
         await self._announce(Change(list_changed=listed, updated=frozenset({entry.doc_ref})))
 
     async def _announce(self, change: Change) -> None:
+        if change.list_changed:
+            self.listing_version += 1
         if self.on_change is not None:
             try:
                 await self.on_change(change)

@@ -5,7 +5,8 @@
   folders do not collide.
 - `is_ignored(rel)`: editor temp and lock files (`~$*`, `.~lock.*#`, `~WRL*.tmp`, `*.tmp`),
   dotfiles and anything under a dot folder.
-- `scan(root)`: the candidate files and their stats, never entering or following a symlink.
+- `scan(root)`: the candidate files and their stats, never entering or following a symlink;
+  `scan_paths(root, rels)` the same for some paths only (what a watcher says changed).
 - `content_fingerprint(root, rel)`: a cheap digest of a file's content, for where the file
   system's times are too coarse to tell two versions apart (`FileStat.coarse`).
 """
@@ -16,7 +17,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -98,11 +99,58 @@ def scan(root: Path) -> dict[str, FileStat]:
     """Every candidate file below `root` that is a regular file reached without entering or
     following a symlink, with its stat (one `lstat` per file, from the listing that found it),
     in the order doc_refs are assigned in (each folder's entries sorted, depth first)."""
-    return dict(_files(root))
+    return dict(_files(str(root), ""))
 
 
-def _files(root: Path) -> Iterator[tuple[str, FileStat]]:
-    stack = [(str(root), "")]
+def scan_paths(root: Path, rels: Iterable[str]) -> tuple[dict[str, FileStat], set[str]]:
+    """`scan` restricted to the paths `rels` (relative, POSIX) and what is below them: the
+    candidate files found there, and the paths that may have held files below them (a folder
+    now, or nothing now: it may have been a folder). A path under a dot folder, or whose parent
+    is not a folder reached without a symlink, holds no candidate file.
+    """
+    found: dict[str, FileStat] = {}
+    subtrees: set[str] = set()
+    reachable: dict[str, bool] = {"": True}
+    for rel in sorted(set(rels)):
+        parent = rel.rpartition("/")[0]
+        st = _lstat(root, rel) if _reachable(root, parent, reachable) else None
+        if st is None or stat.S_ISDIR(st.st_mode):
+            subtrees.add(rel)
+            if st is not None and not rel.rpartition("/")[2].startswith("."):
+                found.update(_files(str(root / rel), rel + "/"))
+        elif stat.S_ISREG(st.st_mode) and is_candidate(rel):
+            found[rel] = _file_stat(st)
+    return found, subtrees
+
+
+def _lstat(root: Path, rel: str) -> os.stat_result | None:
+    try:
+        return os.lstat(root / rel)
+    except OSError:
+        return None
+
+
+def _reachable(root: Path, folder: str, known: dict[str, bool]) -> bool:
+    """Whether the folder `folder` (relative) is one `scan` enters: each of its ancestors a
+    real folder, none a symlink nor a dot folder."""
+    if folder not in known:
+        parent, _, name = folder.rpartition("/")
+        st = _lstat(root, folder)
+        known[folder] = (
+            not name.startswith(".")
+            and st is not None
+            and stat.S_ISDIR(st.st_mode)
+            and _reachable(root, parent, known)
+        )
+    return known[folder]
+
+
+def _file_stat(st: os.stat_result) -> FileStat:
+    return FileStat(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _files(top: str, top_prefix: str) -> Iterator[tuple[str, FileStat]]:
+    stack = [(top, top_prefix)]
     while stack:
         folder, prefix = stack.pop()
         try:
@@ -125,7 +173,7 @@ def _files(root: Path) -> Iterator[tuple[str, FileStat]]:
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode):
-                yield rel, FileStat(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                yield rel, _file_stat(st)
 
 
 FINGERPRINT_BLOCK = 64 * 1024

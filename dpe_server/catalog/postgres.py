@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 CHANNEL = "dpe_changes"
+NOTIFY_BYTES = 7_900
+"""What a change-feed message may hold: PostgreSQL's NOTIFY payload is under 8,000 bytes."""
 LEASE_SECONDS = 30.0
 """How long a claimed job stays another replica's without the claimant renewing it."""
 RECONNECT_SECONDS = 1.0
@@ -417,8 +419,11 @@ class PostgresStore:
     # ---- the change feed -----------------------------------------------------------------
 
     def publish(self, rels: Sequence[str]) -> None:
-        """Tell every replica that these files (relative paths) changed."""
+        """Tell every replica that these files (relative paths) changed; past what one
+        notification holds (8,000 bytes), that the folder changed (each rescans it whole)."""
         message = _dumps({"origin": self.owner, "rels": list(rels)})
+        if len(message.encode()) > NOTIFY_BYTES:
+            message = _dumps({"origin": self.owner, "rels": None})
         self._run(lambda db: db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, message)), None)
 
     async def follow(self, on_change: Callable[[list[str] | None], Awaitable[None]]) -> None:
@@ -447,7 +452,8 @@ class PostgresStore:
                 for payload in batch:
                     message = json.loads(payload)
                     if message.get("origin") != self.owner:
-                        await on_change(list(message.get("rels", [])))
+                        rels = message.get("rels")
+                        await on_change(None if rels is None else list(rels))
         finally:
             if db is not None:
                 db.close()

@@ -304,8 +304,7 @@ class DpeApp:
                 "Too many completion requests from this session; wait a moment and try again.",
             )
         request = _completion_request(params)
-        values = await self.completer.values(*request) if request is not None else []
-        done = cap(values)
+        done = await self.completer.complete(*request) if request is not None else cap([])
         return types.CompleteResult(
             completion=types.Completion(
                 values=done.values, total=done.total, has_more=done.has_more

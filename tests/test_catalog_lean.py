@@ -1,0 +1,37 @@
+"""What the catalog keeps per document once it is idle: the outline, no lock, no probe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from dpe_server.catalog.catalog import Catalog
+from dpe_server.catalog.store import MemoryStore
+from dpe_server.isolation.backends import ThreadBackend
+from tests.e2e.harness import write_deck
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_idle_entries_keep_the_outline_only(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    for i in range(3):
+        write_deck(root / f"deck{i}.pptx", [f"Slide {i}", "Two"])
+    store = MemoryStore()
+    catalog = Catalog(root, "h", ThreadBackend(), store=store)
+    async with anyio.create_task_group() as tg:
+        await catalog.start(tg)
+        assert all(e.props is not None for e in catalog.entries())  # probed, not extracted
+        await catalog.warm()
+        tg.cancel_scope.cancel()
+    for entry in catalog.entries():
+        assert entry.current
+        assert entry.props is None  # the outline says what the probe said
+        assert entry._lock is None  # a lock only while an extraction runs or waits
+    assert [d.page_count for d in catalog.documents()] == [2, 2, 2]
+    restarted = Catalog(root, "h", ThreadBackend(), store=store)
+    await restarted.start()
+    assert all(e.current and e.props is None and e._lock is None for e in restarted.entries())
+    assert restarted.documents() == catalog.documents()

@@ -1,0 +1,58 @@
+"""doc_ref completion from the `DocRefs` index ranks and counts as ranking every doc_ref does."""
+
+from __future__ import annotations
+
+import random
+
+from dpe_server.catalog.folder import doc_ref_for
+from dpe_server.read.completion import FUZZY_RANKED, MAX_VALUES, DocRefs, rank
+
+WORDS = ("budget", "report", "revenue", "plan", "deck", "2024", "north", "q3", "élan", "数据")
+
+
+def _catalog(n: int, seed: int) -> dict[str, str]:
+    rng = random.Random(seed)
+    titles: dict[str, str] = {}
+    for i in range(n):
+        name = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
+        rel = f"dir{i % 7}/{name} {i}.{rng.choice(['pdf', 'xlsx', 'docx', 'pptx'])}"
+        titles[doc_ref_for(rel)] = name.title() if rng.random() < 0.5 else f"Title\t{name}"
+    return titles
+
+
+def test_values_and_totals_are_those_of_a_full_ranking() -> None:
+    titles = _catalog(1500, seed=3)
+    index = DocRefs(titles.items())
+    flat = {ref: title.replace("\t", " ") for ref, title in titles.items()}
+    typed_values = ["", "b", "bu", "budg", "rpt", "q3", "QUAR", "xyz", "é", "数", "n-", "9", "t r"]
+    typed_values += [ref[:4] for ref in list(titles)[:5]]
+    for typed in typed_values:
+        expected = rank(typed, flat, flat)
+        done = index.complete(typed)
+        values, total = done.values, done.total
+        assert values == expected[:MAX_VALUES], typed
+        if sum(ref.startswith(typed.lower()) for ref in titles) > MAX_VALUES:
+            assert done.has_more  # the prefix matches alone: a lower bound
+            assert MAX_VALUES < total <= len(expected)
+        else:
+            assert total == len(expected), typed
+            assert done.has_more == (total > MAX_VALUES)
+
+
+def test_special_characters_typed_are_taken_literally() -> None:
+    index = DocRefs({"a-b-123456": "Plan [draft] (v2) .*", "c-654321": "Other"}.items())
+    assert index.complete("[d").values == ["a-b-123456"]
+    assert index.complete(".*").values == ["a-b-123456"]
+    assert index.complete("\\").total == 0
+
+
+def test_many_matches_are_bounded_and_say_there_are_more() -> None:
+    refs = {f"{'ab'[i % 2]}x-{i:06d}": f"Doc {i}" for i in range(2 * FUZZY_RANKED + 10)}
+    index = DocRefs(refs.items())
+    by_prefix = index.complete("a")
+    assert by_prefix.has_more
+    assert by_prefix.values == sorted(r for r in refs if r.startswith("a"))[:MAX_VALUES]
+    fuzzy = index.complete("x0")  # in every doc_ref, none starts with it
+    assert fuzzy.has_more
+    assert fuzzy.total == FUZZY_RANKED
+    assert len(fuzzy.values) == MAX_VALUES
