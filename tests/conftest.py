@@ -1,4 +1,4 @@
-"""Shared test fixtures: the built fixture folder, the corpus (skipped when absent), and the
+"""Shared test fixtures: the fixture documents, the corpus (skipped when absent), and the
 event loop of async tests (asyncio, the one the server runs on)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures.build import build_all
+from fixtures.build import copy_documents
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -20,9 +20,10 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="session")
 def fixture_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """fixtures/build.py run once per session into a temporary folder."""
+    """A copy of the committed fixture documents (fixtures/*.xlsx, ...), made once per session
+    in a temporary folder: a test that writes beside them cannot touch the repository."""
     out = tmp_path_factory.mktemp("fixtures")
-    build_all(out)
+    copy_documents(out)
     return out
 
 
