@@ -1,5 +1,6 @@
-"""Shared test fixtures: the fixture documents, the corpus (skipped when absent), and the
-event loop of async tests (asyncio, the one the server runs on)."""
+"""Shared test fixtures: the fixture documents, the corpus (skipped when absent) and its
+trees (extracted once per session), and the event loop of async tests (asyncio, the one the
+server runs on)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fixtures.build import copy_documents
+from tests.corpus_trees import Outcome, extract_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -33,3 +35,17 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not present")
     return CORPUS
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The test that first asks for the corpus trees waits for the whole extraction."""
+    for item in items:
+        if "corpus_outcomes" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.timeout(900))
+
+
+@pytest.fixture(scope="session")
+def corpus_outcomes(corpus: Path) -> dict[Path, Outcome]:
+    """Every corpus document extracted once per session (tests/corpus_trees.py): its tree or
+    its error, shared by every corpus test."""
+    return extract_corpus(corpus)
