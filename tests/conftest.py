@@ -4,15 +4,61 @@ server runs on)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import hypothesis
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from fixtures.build import copy_documents
 from tests.corpus_trees import Outcome, extract_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
+TOOL_FOLDERS = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+"""What Python and the tools that run the tests write in the repository: not the tests."""
+
+# Hypothesis keeps its caches in the temporary folder, not in .hypothesis/ of the working
+# directory, and no example database.
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "dpe-server-test-hypothesis")
+hypothesis.settings.register_profile("dpe-server", database=None)
+hypothesis.settings.load_profile("dpe-server")
+
+
+def _footprint() -> dict[str, tuple[int, int]]:
+    """Size and mtime of every file of the repository (not the tools' folders), of every
+    file of the corpus, and the names beside the corpus."""
+    found: dict[str, tuple[int, int]] = {}
+    for top in (ROOT, CORPUS):
+        for folder, dirs, files in os.walk(top):
+            dirs[:] = [d for d in dirs if d not in TOOL_FOLDERS]
+            for name in files:
+                path = Path(folder, name)
+                with contextlib.suppress(OSError):
+                    stat = path.stat()
+                    found[str(path)] = (stat.st_size, stat.st_mtime_ns)
+    if CORPUS.parent.is_dir():
+        found.update({str(p): (0, 0) for p in CORPUS.parent.iterdir()})
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _tests_write_only_into_temporary_folders() -> Iterator[None]:
+    """At the end of the session: no file of the repository or the corpus was created,
+    changed or removed, and nothing appeared beside the corpus."""
+    before = _footprint()
+    yield
+    after = _footprint()
+    changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
+    assert {
+        "created": sorted(after.keys() - before.keys()),
+        "removed": sorted(before.keys() - after.keys()),
+        "changed": changed,
+    } == {"created": [], "removed": [], "changed": []}
 
 
 @pytest.fixture
