@@ -87,12 +87,22 @@ def write_encrypted(path: Path) -> None:
     )
 
 
+def age(root: Path) -> Path:
+    """Date every file under `root` long ago: settled files, not ones that may be half-written
+    (a server retries the failure of a file modified in its last seconds, so a folder with a
+    fresh unreadable file is not settled until those seconds have passed)."""
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(1, 1_000_000_000))
+    return root
+
+
 def make_folder(root: Path) -> Path:
     write_deck(root / "a" / "report.pptx", ["Alpha", "Beta", "Gamma"])
     write_deck(root / "b" / "report.pptx", ["Other"])
     write_doc(root / "notes.docx", ["Intro", "Details"])
     write_encrypted(root / "locked.docx")
-    return root
+    return age(root)
 
 
 def free_port() -> int:
