@@ -54,11 +54,15 @@ def _tests_write_only_into_temporary_folders() -> Iterator[None]:
     yield
     after = _footprint()
     changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
-    assert {
+    found = {
         "created": sorted(after.keys() - before.keys()),
         "removed": sorted(before.keys() - after.keys()),
         "changed": changed,
-    } == {"created": [], "removed": [], "changed": []}
+    }
+    assert found == {"created": [], "removed": [], "changed": []}, (
+        f"the tests wrote outside their temporary folders: {found} (or these files were edited "
+        "while the tests ran)"
+    )
 
 
 @pytest.fixture
