@@ -5,6 +5,7 @@
   pptx 100 slides (title, 5 bullets on 2 levels, a table, a picture, notes); docx ~200
   paragraphs with headings, bulleted and numbered lists and a 20x5 table.
 - `folder(out, per_format)`: many small, varied documents of the four formats.
+- `large("ods", ...)`: the xlsx sheet's shape as an OpenDocument spreadsheet (calamine reads it).
 
 A file that exists already is reused (the content is a pure function of its name and size).
 """
@@ -106,6 +107,40 @@ def write_xlsx(path: Path, sheets: list[tuple[str, int, int]], seed: int) -> Non
             ws.append(row)
     wb.save(str(path))
     fix_zip(path)
+
+
+def write_ods(path: Path, rows: int, cols: int, seed: int) -> None:
+    """One sheet of `rows` x `cols` (header row, then ints, text, floats, dates, ints), as
+    OpenDocument XML (fixtures/builders/ods.py writes the package)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from fixtures.builders.ods import MANIFEST, MIME, NS, Cell, cell, row, table, write_package
+
+    rng = random.Random(seed)
+    base = dt.date(2020, 1, 1)
+    lines = [row(*(cell(f"{WORDS[c % len(WORDS)].title()} {c}") for c in range(cols)))]
+    for r in range(rows - 1):
+        values: list[Cell] = []
+        for c in range(cols):
+            kind = c % 5
+            if kind == 0:
+                values.append(float(r + 1))
+            elif kind == 1:
+                values.append(rng.choice(WORDS))
+            elif kind == 2:
+                values.append(round(rng.random() * 1000, 2))
+            elif kind == 3:
+                values.append(("date", (base + dt.timedelta(days=r % 1500)).isoformat()))
+            else:
+                values.append(float(rng.randint(-500, 500)))
+        lines.append(row(*(cell(v) for v in values)))
+    content = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<office:document-content {NS} '
+        'office:version="1.2"><office:body><office:spreadsheet>'
+        f"{table('Data', lines)}</office:spreadsheet></office:body></office:document-content>"
+    )
+    write_package(path, MIME, {"META-INF/manifest.xml": MANIFEST, "content.xml": content})
 
 
 # ---- pdf -------------------------------------------------------------------------------------
@@ -223,6 +258,8 @@ def large(kind: str, out: Path, quick: bool) -> Path:
     tmp = path.with_name("tmp-" + path.name)
     if kind == "xlsx":
         write_xlsx(tmp, [("Data", 10_000 if quick else 50_000, 10)], seed=1)
+    elif kind == "ods":
+        write_ods(tmp, 10_000 if quick else 50_000, 10, seed=5)
     elif kind == "pdf":
         write_pdf(tmp, 50 if quick else 200, seed=2)
     elif kind == "pptx":

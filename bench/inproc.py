@@ -40,6 +40,22 @@ def bare_pdf(path: Path, _arg: str) -> str:
     return f"{len(reader.pages)} pages, {chars} chars"
 
 
+def bare_pdfium(path: Path, _arg: str) -> str:
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(str(path))
+    chars = 0
+    for index in range(len(pdf)):
+        page = pdf[index]
+        textpage = page.get_textpage()
+        chars += len(textpage.get_text_range())
+        textpage.close()
+        page.close()
+    pages = len(pdf)
+    pdf.close()
+    return f"{pages} pages, {chars} chars"
+
+
 def bare_pdf_page(path: Path, arg: str) -> str:
     from pypdf import PdfReader
 
@@ -141,6 +157,7 @@ MEASURES: dict[str, Callable[[Path, str], str]] = {
     "bare_xlsx": bare_xlsx,
     "bare_pdf": bare_pdf,
     "bare_pdf_page": bare_pdf_page,
+    "bare_pdfium": bare_pdfium,
     "bare_pptx": bare_pptx,
     "bare_docx": bare_docx,
     "bare_docx_paragraphs": bare_docx_paragraphs,
@@ -163,6 +180,7 @@ def _preimport(name: str) -> None:
         "bare_xlsx": "python_calamine",
         "bare_pdf": "pypdf",
         "bare_pdf_page": "pypdf",
+        "bare_pdfium": "pypdfium2",
         "bare_pptx": "pptx",
         "bare_docx": "docx",
         "bare_docx_paragraphs": "docx",

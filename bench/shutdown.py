@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -32,12 +33,12 @@ from tests.e2e.harness import connect, free_port, make_folder, server_args, wait
 
 
 def _started(log: Path) -> str | None:
-    text = log.read_text(errors="replace")
-    return text.split("serving on ", 1)[1].split()[0] if "serving on " in text else None
+    found = re.search(r"dpe-server: serving .* on (\S+)", log.read_text(errors="replace"))
+    return found.group(1) if found else None
 
 
 def one(folder: Path, transport: str, signum: int) -> tuple[int, float]:
-    """(exit status, seconds from the signal to the exit)."""
+    """(exit status, seconds from the signal (or the end of stdin) to the exit)."""
     log = folder.parent / "server.log"
     args = server_args(folder, "--transport", transport, "--port", str(free_port()))
     with log.open("wb") as out:
@@ -67,20 +68,24 @@ def one(folder: Path, transport: str, signum: int) -> tuple[int, float]:
 
 
 def _signal(proc: subprocess.Popen[bytes], signum: int) -> float:
+    """Send `signum`, or close the server's stdin when it is 0 (the client went away)."""
     start = time.monotonic()
-    proc.send_signal(signum)
+    if signum:
+        proc.send_signal(signum)
+    elif proc.stdin is not None:
+        proc.stdin.close()
     return start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--signal", choices=("TERM", "INT"), default="TERM")
+    parser.add_argument("--signal", choices=("TERM", "INT", "EOF"), default="TERM")
     args = parser.parse_args()
-    signum = int(getattr(signal, f"SIG{args.signal}"))
+    signum = int(getattr(signal, f"SIG{args.signal}", 0))  # EOF: stdin closed, stdio only
     warnings.simplefilter("ignore", MCPDeprecationWarning)
-    print(f"SIG{args.signal}, {args.runs} runs per case, {os.cpu_count()} CPUs")
-    for transport in ("stdio", "http"):
+    print(f"{args.signal}, {args.runs} runs per case, {os.cpu_count()} CPUs")
+    for transport in ("stdio", "http") if signum else ("stdio",):
         times: list[float] = []
         statuses: set[int] = set()
         for _ in range(args.runs):

@@ -35,6 +35,14 @@ def _el(eid: str, category: str, summary: str = "A thing", **content: Any) -> di
     return {"element_id": eid, "category": category, "summary": summary, "content": content}
 
 
+def _form(*changes: dict[str, Any]) -> tuple[list[dict[str, Any]]]:
+    """A form element of one field, a text field named `a` with `changes` applied."""
+    field = {"name": "a", "type": "text", "value": "", "label": "A", "kind": "text"}
+    for change in changes:
+        field |= change
+    return ([_el("p0-frm1", "form", fields=[field])],)
+
+
 def _doc(**changes: Any) -> dict[str, Any]:
     out = {**DOC, **changes}
     return {k: v for k, v in out.items() if v is not ...}
@@ -143,6 +151,32 @@ CASES: list[tuple[str, Rule[Any], tuple[Any, ...], bool]] = [
         ([_el("p0-sep1", "separator", kind="dash")],),
         False,
     ),
+    (
+        "form-ok",
+        rules_page.content_form,
+        _form(
+            {"type": "checkbox", "value": "Yes", "kind": "checkbox", "checked": True},
+            {"options": ["Yes"]},
+        ),
+        True,
+    ),
+    ("form-text-ok", rules_page.content_form, _form({"type": "text", "kind": "text"}), True),
+    (
+        "form-spec-only",  # SPEC's name/type/value alone: no label, no kind
+        rules_page.content_form,
+        ([_el("p0-frm1", "form", fields=[{"name": "a", "type": "text", "value": "x"}])],),
+        False,
+    ),
+    ("form-unknown-kind", rules_page.content_form, _form({"kind": "slider"}), False),
+    ("form-box-unchecked", rules_page.content_form, _form({"kind": "checkbox"}), False),
+    (
+        "form-off-box-with-value",
+        rules_page.content_form,
+        _form({"kind": "checkbox", "checked": False, "value": "Yes"}),
+        False,
+    ),
+    ("form-checked-text", rules_page.content_form, _form({"checked": False}), False),
+    ("form-option-int", rules_page.content_form, _form({"kind": "list", "options": [1]}), False),
     (
         "filter-ok",
         rules_page.l2_categories_filter,

@@ -3,33 +3,45 @@
 from __future__ import annotations
 
 import io
+import logging
+import os
 import re
 import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 import anyio
+import anyio.lowlevel
 import pytest
 
-from dpe_server.catalog.catalog import Catalog
 from dpe_server.isolation.backends import ThreadBackend
-from dpe_server.model.tree import Properties
-from dpe_server.surface.progress import MIN_FILES, progress_bar
-from tests.e2e.harness import connect, http_server, make_folder, wait_for, write_deck
+from dpe_server.surface.progress import progress
+from tests.e2e.harness import connect, http_server, make_folder, wait_for
+
+if TYPE_CHECKING:
+    from dpe_server.surface.app import DpeApp
 
 SERVE = [sys.executable, "-m", "dpe_server", "serve"]
 
 
-def _read(folder: Path, uri: str) -> subprocess.CompletedProcess[str]:
+def _dpe(*args: str) -> subprocess.CompletedProcess[str]:
+    """`dpe-server ARGS` run to its end, no input, its output kept."""
     return subprocess.run(
-        [sys.executable, "-m", "dpe_server", "read", str(folder), uri, "--no-cache"],
+        [sys.executable, "-m", "dpe_server", *args],
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+def _read(folder: Path, uri: str) -> subprocess.CompletedProcess[str]:
+    return _dpe("read", str(folder), uri, "--no-cache")
 
 
 def test_read_prints_the_body_and_exits_zero(tmp_path: Path) -> None:
@@ -77,16 +89,16 @@ def test_read_of_the_catalog_parses_under_the_worker_options(
     ]
 
 
-def test_serve_prints_a_one_line_banner_on_stderr(tmp_path: Path) -> None:
+def test_serve_over_http_prints_its_banner_on_stderr(tmp_path: Path) -> None:
     folder = make_folder(tmp_path / "docs")
     with http_server(folder) as server:
-        deadline = time.monotonic() + 30
-        while "serving on" not in server.stderr() and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_for(lambda: "to list them" in server.stderr(), "the banner")
         lines = [line for line in server.stderr().splitlines() if line.startswith("dpe-server:")]
+    root = folder.resolve()
     assert lines == [
-        f"dpe-server: 4 documents, 1 unreadable in {folder.resolve()} as dpe://local.dpe.docs, "
-        f"serving on {server.url}"
+        f"dpe-server: serving 4 documents from {root} as dpe://local.dpe.docs on {server.url}",
+        f"dpe-server: 1 unreadable (1 encrypted); to list them: dpe-server read {root} "
+        "'dpe://local.dpe.docs?format=text'",
     ]
 
 
@@ -114,14 +126,7 @@ def test_serve_prints_a_one_line_banner_on_stderr(tmp_path: Path) -> None:
 def test_serve_refuses_a_bad_option_value_in_one_line(
     tmp_path: Path, option: str, value: str, transport: str
 ) -> None:
-    done = subprocess.run(
-        [*SERVE, str(tmp_path), "--no-cache", "--transport", transport, f"{option}={value}"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = _dpe("serve", str(tmp_path), "--no-cache", "--transport", transport, f"{option}={value}")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith(f"dpe-server serve: error: argument {option}: '{value}' is not ")
@@ -129,13 +134,7 @@ def test_serve_refuses_a_bad_option_value_in_one_line(
 
 
 def test_read_refuses_a_bad_worker_option_in_one_line(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "dpe_server", "read", str(tmp_path), "dpe://x", "--timeout=-3"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = _dpe("read", str(tmp_path), "dpe://x", "--timeout=-3")
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         "dpe-server read: error: argument --timeout: '-3' is not a number of seconds from 1 to "
@@ -165,7 +164,7 @@ def test_serve_on_port_zero_names_the_port_it_bound(tmp_path: Path) -> None:
 
             def banner() -> str | None:
                 log.seek(0)
-                found = re.search(rb"serving on (http://\S+)", log.read())
+                found = re.search(rb"dpe-server: serving .* on (http://\S+)", log.read())
                 return found.group(1).decode() if found else None
 
             url = wait_for(banner, "the banner")
@@ -182,39 +181,101 @@ def test_serve_on_port_zero_names_the_port_it_bound(tmp_path: Path) -> None:
             server.wait(30)
 
 
-class _SlowProbes(ThreadBackend):
-    async def probe(self, root: Path, rel: str) -> Properties:
-        await anyio.sleep(0.3)
-        return await super().probe(root, rel)
-
-
 class _Tty(io.StringIO):
     def isatty(self) -> bool:
         return True
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_progress_bar_draws_on_a_terminal_then_clears(tmp_path: Path) -> None:
-    folder = tmp_path / "many"
-    write_deck(folder / "0.pptx", ["x"])
-    for i in range(1, MIN_FILES + 5):
-        (folder / f"{i}.pptx").write_bytes((folder / "0.pptx").read_bytes())
-    catalog = Catalog(folder, "h", _SlowProbes())
+async def test_progress_ends_at_its_total_on_a_line_of_its_own() -> None:
+    done = [0]
     tty = _Tty()
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(progress_bar, catalog, tty)
-        await catalog.start()
-    out = tty.getvalue()
-    assert "indexing [" in out
-    assert f"/{MIN_FILES + 5}" in out
-    assert out.endswith("\r")
+    async with progress("indexing", lambda: (done[0], 3), tty):
+        for _ in range(3):
+            done[0] += 1
+            await anyio.lowlevel.checkpoint()
+    assert tty.getvalue().endswith(f"\rindexing [{'#' * 30}] 3/3\n")
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_progress_bar_stays_silent_off_a_terminal(tmp_path: Path) -> None:
-    catalog = Catalog(tmp_path, "h", ThreadBackend())
+async def test_progress_cut_short_still_ends_its_line() -> None:
+    tty = _Tty()
+    with pytest.raises(RuntimeError):
+        async with progress("indexing", lambda: (1, 3), tty):
+            raise RuntimeError
+    assert tty.getvalue().endswith(f"\rindexing [{'#' * 10}{' ' * 20}] 1/3\n")
+
+
+@pytest.mark.anyio
+async def test_progress_stays_silent_off_a_terminal() -> None:
     stream = io.StringIO()
-    await progress_bar(catalog, stream)
+    async with progress("indexing", lambda: (1, 3), stream):
+        await anyio.lowlevel.checkpoint()
     assert stream.getvalue() == ""
+
+
+@pytest.mark.parametrize(
+    ("make", "says"),
+    [
+        (lambda p: p / "missing", "there is no folder {p}."),
+        (lambda p: p / "one.docx", "{p} is a file, not a folder; give the folder of documents."),
+    ],
+    ids=["missing", "a file"],
+)
+@pytest.mark.parametrize("command", ["serve", "read"])
+def test_a_folder_that_cannot_be_served_is_one_sentence_and_exit_two(
+    tmp_path: Path, command: str, make: Callable[[Path], Path], says: str
+) -> None:
+    (tmp_path / "one.docx").write_bytes(b"PK")
+    path = make(tmp_path)
+    extra = ["dpe://x"] if command == "read" else []
+    done = _dpe(command, str(path), *extra)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"dpe-server {command}: " + says.format(p=path)]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every folder")
+def test_an_unreadable_folder_is_one_sentence_and_exit_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dpe_server.cli import command as cli
+
+    folder = tmp_path / "closed"
+    folder.mkdir(mode=0)
+    try:
+        assert cli.main(["serve", str(folder)]) == 2
+    finally:
+        folder.chmod(0o700)
+    assert capsys.readouterr().err == (
+        f"dpe-server serve: the folder {folder} cannot be read (Permission denied).\n"
+    )
+
+
+def test_version_names_the_package_version() -> None:
+    from dpe_server import __version__
+
+    done = _dpe("--version")
+    assert done.returncode == 0
+    assert done.stdout == f"dpe-server {__version__}\n"
+
+
+def test_banner_logs_later_changes_of_its_counts(caplog: pytest.LogCaptureFixture) -> None:
+    from dpe_server.cli.banner import Banner
+
+    entries = [SimpleNamespace(error=None), SimpleNamespace(error=None)]
+    catalog = SimpleNamespace(root=Path("/docs"), entries=lambda: entries)
+    out = io.StringIO()
+    banner = Banner(cast("DpeApp", SimpleNamespace(host="h", catalog=catalog)), out)
+    with caplog.at_level(logging.INFO, "dpe_server"):
+        banner.recount()  # nothing shown yet: nothing to compare with
+        banner.listening("stdio")
+        banner.indexed()
+        banner.recount()  # unchanged
+        entries.append(SimpleNamespace(error=SimpleNamespace(kind="corrupt")))
+        banner.recount()
+        banner.recount()
+    assert [r.getMessage() for r in caplog.records] == ["now 3 documents, 1 unreadable (1 corrupt)"]
+    assert (
+        banner.stream.getvalue()
+        == "dpe-server: serving 2 documents from /docs as dpe://h on stdio\n"
+    )

@@ -69,6 +69,18 @@ def test_problems_names_missing_unknown_and_mistyped_fields() -> None:
     )
 
 
+def test_fields_the_extractors_write_beyond_the_fixtures_are_declared() -> None:
+    """Fields no fixture shows but an extractor writes (typing the builders found them)."""
+    chart = {"chart_type": "bar", "title": "", "series": [], "data_summary": ""}
+    cases = [
+        (Category.LINK, {"text": "a", "url": "u", "cell": "A1", "internal": False, "tooltip": "t"}),
+        (Category.WIDGET, {"kind": "embedded_object", "name": "x", "text": "", "link": "a.pdf"}),
+        (Category.CHART, chart | {"chart_types": ["bar", "line"], "axis_titles": {"y2": "%"}}),
+        (Category.ANNOTATION, {"text": "t", "kind": "comment", "resolved": True}),
+    ]
+    assert [p for category, content in cases for p in problems(category, content)] == []
+
+
 def test_fixture_contents_fit_their_shapes(fixture_dir: Path) -> None:
     found = [p for path in _documents(fixture_dir) for p in _shape_problems(path)]
     assert found == []

@@ -267,6 +267,27 @@ def test_content_of_each_construct(
     assert any(_matches(c, expected) for c in contents), contents
 
 
+def test_comment_replies_nest_under_the_comment_they_answer(everything: Document) -> None:
+    """Word's replies (comments of their own, linked by commentsExtended.xml) are the thread
+    of the comment they answer, in order, never annotations of their own; `w15:done` on the
+    thread's comment marks it resolved."""
+    comments = [e.content for _, e in _elements(everything, Category.ANNOTATION)]
+    comments = [c for c in comments if c["kind"] == "comment"]
+    assert len(comments) == 1, comments
+    assert comments[0] == {
+        "text": "SENT-COMMENT body",
+        "kind": "comment",
+        "author": "SENT Reviewer",
+        "anchor": "SENT-ANCHORED-TEXT",
+        "date": "2024-01-01T00:00:00Z",
+        "replies": [
+            {"text": "SENT-REPLY one", "author": "SENT Replier", "date": "2024-01-02T09:30:00Z"},
+            {"text": "SENT-REPLY two", "author": "SENT Reviewer", "date": "2024-01-03T10:00:00Z"},
+        ],
+        "resolved": True,
+    }
+
+
 FORMS = [
     ("legacy-text", {"name": "SENTText1", "type": "text", "value": "SENT-FORMVALUE"}),
     (

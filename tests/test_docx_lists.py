@@ -7,6 +7,7 @@ and in Markdown; the corpus documents with lists (no item lost, labels as the te
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -15,14 +16,14 @@ import pytest
 from lxml import etree
 
 from dpe_server.extractors import DEFAULT_LIMITS
-from dpe_server.extractors.docx.extract import extract
+from dpe_server.extractors.docx.extract import extract, extract_pages
 from dpe_server.extractors.docx.numbering import Counters, Numbering
 from dpe_server.extractors.docx.numformat import cjk_counting, letters, number, roman
 from dpe_server.model.tree import Category, Document
 from dpe_server.views.render import render_element
 from fixtures.builders.docx_lists import LISTS
 from tests.corpus_trees import Outcome
-from tests.test_docx_units import NS, _numpr, p, read
+from tests.test_docx_units import HEADINGS, NS, _numpr, docx, p, read
 
 # --- number formats ---------------------------------------------------------------------------
 
@@ -153,6 +154,34 @@ def test_start_is_given_when_not_one() -> None:
     ]
 
 
+def test_counters_continue_across_pages_whichever_pages_are_read() -> None:
+    """A numbered list split by a top-level heading (a new page) keeps counting per numId, as
+    Word shows it; an empty numbered paragraph counts too; reading one page alone gives the
+    same labels as reading them all."""
+    body = (
+        p("One", style="berschrift1")
+        + p("a", ppr=_numpr("2", 0))
+        + p("b", ppr=_numpr("2", 0))
+        + f"<w:p><w:pPr>{_numpr('2', 0)}</w:pPr></w:p>"
+        + p("Two", style="berschrift1")
+        + p("d", ppr=_numpr("2", 0))
+        + p("d1", ppr=_numpr("2", 1))
+        + p("Three", style="berschrift1")
+        + p("e", ppr=_numpr("2", 0))
+    )
+    data = docx(body, styles=HEADINGS, numbering=NUMBERING)
+    whole = extract(io.BytesIO(data), DEFAULT_LIMITS)
+    labels = [
+        [[i.get("label") for i in x["items"]] for x in _lists(Document(whole.properties, (pg,)))]
+        for pg in whole.pages
+    ]
+    assert labels == [[["1.", "2."]], [["4.", "a)"]], [["5."]]]
+    assert [x.get("start") for x in _lists(whole)] == [None, 4, 5]
+    for index in (2, 1):
+        (alone,) = extract_pages(io.BytesIO(data), [index], DEFAULT_LIMITS)
+        assert alone == whole.pages[index]
+
+
 # --- the fixture ------------------------------------------------------------------------------
 
 
@@ -212,8 +241,8 @@ def _markdown(content: dict[str, Any]) -> str:
         (3, "- a) SENT-LETTER-A\n- b) SENT-LETTER-B\n- c) SENT-LETTER-C\n"),
         (
             5,
-            "1. SENT-NEST-1\n  - 1.1. SENT-NEST-1-1\n  - 1.2. SENT-NEST-1-2\n2. SENT-NEST-2\n"
-            "  - 2.1. SENT-NEST-2-1\n",
+            "1. SENT-NEST-1\n   - 1.1. SENT-NEST-1-1\n   - 1.2. SENT-NEST-1-2\n2. SENT-NEST-2\n"
+            "   - 2.1. SENT-NEST-2-1\n",
         ),
         (9, "- 一、 SENT-CJK-1\n- 二、 SENT-CJK-2\n- 三、 SENT-CJK-3\n"),
     ],

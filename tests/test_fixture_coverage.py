@@ -55,7 +55,7 @@ def test_fixture_coverage_every_category(docs: Docs) -> None:
     assert missing == [], f"no fixture document has these categories: {missing}"
 
 
-@pytest.mark.parametrize("kind", ["xlsx", "pdf", "pptx", "docx"])
+@pytest.mark.parametrize("kind", ["xlsx", "pdf", "pptx", "docx", "odt", "odp"])
 def test_fixture_coverage_two_documents_per_format(docs: Docs, kind: str) -> None:
     count = Counter(file_type(rel) for rel in _readable(docs))
     assert count[kind] >= 2, f"readable {kind} fixtures: {count[kind]}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dpe_server.check import rules_page
-from dpe_server.views.words import missing
+from dpe_server.model.words import missing
 
 EXPECTED = Path(__file__).resolve().parents[1] / "fixtures" / "expected"
 PAGES = sorted(EXPECTED.glob("*/*/pages/*.json"))

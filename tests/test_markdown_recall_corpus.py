@@ -1,5 +1,5 @@
 """The Markdown-recall rule on every document of ../shared/corpus that opens: each page's
-Level 2 Markdown holds every phrase of its elements' content (`views/words.py`). The trees
+Level 2 Markdown holds every phrase of its elements' content (`model/words.py`). The trees
 come from the session's one extraction of the corpus (tests/corpus_trees.py); skipped
 without a corpus."""
 

@@ -109,8 +109,8 @@ def test_probe_properties_from_xmp_when_no_info() -> None:
 @pytest.mark.parametrize(
     ("index", "title"),
     [
-        pytest.param(0, "PDFSENT Outline Introduction", id="outline"),
-        pytest.param(2, "PDFSENT Outline Columns", id="outline-nested"),
+        pytest.param(0, "PDFSENT Main Title", id="first-heading-before-outline"),
+        pytest.param(2, "PDFSENT Two Column Page", id="first-heading-nested-outline"),
         pytest.param(3, "PDFSENT Form Section", id="first-heading"),
         pytest.param(4, "Page 5", id="fallback"),
     ],
@@ -133,6 +133,7 @@ def test_headings_levels_by_size(doc: Document) -> None:
     levels = {
         str(el.content["text"]): el.content["level"] for el in _of(doc.pages[0], Category.HEADING)
     }
+    # ranks of the heading styles on the first two pages: 24 pt, 16 pt, 13 pt
     assert levels == {
         "PDFSENT Main Title": 1,
         "PDFSENT Section Lists": 2,
@@ -244,6 +245,52 @@ def test_annotations_kinds_authors_no_popup(doc: Document) -> None:
     assert anns["highlight"]["anchor"] == "Region"
 
 
+def test_annotation_replies_nest_under_the_annotation_they_answer(doc: Document) -> None:
+    """/IRT answers are the thread of the annotation they answer, never annotations of their
+    own; an answer to an answer joins the same thread, in order, with its author and date."""
+    notes = [el.content for el in _of(doc.pages[1], Category.ANNOTATION)]
+    assert not any("reply" in str(c["text"]) for c in notes if "replies" not in c)
+    (underline,) = [c for c in notes if c["kind"] == "underline"]
+    assert underline["replies"] == [
+        {"text": "PDFSENT reply one", "author": "PDFSENT Bo", "date": "2024-01-02T03:04:07Z"},
+        {
+            "text": "PDFSENT reply two",
+            "author": "PDFSENT Cy",
+            "date": "2024-01-03T10:00:00+01:00",
+        },
+    ]
+
+
+def test_annotation_reply_loops_and_missing_parents_stay_annotations() -> None:
+    """An /IRT that points at itself, at another answer in a loop, or at nothing on the
+    page leaves the annotation standing on its own (nothing lost, nothing hangs)."""
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(200, 200)
+    notes = []
+    for text in ("a", "b", "c"):
+        note = DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Annot"),
+                NameObject("/Subtype"): NameObject("/Text"),
+                NameObject("/Contents"): TextStringObject(text),
+            }
+        )
+        writer._add_object(note)
+        notes.append(note)
+    notes[0][NameObject("/IRT")] = notes[1].indirect_reference
+    notes[1][NameObject("/IRT")] = notes[0].indirect_reference
+    notes[2][NameObject("/IRT")] = writer.pages[0].indirect_reference
+    page[NameObject("/Annots")] = ArrayObject([n.indirect_reference for n in notes])
+    out = io.BytesIO()
+    writer.write(out)
+    out.seek(0)
+    tree = pdf_mod.extract(out, DEFAULT_LIMITS)
+    texts = sorted(str(el.content["text"]) for el in _of(tree.pages[0], Category.ANNOTATION))
+    assert texts == ["a", "b", "c"]
+
+
 def test_media_annotations_audio_and_video(doc: Document) -> None:
     page = doc.pages[1]
     (video,) = _of(page, Category.VIDEO)
@@ -321,28 +368,55 @@ def test_extract_pages_matches_whole_document(structure: Path, doc: Document, in
     assert page == doc.pages[index]
 
 
+def _pages_read(monkeypatch: pytest.MonkeyPatch, path: Path, index: int) -> tuple[list[int], Page]:
+    """Page `index` read alone, and the pages whose content streams that read walked."""
+    seen: list[int] = []
+    real = pdf_mod._Doc.pdfium_page
+
+    def spy(doc: Any, index: int) -> Any:
+        seen.append(index)
+        return real(doc, index)
+
+    monkeypatch.setattr(pdf_mod._Doc, "pdfium_page", spy)
+    with path.open("rb") as f:
+        (page,) = pdf_mod.extract_pages(f, [index], DEFAULT_LIMITS)
+    return sorted(seen), page
+
+
 def test_extract_pages_reads_only_neighbours(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = load_builder().build_bench(tmp_path / "bench.pdf", pages=30)
-    seen: list[int] = []
-    real = pdf_mod.collect_page
-
-    def spy(page: Any, *args: Any, **kwargs: Any) -> Any:
-        seen.append(page.page_number)
-        return real(page, *args, **kwargs)
-
-    monkeypatch.setattr(pdf_mod, "collect_page", spy)
-    with path.open("rb") as f:
-        (page,) = pdf_mod.extract_pages(f, [15], DEFAULT_LIMITS)
-    assert sorted(seen) == [13, 14, 15, 16, 17]
+    seen, page = _pages_read(monkeypatch, path, 15)
+    # the page, its four neighbours, and (the page has a heading) the first two pages, which
+    # give the document's heading styles
+    assert seen == [0, 1, 13, 14, 15, 16, 17]
     assert page.title == "Chapter 16: benchmark page"
+
+
+def test_page_without_heading_style_reads_no_sample_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "body.pdf"
+    c = canvas.Canvas(str(path), invariant=1)
+    for n in range(12):
+        c.setFont("Helvetica", 10)
+        for k in range(5):
+            c.drawString(72, 700 - 14 * k, f"plain body line {k} of page {n} with enough words")
+        c.showPage()
+    c.save()
+    seen, page = _pages_read(monkeypatch, path, 8)
+    assert seen == [6, 7, 8, 9, 10]
+    assert page.title == "plain body line 0 of page 8 with enough words"
 
 
 def test_encrypted_needs_password(fixture_dir: Path) -> None:
     with (fixture_dir / "pdf_encrypted.pdf").open("rb") as f, pytest.raises(EncryptedError) as err:
         pdf_mod.extract(f, DEFAULT_LIMITS)
-    assert err.value.message == "This PDF needs a password to open."
+    assert err.value.message.startswith("This PDF needs a password to open")
+    assert "--passwords FILE" in err.value.message
     with (fixture_dir / "pdf_encrypted.pdf").open("rb") as f, pytest.raises(EncryptedError):
         pdf_mod.probe(f, DEFAULT_LIMITS)
 
@@ -350,7 +424,7 @@ def test_encrypted_needs_password(fixture_dir: Path) -> None:
 def test_owner_password_only_opens(fixture_dir: Path) -> None:
     with (fixture_dir / "pdf_owner_only.pdf").open("rb") as f:
         doc = pdf_mod.extract(f, DEFAULT_LIMITS)
-    assert doc.pages[0].title == "PDFSENT Outline Introduction"
+    assert doc.pages[0].title == "PDFSENT Main Title"
     assert doc.properties.extra["encrypted"] is True
 
 
@@ -441,14 +515,14 @@ def test_library_errors_translated(
 def test_one_broken_page_does_not_sink_the_document(
     structure: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = pdf_mod.collect_page
+    real = pdf_mod._Doc.pdfium_page
 
-    def flaky(page: Any, *args: Any, **kwargs: Any) -> Any:
-        if page.page_number == 2:
+    def flaky(doc: Any, index: int) -> Any:
+        if index == 2:
             raise pypdf_errors.PdfStreamError("broken content stream")
-        return real(page, *args, **kwargs)
+        return real(doc, index)
 
-    monkeypatch.setattr(pdf_mod, "collect_page", flaky)
+    monkeypatch.setattr(pdf_mod._Doc, "pdfium_page", flaky)
     with structure.open("rb") as f:
         doc = pdf_mod.extract(f, DEFAULT_LIMITS)
     assert doc.pages[2].metadata["error"]["kind"] == "corrupt"

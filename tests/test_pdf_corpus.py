@@ -37,12 +37,14 @@ def _row(outcome: Outcome) -> dict[str, Any]:
         row: dict[str, Any] = {"ok": False, "kind": outcome.kind, "message": outcome.message}
     else:
         wire = json.dumps(doc.to_json(), ensure_ascii=False).encode("utf-8")
+        text = wire.decode("utf-8")
         row = {
             "ok": True,
             "pages": len(doc.pages),
             "categories": sorted({el.category.value for p in doc.pages for el in p.elements}),
             "json_round_trip": Document.from_json(json.loads(wire)) == doc,
             "page_errors": sum(1 for p in doc.pages if "error" in p.metadata),
+            "ligatures": sorted({c for c in text if "\ufb00" <= c <= "\ufb4f"}),
         }
     return {**row, "stderr": outcome.stderr, "seconds": outcome.seconds}
 
@@ -70,6 +72,20 @@ def test_corpus_every_pdf_tree_or_error_kind(sweep: dict[str, dict[str, Any]]) -
     assert bad == {}
 
 
+OPENED_BEFORE_ISSUE_17 = 39
+"""Documents the pypdf text layer opened (a tree of at least one page); PDFium must not lose
+any."""
+
+
+def test_corpus_as_many_documents_open(sweep: dict[str, dict[str, Any]]) -> None:
+    assert sum(1 for r in sweep.values() if r["ok"] and r["pages"] >= 1) >= OPENED_BEFORE_ISSUE_17
+
+
+def test_corpus_no_presentation_forms(sweep: dict[str, dict[str, Any]]) -> None:
+    """Ligatures (U+FB00–U+FB4F) are read as their letters on every page."""
+    assert {name: r["ligatures"] for name, r in sweep.items() if r.get("ligatures")} == {}
+
+
 def test_corpus_trees_are_plain_json(sweep: dict[str, dict[str, Any]]) -> None:
     assert [name for name, r in sweep.items() if r["ok"] and not r["json_round_trip"]] == []
 
@@ -86,6 +102,7 @@ def test_corpus_password_files_are_encrypted(sweep: dict[str, dict[str, Any]], n
 @pytest.mark.parametrize("name", sorted(OPENS_WITH_EMPTY_PASSWORD))
 def test_corpus_empty_password_files_open(sweep: dict[str, dict[str, Any]], name: str) -> None:
     assert sweep[name]["ok"] is True
+    assert "text" in sweep[name]["categories"]
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from dpe_server.extractors.pdf.blocks import Block, body_size, build_blocks
+from dpe_server.extractors.pdf.blocks import Block, build_blocks
 from dpe_server.extractors.pdf.collect import Run, Segment, font_name, is_bold, is_mono, plain
 from dpe_server.extractors.pdf.furniture import edge_lines, repeated
+from dpe_server.extractors.pdf.headings import body_size
 from dpe_server.extractors.pdf.lines import make_lines, reading_groups
 from dpe_server.extractors.pdf.tables import find_grids, ruled_tables
 from dpe_server.model.metadata import split_keywords
@@ -228,3 +229,79 @@ def test_pdf_fixtures_are_small(fixture_dir: Path) -> None:
     """Deterministic builds: tests/test_fixture_files.py."""
     names = ("pdf_structure.pdf", "pdf_encrypted.pdf", "pdf_owner_only.pdf")
     assert all((fixture_dir / name).stat().st_size < 64_000 for name in names)
+
+
+def test_marker_runs_make_a_list_not_a_table() -> None:
+    runs = []
+    for i, (marker, text) in enumerate([("1.", "First step"), ("2.", "Second"), ("3.", "Third")]):
+        runs += [run(marker, 72, 700 - 14 * i), run(text, 86, 700 - 14 * i)]
+    (block,) = blocks_of(runs)
+    assert block.kind == "list"
+    assert [(i["label"], i["text"]) for i in block.content["items"]] == [
+        ("1.", "First step"),
+        ("2.", "Second"),
+        ("3.", "Third"),
+    ]
+
+
+def test_numbered_rows_of_three_cells_are_a_table() -> None:
+    runs = []
+    for i, cells in enumerate([("1.", "Rope", "3"), ("2.", "Paint", "7"), ("3.", "Nails", "11")]):
+        runs += [run(cell, x, 700 - 14 * i) for cell, x in zip(cells, (72, 100, 200), strict=True)]
+    (block,) = blocks_of(runs)
+    assert block.kind == "table"
+    assert block.content["rows"] == [["2.", "Paint", "7"], ["3.", "Nails", "11"]]
+
+
+def test_prose_in_runs_is_no_table() -> None:
+    words = "the harbor board agreed to take the next steps this spring"
+    runs = []
+    for i in range(4):
+        runs += [run(words, 72, 700 - 12 * i), run(words, 360, 700 - 12 * i)]
+    assert all(b.kind != "table" for b in blocks_of(runs))
+
+
+def test_prose_set_glyph_by_glyph_is_no_table() -> None:
+    lines = [
+        "the harbor board met in spring",
+        "and agreed on the next steps of",
+        "the works along the east quay as",
+        "the estimate of the costs allows",
+    ]
+    runs = []
+    for i, line in enumerate(lines):
+        x = 72.0
+        for ch in line:
+            if ch != " ":
+                runs.append(run(ch, x, 700 - 12 * i))
+            x += 5.0 if ch != " " else 3.0
+    assert [b.kind for b in blocks_of(runs)] == ["text"]
+
+
+def test_table_set_glyph_by_glyph() -> None:
+    runs = []
+    rows = [("Item", "Qty", "Price"), ("Rope", "3", "1.50"), ("Paint", "7", "2.25")]
+    for i, row in enumerate(rows):
+        for cell, x0 in zip(row, (72.0, 160.0, 220.0), strict=True):
+            runs += [run(ch, x0 + 5.0 * k, 700 - 14 * i) for k, ch in enumerate(cell)]
+    (block,) = blocks_of(runs)
+    assert block.kind == "table"
+    assert block.content["rows"] == [["Rope", "3", "1.50"], ["Paint", "7", "2.25"]]
+
+
+@pytest.mark.parametrize(
+    ("font", "glyph", "is_list"),
+    [
+        pytest.param("Wingdings-Regular", "l", True, id="wingdings-letter-is-a-disc"),
+        pytest.param("Symbol", "\u2022", True, id="symbol-bullet"),
+        pytest.param("Symbol", "\uf0b7", True, id="symbol-private-use"),
+        pytest.param("Symbol", "{", False, id="symbol-brace"),
+        pytest.param("Symbol", "\u2265", False, id="symbol-math-sign"),
+        pytest.param("CMSY10", "{", False, id="latex-math-brace"),
+    ],
+)
+def test_one_glyph_run_of_a_symbol_font(font: str, glyph: str, is_list: bool) -> None:
+    runs = []
+    for i, text in enumerate(["first item text", "second item text"]):
+        runs += [run(glyph, 72, 700 - 14 * i, font=font), run(text, 86, 700 - 14 * i)]
+    assert (blocks_of(runs)[0].kind == "list") is is_list

@@ -272,6 +272,7 @@ def test_pptx_legacy_comments_with_authors(deck: Document) -> None:
 def test_pptx_modern_comment_reply_is_nested_under_its_parent(deck: Document) -> None:
     (reply,) = _content(deck, "p9-ann1")["replies"]
     assert reply["author"] == "Cy SENT_MODERN_AUTHOR"
+    assert _content(deck, "p9-ann1")["resolved"] is True  # status="resolved"
 
 
 def test_pptx_element_metadata_has_shape_id(deck: Document) -> None:

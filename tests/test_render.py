@@ -29,8 +29,8 @@ CASES: dict[Category, tuple[dict[str, JSON], str, str, str]] = {
             ],
         },
         "List",
-        "1. a\n  1. b\n  2. c\n2. d",
-        "1. a\n  1. b\n  2. c\n2. d",
+        "1. a\n   1. b\n   2. c\n2. d",
+        "1. a\n   1. b\n   2. c\n2. d",
     ),
     Category.CODE: (
         {"text": "print(1)", "language": "python"},
@@ -156,6 +156,23 @@ def test_text_per_category(category: Category) -> None:
 def test_code_fence_outgrows_backticks_inside() -> None:
     el = {"element_id": "e", "category": "code", "summary": "", "content": {"text": "a ``` b"}}
     assert render_element(el, markdown=True, full=True).startswith("````\n")
+
+
+def test_a_nested_item_starts_where_its_parents_text_starts() -> None:
+    """CommonMark nests a line under a list item only when it is indented to the item's text:
+    3 spaces under `9. `, 4 under `10. `, 2 under `- a) ` (the marker is the `-`)."""
+    items = [{"text": f"t{n}", "level": 0, "label": f"{n}."} for n in (9, 10)]
+    items.insert(1, {"text": "u", "level": 1, "label": "a)"})
+    items += [{"text": "v", "level": 1, "label": "a)"}, {"text": "w", "level": 2}]
+    el = {
+        "element_id": "e",
+        "category": "list",
+        "summary": "",
+        "content": {"ordered": True, "items": items},
+    }
+    assert render_element(el, markdown=True, full=True) == (
+        "9. t9\n   - a) u\n10. t10\n    - a) v\n      1. w\n"
+    )
 
 
 def test_unordered_list_uses_dashes() -> None:

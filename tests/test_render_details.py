@@ -1,13 +1,13 @@
-"""Every word of an element's text content reaches its Markdown and text (`views/words.py`):
+"""Every word of an element's text content reaches its Markdown and text (`model/words.py`):
 chart data tables, annotations with replies, form fields, long headers, media extras."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from dpe_server.views.chart_data import CHART_PREVIEW_ROWS
+from dpe_server.model.chart_data import CHART_PREVIEW_ROWS
+from dpe_server.model.words import missing, phrases
 from dpe_server.views.render import render_element
-from dpe_server.views.words import missing, phrases
 
 URI = "dpe://h/d/elements/p0-chart1"
 
@@ -82,6 +82,11 @@ def test_annotation_renders_author_anchor_text_and_replies() -> None:
     assert _txt("annotation", content) == (
         "Comment by Ada (on “B2”): Is this right?\nSee row 4.\n  Reply by Bob: Yes it is\n"
     )
+
+
+def test_a_resolved_thread_says_so() -> None:
+    content = {"kind": "comment", "text": "Fix it", "author": "Ada", "resolved": True}
+    assert _md("annotation", content) == "> Comment by Ada (resolved): Fix it\n"
 
 
 def test_annotation_without_an_author_omits_it() -> None:

@@ -1,6 +1,6 @@
-"""The `search` tool under load (issue 14, item 3): the query is bounded, the matching runs in a
-worker thread so other requests are served meanwhile, and a search that runs out of time
-says its results are partial. Through the real MCP interface (SDK Client, in process)."""
+"""The `search` tool through the real MCP interface (SDK Client, in process): the query is
+bounded (issue 14), the index is read in a worker thread so other requests are served
+meanwhile, and the inputs of issue 21 (category, doc_ref, cursor) reach the index."""
 
 from __future__ import annotations
 
@@ -16,11 +16,19 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from dpe_server.catalog import fulltext
 from dpe_server.isolation.backends import ThreadBackend
-from dpe_server.model.tree import Element
-from dpe_server.read import search as search_module
 from dpe_server.surface.app import Settings, build_server
-from tests.e2e.harness import make_folder
+from tests.e2e.harness import (
+    Inbox,
+    connect,
+    host_of,
+    is_list_changed,
+    is_updated,
+    make_folder,
+    settled,
+    write_deck,
+)
 
 pytestmark = [
     pytest.mark.anyio,
@@ -39,6 +47,8 @@ async def client(tmp_path: Path) -> AsyncIterator[Client]:
         Settings(root=folder, host=HOST, watch=False, cache=False, backend=ThreadBackend())
     )
     async with Client(server, mode="legacy", cache=None) as connected:
+        with anyio.fail_after(WAIT):
+            await server.app.catalog.warmed.wait()  # every document's words are in the index
         yield connected
 
 
@@ -76,7 +86,7 @@ async def test_search_at_the_bounds_is_answered(client: Client) -> None:
     is_error, text = await _search(client, query="BULLET bullet about beta", limit="1")
     assert not is_error, text
     body = json.loads(text)
-    assert body["partial"] is False
+    assert body["indexing"] is False
     assert len(body["results"]) == 1
     assert "/elements/p1-" in body["results"][0]["uri"]
     is_error, text = await _search(client, query="beta", limit="9" * 5000)
@@ -89,21 +99,20 @@ async def test_search_at_the_bounds_is_answered(client: Client) -> None:
 async def test_other_requests_are_served_while_a_search_is_matching(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The matching of one element is held until a Level 0 read has been answered. On the
-    event loop that read could never run (the search used to match there): it must be
-    answered while the search is held, and the search finish after it."""
+    """The index lookup is held until a Level 0 read has been answered. On the event loop that
+    read could never run: it must be answered while the search is held, and the search finish
+    after it."""
     matching, read_answered = threading.Event(), threading.Event()
     held_in_vain: list[bool] = []
-    real_text_of = search_module._text_of
+    real_search = fulltext.search
 
-    def held_text_of(element: Element) -> str:
-        if not matching.is_set():
-            matching.set()
-            if not read_answered.wait(WAIT):
-                held_in_vain.append(True)
-        return real_text_of(element)
+    def held_search(*args: Any) -> Any:
+        matching.set()
+        if not read_answered.wait(WAIT):
+            held_in_vain.append(True)
+        return real_search(*args)
 
-    monkeypatch.setattr(search_module, "_text_of", held_text_of)
+    monkeypatch.setattr(fulltext, "search", held_search)
     await client.list_resources()  # the catalog is ready
     finished: list[str] = []
 
@@ -124,29 +133,82 @@ async def test_other_requests_are_served_while_a_search_is_matching(
     assert finished == ["read", "search"]
 
 
-async def test_search_out_of_time_says_its_results_are_partial(
-    client: Client, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    is_error, text = await _search(client, query="bullet")
-    assert not is_error, text
-    whole = json.loads(text)
-    assert whole["partial"] is False
-    assert "note" not in whole
-    monkeypatch.setattr(search_module, "SEARCH_BUDGET_SECONDS", -1.0)  # spent before it starts
-    is_error, text = await _search(client, query="bullet")
-    assert not is_error, text
-    cut = json.loads(text)
-    assert cut["partial"] is True
-    assert "having looked through 1 of 4 documents" in cut["note"]
-    assert cut["total"] <= whole["total"]
+async def _all(client: Client, **args: Any) -> list[dict[str, Any]]:
+    """Every result of a search, page by page through its cursors."""
+    results: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while True:
+        is_error, text = await _search(client, **args, **({"cursor": cursor} if cursor else {}))
+        assert not is_error, text
+        body = json.loads(text)
+        results += body["results"]
+        cursor = body.get("next_cursor")
+        if cursor is None:
+            return results
 
 
-async def test_search_ranks_the_same_whatever_the_chunk_size(
-    client: Client, monkeypatch: pytest.MonkeyPatch
+async def test_search_tool_filters_pages_and_snippets(client: Client) -> None:
+    await client.list_resources()
+    is_error, text = await _search(client, query="bullet", limit=2)
+    assert not is_error, text
+    first = json.loads(text)
+    assert first["total"] == 4  # one bullet per slide, four slides
+    assert len(first["results"]) == 2
+    assert set(first["results"][0]) == {"uri", "title", "page_index", "category", "snippet"}
+    assert "**Bullet**" in first["results"][0]["snippet"]
+    paged = await _all(client, query="bullet", limit=1)
+    assert [r["uri"] for r in paged[:2]] == [r["uri"] for r in first["results"]]
+    assert len({r["uri"] for r in paged}) == 4
+    ref = paged[-1]["uri"].split("/")[3]
+    one = await _all(client, query="bullet", doc_ref=ref)
+    assert {r["uri"].split("/")[3] for r in one} == {ref}
+    assert await _all(client, query="bullet", file_type="docx") == []
+    assert {r["category"] for r in await _all(client, query="beta", category="heading")} == {
+        "heading"
+    }
+    is_error, text = await _search(client, query="bullet", category="chart, headline")
+    assert is_error
+    assert text.startswith("Unknown category 'headline'; the categories are text, heading")
+    is_error, text = await _search(client, query="bullet", cursor="x")
+    assert is_error
+    assert text.startswith("The cursor is not one this search gave")
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [('"bullet', 4), ("AND(", 0), ('NEAR("x" "', 0), ("'; DROP TABLE live; --", 0)],
+)
+async def test_search_tool_takes_hostile_queries_literally(
+    client: Client, query: str, found: int
 ) -> None:
-    args = {"query": "bullet about", "limit": 3}
-    _, one_chunk = await _search(client, **args)
-    monkeypatch.setattr(search_module, "SEARCH_CHUNK_ELEMENTS", 1)  # a thread hop per page
-    _, many_chunks = await _search(client, **args)
-    assert json.loads(many_chunks) == json.loads(one_chunk)
-    assert json.loads(one_chunk)["total"] == 4  # one bullet per slide, four slides
+    is_error, text = await _search(client, query=query)
+    assert not is_error, text
+    assert json.loads(text)["total"] == found
+    is_error, text = await _search(client, query="bullet")
+    assert (is_error, json.loads(text)["total"]) == (False, 4)
+
+
+async def test_search_follows_an_edit_and_a_delete_in_a_real_server(tmp_path: Path) -> None:
+    """A served process (stdio): once a change is announced, a search finds the new words and
+    never the old ones; once a file is gone, nothing of it."""
+    folder = make_folder(tmp_path / "docs")
+    inbox = Inbox()
+    async with connect("stdio", "legacy", folder, inbox=inbox) as client:
+        host = await host_of(client)
+        await settled(client, host)
+        listed = (await client.list_resources()).resources
+        deck = next(r for r in listed if r.meta and r.meta.get("page_count") == 3)
+        await client.subscribe_resource(deck.uri)
+        write_deck(folder / "a" / "report.pptx", ["Changed", "Zeta"])
+        await inbox.wait_for(is_updated(deck.uri))
+
+        async def total(query: str) -> int:
+            is_error, text = await _search(client, query=query)
+            assert not is_error, text
+            return int(json.loads(text)["total"])
+
+        assert (await total("zeta"), await total("gamma")) == (2, 0)
+        inbox.items.clear()  # the edit's own list_changed (the title changed)
+        (folder / "a" / "report.pptx").unlink()
+        await inbox.wait_for(is_list_changed)
+        assert await total("zeta") == 0

@@ -163,6 +163,7 @@ def test_annotation_threaded_comment_with_reply(doc: Document) -> None:
     assert thread.content["author"] == "XS-Person Ada"
     assert thread.content["anchor"] == "B2"
     assert thread.content["replies"][0]["text"] == "XS-REPLY yes it is"
+    assert thread.content["resolved"] is True  # done="1" on the thread's comment
 
 
 def test_links_external_and_internal(doc: Document) -> None:
@@ -376,13 +377,23 @@ def test_office_lone_cell_and_notes_column_are_text(office: Page) -> None:
 
 
 def test_office_total_row_after_blank_row_joins_its_table(office: Page) -> None:
-    table, amount = _of(office, Category.TABLE)
+    table, amount, _ = _of(office, Category.TABLE)
     assert table.content["headers"] == ["Item", "Qty", "Price"]  # text over numbers
     assert table.content["rows"][-1] == ["Total", "6", "60"]
     assert table.content["total_row_index"] == 3
     assert table.metadata["source_range"] == "A8:C13"
     assert amount.content["headers"] == ["XS-Amount"]  # one column, but a header: a table
-    assert "total_row_index" not in amount.content
+    assert amount.content["rows"][-1] == ["60"]  # its SUM after a blank row, like the others
+    assert amount.content["total_row_index"] == 3
+    assert amount.metadata["source_range"] == "E8:E13"
+
+
+def test_office_excel_table_totals_row_count_marks_its_last_row(office: Page) -> None:
+    """`totalsRowCount="1"` makes the table's last row its total row, whatever it says."""
+    (table,) = [t for t in _of(office, Category.TABLE) if t.content.get("name") == "XS_Totals"]
+    assert table.content["rows"][-1] == ["XS-ALL", "30"]
+    assert table.content["total_row_index"] == 2
+    assert table.metadata["source_range"] == "G8:H11"
 
 
 def test_office_collapsed_shared_formula_reads_as_the_first_cells(office: Page) -> None:
@@ -390,8 +401,8 @@ def test_office_collapsed_shared_formula_reads_as_the_first_cells(office: Page) 
     assert formula.content == {
         "expression": "=SUM(B9:B11)",
         "result": "6",
-        "cells": "B13:C13",
-        "cell_count": 2,
+        "cells": "B13:C13, E13",  # E13's SUM(E9:E11) is the same formula, moved
+        "cell_count": 3,
     }
 
 

@@ -31,6 +31,7 @@ import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from dpe_server.catalog.folder import FileStat, scan
+from dpe_server.catalog.fulltext import Found, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.index import Index, outline_of
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
@@ -100,16 +101,23 @@ class Catalog(Index[Entry]):
         on_change: ChangeListener | None = None,
         store: Store | None = None,
     ) -> None:
-        super().__init__(root, host, store if store is not None else MemoryStore())
+        super().__init__(
+            root, host, store if store is not None else MemoryStore(), backend.passwords
+        )
         self.backend = backend
         self.on_change = on_change
         self._tg: TaskGroup | None = None
         self.scanned = 0
         self.probed = 0
+        self.warm_count = 0
+        """Documents the warm-up has gone through so far (extracted, failed or skipped)."""
         self.ready = anyio.Event()
         """Set once every file found at start is listed (from the store or a probe)."""
         self._warming = False
         self._warm_limiter = anyio.Semaphore(WARM_CONCURRENCY)
+        self._search_sync = anyio.Lock()
+        self.warmed = anyio.Event()
+        """Set once the start-up warm-up has extracted (or failed) every file found at start."""
 
     # ---- life cycle ----------------------------------------------------------------------
 
@@ -145,6 +153,7 @@ class Catalog(Index[Entry]):
         from then on, files that appear or change are extracted in the background too."""
         self._warming = True
         await self._warm(sorted(self._entries.values(), key=lambda e: -e.stat.mtime_ns))
+        self.warmed.set()
 
     async def _warm(self, entries: Sequence[Entry]) -> None:
         refined = False
@@ -153,11 +162,14 @@ class Catalog(Index[Entry]):
         async def one(entry: Entry) -> None:
             nonlocal refined
             async with limiter:
-                if self._entries.get(entry.rel) is not entry or entry.current or entry.failed:
-                    return
-                before = _listing(self.info_of(entry))
-                await self._ensure_outline(entry)
-                refined |= _listing(self.info_of(entry)) != before
+                try:
+                    listed = self._entries.get(entry.rel) is entry
+                    if listed and not (entry.current or entry.failed):
+                        before = _listing(self.info_of(entry))
+                        await self._ensure_outline(entry)
+                        refined |= _listing(self.info_of(entry)) != before
+                finally:
+                    self.warm_count += 1
 
         async with anyio.create_task_group() as tg:
             for entry in entries:
@@ -216,6 +228,15 @@ class Catalog(Index[Entry]):
         """The element and its page index, with the store key of the version it is of."""
         entry = self.entry(doc_ref)
         return await self.run_steps(self._keyed_element(entry, element_id))
+
+    async def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+        """The served elements matching `query` in `scope` (`Store.search`), the index told
+        first which versions are served now."""
+        async with self._search_sync:
+            added, dropped = self.served_changes()
+            if added or dropped:
+                await anyio.to_thread.run_sync(self.store.serve, added, dropped)
+        return await anyio.to_thread.run_sync(self.store.search, query, scope, limit, offset)
 
     async def _perform(self, step: Step) -> Any:
         match step:
@@ -377,9 +398,7 @@ class Catalog(Index[Entry]):
         }
         changed = [rel for rel, key in keys.items() if key != self._entries[rel].key]
         for rel in removed:
-            entry = self._entries.pop(rel)
-            self._by_ref.pop(entry.doc_ref, None)
-            entry.key = ""
+            self._drop(self._entries[rel])
         new_entries = [self._add(rel, found[rel]) for rel in added]
         async with anyio.create_task_group() as tg:
             for entry in new_entries:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any, Generic, TypeVar
@@ -27,6 +27,7 @@ from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, Steps, StoreCall
 from dpe_server.catalog.store import Cached, Outline, PageCache, Store, cache_key
 from dpe_server.extractors import extractor_fingerprint, file_type, format_of, is_paged
+from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import (
     DocumentNotFound,
     ElementNotFound,
@@ -35,9 +36,18 @@ from dpe_server.model.errors import (
     extraction_error,
 )
 from dpe_server.model.info import DocumentInfo, PageInfo
-from dpe_server.model.metadata import derive_keywords, derive_summary, derive_title
+from dpe_server.model.metadata import (
+    derive_keywords,
+    derive_summary,
+    derive_title,
+    placeholder,
+)
 from dpe_server.model.tree import Document, Element, Page, Properties, page_of_element_id
 from dpe_server.model.uri import DpeUri, format_uri
+
+LISTED_METADATA = ("truncated", "has_macros", "read_as")
+"""Document metadata shown at Level 0 and 1 as extension fields: the tree was cut, the file
+holds macros (never run), a legacy file under a new suffix was read as what it is."""
 
 
 @dataclass(eq=False)
@@ -53,6 +63,24 @@ class Entry:
     outline: Outline | None = None
     outline_key: str = ""
     """The key `outline` (and the pages it serves) belong to: the last good version."""
+    touched: dict[Entry, list[str]] | None = field(default=None, repr=False)
+    """Where the entry puts itself, with the key it served before, when the version it serves
+    changes (its index's record for the search index, `Index.served_changes`)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        touched = self.__dict__.get("touched")
+        if name not in _SERVING or touched is None:
+            object.__setattr__(self, name, value)
+            return
+        before = self.served_key
+        object.__setattr__(self, name, value)
+        if self.served_key != before:
+            touched.setdefault(self, []).append(before)
+
+    @property
+    def served_key(self) -> str:
+        """The key of the version whose pages are served (and searched)."""
+        return self.outline_key if self.outline is not None else self.key
 
     @property
     def file_type(self) -> str:
@@ -79,6 +107,8 @@ class Entry:
         return self.error is not None and self.error_key == self.key
 
 
+_SERVING = frozenset({"key", "outline", "outline_key"})
+"""The fields of an `Entry` that decide its `served_key`."""
 E = TypeVar("E", bound=Entry)
 T = TypeVar("T")
 
@@ -94,14 +124,24 @@ def outline_of(doc: Document, entry: Entry) -> Outline:
 
 
 class Index(ABC, Generic[E]):
-    def __init__(self, root: Path, host: str, store: Store) -> None:
+    def __init__(
+        self, root: Path, host: str, store: Store, passwords: Passwords = NO_PASSWORDS
+    ) -> None:
         self.root = root.resolve()
+        self.passwords = passwords
+        """The passwords file's contents: which of its entries apply to a file is part of the
+        file's key, so a tree decrypted with a password no longer given is not served."""
         self.host = host
         self.store = store
         self.pages_lru = PageCache()
         self._entries: dict[str, E] = {}
         self._by_ref: dict[str, E] = {}
         self._fingerprint = extractor_fingerprint()
+        self._touched: dict[Entry, list[str]] = {}
+        """Entries whose served version changed since the search index was last told, with
+        the keys they served meanwhile."""
+        self._served: dict[Entry, str] = {}
+        """The key each entry served when the search index was last told (`served_changes`)."""
 
     @abstractmethod
     def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> E:
@@ -111,7 +151,8 @@ class Index(ABC, Generic[E]):
         """The store key of the file at `rel` as `st` says it is; where the times are coarse
         (`FileStat.coarse`) this reads the file for its content fingerprint."""
         content = content_fingerprint(self.root, rel) if st.coarse else ""
-        return cache_key(str(self.root / rel), st, self._fingerprint, content)
+        fingerprint = self._fingerprint + self.passwords.digest(rel)
+        return cache_key(str(self.root / rel), st, fingerprint, content)
 
     def _keys(self, found: Mapping[str, FileStat]) -> dict[str, str]:
         return {rel: self._key(rel, st) for rel, st in found.items()}
@@ -126,7 +167,47 @@ class Index(ABC, Generic[E]):
         entry = self._new_entry(rel, ref, st, self._key(rel, st) if key is None else key)
         self._entries[rel] = entry
         self._by_ref[ref] = entry
+        entry.touched = self._touched
+        self._touched.setdefault(entry, [])
         return entry
+
+    def _drop(self, entry: Entry) -> None:
+        """The file of `entry` is gone."""
+        self._entries.pop(entry.rel, None)
+        self._by_ref.pop(entry.doc_ref, None)
+        entry.key = ""
+        self._touched.setdefault(entry, [])  # what it served is no longer served
+
+    def served_changes(self) -> tuple[list[tuple[str, str, str]], list[str]]:
+        """What changed for the search index since it was last told: the keys now served
+        (key, doc_ref, file type), and the keys no longer served, of versions superseded or
+        of files gone (`Store.serve`)."""
+        added: list[tuple[str, str, str]] = []
+        dropped: list[str] = []
+        touched = list(self._touched.items())
+        self._touched.clear()
+        for entry, before in touched:
+            live = self._entries.get(entry.rel) is entry
+            now = entry.served_key if live else ""
+            was = self._served.pop(entry, "")
+            gone = {*before, was, "" if live else entry.served_key}
+            if now:
+                self._served[entry] = now
+                if now != was:
+                    added.append((now, entry.doc_ref, entry.file_type))
+            dropped += sorted(gone - {now, ""})
+        return added, dropped
+
+    def indexing(self, file_type: str = "", doc_ref: str = "") -> int:
+        """How many documents (of `file_type`, or `doc_ref`) are not yet extracted: their
+        words may not be searchable yet."""
+        return sum(
+            1
+            for e in self._entries.values()
+            if not (e.current or e.failed)
+            and (not file_type or e.file_type == file_type)
+            and (not doc_ref or e.doc_ref == doc_ref)
+        )
 
     def _restore(self, entry: Entry) -> bool:
         """Take what the store knows of the entry's key; False when it knows nothing."""
@@ -206,7 +287,7 @@ class Index(ABC, Generic[E]):
         }
         if entry.outline is not None:
             o = entry.outline
-            extra = {"truncated": True} if o.metadata.get("truncated") else {}
+            extra = {k: o.metadata[k] for k in LISTED_METADATA if o.metadata.get(k)}
             return DocumentInfo(
                 title=o.title,
                 page_count=len(o.pages),
@@ -226,10 +307,14 @@ class Index(ABC, Generic[E]):
             )
         props = entry.props
         return DocumentInfo(
-            title=(props.title if props and props.title else entry.stem),
+            title=(
+                props.title
+                if props and props.title and not placeholder(props.title, entry.stem)
+                else entry.stem
+            ),
             page_count=props.page_count if props else 0,
             keywords=props.keywords if props else (),
-            summary=(props.summary or "") if props else "",
+            summary=(props.summary or "") if props and not placeholder(props.summary) else "",
             extra={"indexing": True},
             **common,  # type: ignore[arg-type]
         )

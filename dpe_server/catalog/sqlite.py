@@ -7,6 +7,8 @@
   system's times are coarse, extractor version: `store.cache_key`) the probe, the error or
   the outline, and each page's tree as compressed JSON, so a Level 2 read loads one page and
   a restart serves Level 0 and cached pages at once.
+- Search: the full-text index of every stored page's elements, in the same database
+  (`fulltext`), written in the page's transaction.
 - Safety: WAL mode and a busy timeout, so two servers can share one cache; rows are
   content-addressed, so concurrent writers write the same thing. A cache that cannot be
   opened or read (corrupt, wrong schema) is moved aside and rebuilt; if even that fails the
@@ -27,6 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from dpe_server.catalog import fulltext
+from dpe_server.catalog.fulltext import Found, Scope, TextQuery
 from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline
 from dpe_server.model.tree import JSON, Page, Properties
 
@@ -78,6 +82,10 @@ class SqliteStore:
         self.path = folder / FILE_NAME
         self._lock = threading.Lock()
         self._closed = False
+        self._live: dict[str, tuple[str, str, str]] = {}
+        """The keys served (`serve`), kept to fill a rebuilt connection's `live` table."""
+        self._live_stale = False
+        """The `live` table may not hold what `_live` says (a `serve` failed)."""
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
@@ -94,7 +102,8 @@ class SqliteStore:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=10000")
-            db.executescript(_DDL)
+            db.executescript(_DDL + fulltext.DDL)
+            fulltext.serve(db, self._live.values(), ())
             row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA,))
@@ -137,8 +146,9 @@ class SqliteStore:
                     self._db = self._connect()
                 except sqlite3.DatabaseError:
                     log.error("the cache cannot be rebuilt; serving without a cache")
-                    self._db = sqlite3.connect(":memory:", check_same_thread=False)
+                    self._db = fulltext.connect_memory()
                     self._db.executescript(_DDL)
+                    fulltext.serve(self._db, self._live.values(), ())
                 return default
 
     # ---- Store ---------------------------------------------------------------------------
@@ -163,13 +173,8 @@ class SqliteStore:
                     )
             if found:  # one transaction marks them all used (the eviction order)
                 now = time.time()
-                db.execute("BEGIN")
-                try:
+                with fulltext.transaction(db):
                     db.executemany("UPDATE docs SET used=? WHERE key=?", [(now, k) for k in found])
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
             return found
 
         return self._run(q, {})
@@ -197,13 +202,9 @@ class SqliteStore:
         ]
 
         def q(db: sqlite3.Connection) -> None:
-            db.execute("BEGIN")
-            try:
+            with fulltext.transaction(db):
                 db.executemany("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)", rows)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
+                fulltext.put_pages(db, key, pages)
 
         self._run(q, None)
 
@@ -228,16 +229,43 @@ class SqliteStore:
             return None
 
     def forget(self, key: str) -> None:
+        self._run(lambda db: _forget(db, key), None)
+
+    def serve(self, added: Sequence[tuple[str, str, str]], dropped: Sequence[str]) -> None:
         def q(db: sqlite3.Connection) -> None:
-            db.execute("DELETE FROM pages WHERE key=?", (key,))
-            db.execute("DELETE FROM docs WHERE key=?", (key,))
+            for key in dropped:
+                self._live.pop(key, None)
+            self._live.update((row[0], row) for row in added)
+            self._live_stale = True
+            with fulltext.transaction(db):
+                fulltext.serve(db, added, dropped)
+                for key in set(dropped) - {row[0] for row in added}:
+                    _forget(db, key)
+            self._live_stale = False
 
         self._run(q, None)
+
+    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+        def q(db: sqlite3.Connection) -> Found:
+            if self._live_stale:  # the last `serve` failed (the database was busy, say)
+                with fulltext.transaction(db):
+                    db.execute("DELETE FROM live")
+                    fulltext.serve(db, self._live.values(), ())
+                self._live_stale = False
+            return fulltext.search(db, query, scope, limit, offset)
+
+        return self._run(q, None)
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
             self._db.close()
+
+
+def _forget(db: sqlite3.Connection, key: str) -> None:
+    db.execute("DELETE FROM pages WHERE key=?", (key,))
+    db.execute("DELETE FROM docs WHERE key=?", (key,))
+    fulltext.forget(db, key)
 
 
 def open_store(

@@ -16,16 +16,19 @@ extractor, never meets a stale tree.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from dpe_server.catalog import fulltext
 from dpe_server.catalog.folder import FileStat
+from dpe_server.catalog.fulltext import Found, Scope, TextQuery
 from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import JSON, Page, Properties
 
-SCHEMA = "1"
+SCHEMA = "2"
 
 
 def cache_key(path: str, st: FileStat, extractor_version: str, content: str = "") -> str:
@@ -98,6 +101,16 @@ class Store(Protocol):
 
     def forget(self, key: str) -> None: ...
 
+    def serve(self, added: Sequence[tuple[str, str, str]], dropped: Sequence[str]) -> None:
+        """Searches look at the keys `added` (key, doc_ref, file type) and no longer at the
+        keys `dropped`, which are forgotten: versions of files that changed or went away."""
+        ...
+
+    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+        """`limit` served elements matching from `offset`, best first, and how many there are
+        (`fulltext.search`); None when the index cannot be read."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -107,6 +120,8 @@ class MemoryStore:
     def __init__(self) -> None:
         self._docs: dict[str, Cached] = {}
         self._pages: dict[tuple[str, int], Page] = {}
+        self._text = fulltext.connect_memory()
+        self._text_lock = threading.Lock()
 
     def lookup(self, key: str) -> Cached | None:
         return self._docs.get(key)
@@ -130,6 +145,8 @@ class MemoryStore:
     def put_pages(self, key: str, pages: Sequence[Page]) -> None:
         for page in pages:
             self._pages[(key, page.page_index)] = page
+        with self._text_lock, fulltext.transaction(self._text):
+            fulltext.put_pages(self._text, key, pages)
 
     def page(self, key: str, index: int) -> Page | None:
         return self._pages.get((key, index))
@@ -138,10 +155,24 @@ class MemoryStore:
         self._docs.pop(key, None)
         for k in [k for k in self._pages if k[0] == key]:
             del self._pages[k]
+        with self._text_lock:
+            fulltext.forget(self._text, key)
+
+    def serve(self, added: Sequence[tuple[str, str, str]], dropped: Sequence[str]) -> None:
+        with self._text_lock, fulltext.transaction(self._text):
+            fulltext.serve(self._text, added, dropped)
+        for key in set(dropped) - {row[0] for row in added}:
+            self.forget(key)
+
+    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+        with self._text_lock:
+            return fulltext.search(self._text, query, scope, limit, offset)
 
     def close(self) -> None:
         self._docs.clear()
         self._pages.clear()
+        with self._text_lock:
+            self._text.close()
 
 
 class PageCache:

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, get_args
 
 from dpe_server.check import spec
 from dpe_server.check.report import Problem, problem_if, rule
 from dpe_server.check.rules import JSON, span
 from dpe_server.check.shapes import Kind, all_kind, fields, items_of
+from dpe_server.model.content import FieldKind
 from dpe_server.model.integers import uint_or_none
+from dpe_server.model.words import missing
 from dpe_server.views.element_cap import kept_part
-from dpe_server.views.words import missing
 
 L2_FIELDS: Final[dict[str, Kind]] = {
     "page_index": "int",
@@ -164,7 +165,7 @@ def l2_table_preview(elements: Sequence[JSON]) -> list[Problem]:
 @rule(
     "L2.markdown_recall",
     "a page's Level 2 Markdown carries every phrase of each element's text content "
-    "(views/words.py: table rows past the preview and chart points past the cap excepted)",
+    "(model/words.py: table rows past the preview and chart points past the cap excepted)",
 )
 def l2_markdown_recall(elements: Sequence[JSON], markdown: str) -> list[Problem]:
     out: list[Problem] = []
@@ -391,3 +392,47 @@ def content_shape(elements: Sequence[JSON]) -> list[Problem]:
             )
         out += [Problem(f"{e.get('element_id')} ({cat}): {p.expected}", p.got) for p in found]
     return out[:8]
+
+
+FIELD: Final[dict[str, Kind]] = {
+    "name": "str",
+    "type": "str",
+    "value": "str",
+    "label": "str",
+    "kind": "str",
+}
+FIELD_KINDS: Final[tuple[str, ...]] = get_args(FieldKind)
+_BOXES = ("checkbox", "radio")
+
+
+@rule(
+    "content.form",
+    "a form's fields have the shape of docs/content.md: name, type, value and label strings, "
+    "a kind of the documented vocabulary, checked a boolean on (and only on) checkbox and "
+    "radio fields (an unchecked box's value empty, a checked one's not), options strings",
+)
+def content_form(elements: Sequence[JSON]) -> list[Problem]:
+    out: list[Problem] = []
+    for e in elements:
+        content = e.get("content")
+        if e.get("category") != "form" or not isinstance(content, dict):
+            continue
+        for i, f in enumerate(content.get("fields") or []):
+            found = _field_problems(f, f"content.fields[{i}]")
+            out += [Problem(f"{e.get('element_id')}: {p.expected}", p.got) for p in found]
+    return out[:8]
+
+
+def _field_problems(f: Any, at: str) -> list[Problem]:
+    out = fields(f, FIELD, {"checked": "bool", "options": "list"}, at)
+    if out:
+        return out
+    kind, checked, value = f["kind"], f.get("checked"), f["value"]
+    out += problem_if(kind not in FIELD_KINDS, f"{at}.kind one of {list(FIELD_KINDS)}", kind)
+    box = kind in _BOXES
+    out += problem_if(box and checked is None, f"{at}.checked on a {kind} field", "missing")
+    out += problem_if(not box and checked is not None, f"{at}.checked only on boxes", kind)
+    out += problem_if(checked is False and value != "", f"{at}.value empty when off", value)
+    out += problem_if(checked is True and value == "", f"{at}.value its on state", "empty")
+    out += all_kind(f.get("options") or [], "str", f"{at}.options")
+    return out

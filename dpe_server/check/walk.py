@@ -164,6 +164,7 @@ class DocumentWalk:
         r.check(rules_page.l2_summary, page_uri, elements)
         r.check(rules_page.l2_table_preview, page_uri, elements)
         r.check(rules_page.content_shape, page_uri, elements)
+        r.check(rules_page.content_form, page_uri, elements)
         if entry is not None:
             r.check(rules.l1_element_count, page_uri, entry, page)
             r.check(rules.l1_page_title, page_uri, entry, page)
@@ -224,6 +225,7 @@ class DocumentWalk:
             return
         r.check(rules_page.l3_resolves, uri, payload, entry, i)
         r.check(rules_page.content_shape, uri, [payload])
+        r.check(rules_page.content_form, uri, [payload])
         cut = "cut" in payload  # served cut to a size cap (an extension field)
         if cut:
             r.check(rules_page.l3_cut, uri, payload, len(got.text.encode()))

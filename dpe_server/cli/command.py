@@ -5,12 +5,15 @@
     dpe-server check TARGET            check a DPE server (a command line or an HTTP URL)
 
 Logs go to stderr; in stdio mode stdout carries nothing but protocol messages. A bad option
-value is a one-line usage error (exit 2); SIGINT or SIGTERM stops `serve` cleanly (exit 0).
+value, or a folder that is missing, a file or unreadable, is one sentence and exit 2; SIGINT,
+SIGTERM or the end of stdin stops `serve` cleanly and at once (exit 0). Every option is
+described in docs/reference.md (tests/test_docs.py keeps it so).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import math
 import os
@@ -19,11 +22,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
 
-from dpe_server import TOKEN_ENV, __version__
+from dpe_server import PASSWORDS_ENV, TOKEN_ENV, __version__
 
 if TYPE_CHECKING:
+    from dpe_server.isolation.passwords import Passwords
     from dpe_server.isolation.workers import WorkerSettings
-    from dpe_server.surface.app import DpeApp
     from dpe_server.views.render import Body
 
 # Each subcommand imports what it needs when it runs: `read` never loads the MCP SDK, so it
@@ -33,11 +36,18 @@ log = logging.getLogger("dpe_server")
 T = TypeVar("T")
 
 
-def _folder(value: str) -> Path:
-    path = Path(value).expanduser()
+def _folder_problem(path: Path) -> str | None:
+    """Why `path` cannot be served or read, in one sentence; None when it can."""
+    if not path.exists():
+        return f"there is no folder {path}"
     if not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{value} is not a folder")
-    return path
+        return f"{path} is a file, not a folder; give the folder of documents"
+    try:
+        with os.scandir(path):
+            pass
+    except OSError as exc:
+        return f"the folder {path} cannot be read ({exc.strerror or exc})"
+    return None
 
 
 def _option(convert: Callable[[str], T], ok: Callable[[T], bool], rule: str) -> Callable[[str], T]:
@@ -87,7 +97,7 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="serve a folder over stdio or streamable HTTP")
-    serve.add_argument("dir", type=_folder, help="the documents folder (watched recursively)")
+    serve.add_argument("dir", type=Path, help="the documents folder (watched recursively)")
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     serve.add_argument("--bind", default="127.0.0.1", help="HTTP: address to bind")
     serve.add_argument("--port", type=_PORT, default=8765, help="HTTP: port (0: any free port)")
@@ -154,7 +164,7 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
     )
 
     read = sub.add_parser("read", help="print what resources/read of a dpe:// URI returns")
-    read.add_argument("dir", type=_folder, help="the documents folder")
+    read.add_argument("dir", type=Path, help="the documents folder")
     read.add_argument("uri", help="a dpe:// URI, e.g. dpe://local.dpe.docs/report-1a2b3c/pages/0")
     read.add_argument("--dpe-host", default="", help="the dpe:// host (default local.dpe.<dir>)")
     _cache_options(read)
@@ -211,6 +221,14 @@ def _element_bytes(value: str) -> int:
 
 def _worker_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        "--passwords",
+        type=_passwords_file,
+        default=os.environ.get(PASSWORDS_ENV) or None,
+        metavar="FILE",
+        help=f"TOML file of passwords to try on protected files (default: ${PASSWORDS_ENV}; "
+        "see docs/passwords.md)",
+    )
+    parser.add_argument(
         "--workers",
         type=_WORKERS,
         default=0,
@@ -233,6 +251,24 @@ def _worker_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _passwords_file(value: str) -> str:
+    if not Path(value).is_file():
+        raise argparse.ArgumentTypeError(f"no passwords file at {value}")
+    return value
+
+
+def _passwords(args: argparse.Namespace) -> Passwords:
+    """The passwords file's contents (none without `--passwords`); exits on a bad file."""
+    from dpe_server.isolation.passwords import NO_PASSWORDS, PasswordsFileError, load_passwords
+
+    if not args.passwords:
+        return NO_PASSWORDS
+    try:
+        return load_passwords(Path(args.passwords))
+    except PasswordsFileError as exc:
+        sys.exit(f"dpe-server: error: the passwords file: {exc}")
+
+
 def _worker_settings(args: argparse.Namespace) -> WorkerSettings:
     from dpe_server.isolation.workers import WorkerSettings
 
@@ -241,10 +277,17 @@ def _worker_settings(args: argparse.Namespace) -> WorkerSettings:
         timeout=args.timeout,
         probe_timeout=min(15.0, max(1.0, args.timeout / 4)),
         memory_bytes=args.memory_mb * 1024 * 1024,
+        passwords=_passwords(args),
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command: `argv` (default: the process's arguments), its exit status returned.
+
+    Run as the process's own command (no `argv`), `serve` ends the process itself once it has
+    stopped cleanly, without the interpreter's tear-down (a second or more on a busy machine
+    for the hundreds of modules the MCP SDK loads): Ctrl-C or a closed stdin exit at once."""
+    argv_given = argv
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser(with_check=bool(argv) and argv[0] == "check").parse_args(argv)
     logging.basicConfig(
@@ -256,14 +299,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         from dpe_server.check.command import run
 
         return run(args)
+    args.dir = args.dir.expanduser()
+    if (problem := _folder_problem(args.dir)) is not None:
+        print(f"dpe-server {args.command}: {problem}.", file=sys.stderr)
+        return 2
     if args.command == "serve":
-        return _serve(args)
+        code = _serve(args)
+        if argv_given is None:
+            _exit_now(code)
+        return code
     if args.command == "read":
         return _read(args)
     return 2
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from dpe_server.cli.banner import Banner
     from dpe_server.surface.app import Settings, build_server
     from dpe_server.surface.transports import HttpOptions, serve_http, serve_stdio
 
@@ -282,8 +333,9 @@ def _serve(args: argparse.Namespace) -> int:
         workers=_worker_settings(args),
     )
     server = build_server(settings)
-    banner = _Banner(server.app)
+    banner = Banner(server.app)
     server.app.on_ready = banner.indexed
+    server.app.on_change = banner.recount
     try:
         if args.transport == "http":
             options = HttpOptions(
@@ -306,37 +358,14 @@ def _serve(args: argparse.Namespace) -> int:
     return 1 if server.app.failure is not None else 0
 
 
-class _Banner:
-    """The line `serve` prints once the folder is indexed and the transport listens."""
-
-    def __init__(self, app: DpeApp) -> None:
-        self.app = app
-        self.where: str | None = None
-        self.ready = False
-
-    def indexed(self) -> None:
-        self.ready = True
-        self._show()
-
-    def listening(self, where: str) -> None:
-        self.where = where
-        self._show()
-
-    def _show(self) -> None:
-        if self.ready and self.where is not None:
-            _banner(self.app, self.where)
-
-
-def _banner(app: DpeApp, where: str) -> None:
-    count = len(app.catalog.entries())
-    errors = sum(1 for e in app.catalog.entries() if e.error is not None)
-    unreadable = f", {errors} unreadable" if errors else ""
-    print(
-        f"dpe-server: {count} documents{unreadable} in {app.catalog.root} "
-        f"as dpe://{app.host}, serving on {where}",
-        file=sys.stderr,
-        flush=True,
-    )
+def _exit_now(code: int) -> NoReturn:
+    """End the process with `code` once what it wrote is flushed and its logs closed (the
+    workers are gone and the cache closed already: nothing else waits for the tear-down)."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
 
 
 def _read(args: argparse.Namespace) -> int:
@@ -378,6 +407,7 @@ def _read_document(args: argparse.Namespace) -> list[Body]:
             args.cache_dir,
             not args.no_cache,
             max_element_bytes=args.max_element_bytes,
+            passwords=_passwords(args),
         ) as r:
             return r.read(args.uri)
     finally:
@@ -388,11 +418,14 @@ async def _read_folder(args: argparse.Namespace) -> list[Body]:
     """Level 0: every file probed and extracted in worker processes, as a settled server
     lists them (derived titles)."""
     from dpe_server.read.reader import local_reader
+    from dpe_server.surface.progress import progress
 
     cache = not args.no_cache
     workers = _worker_settings(args)
     async with local_reader(args.dir, args.dpe_host, args.cache_dir, cache, workers=workers) as r:
-        await r.catalog.warm()
+        catalog = r.catalog
+        async with progress("reading", lambda: (catalog.warm_count, catalog.scanned)):
+            await catalog.warm()
         return await r.read(args.uri)
 
 

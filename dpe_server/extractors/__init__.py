@@ -27,7 +27,9 @@ from dpe_server.extractors.registry import (
     format_of,
     is_paged,
     is_supported,
+    read_as,
     register,
+    unlocked,
 )
 
 __all__ = [
@@ -43,5 +45,7 @@ __all__ = [
     "format_of",
     "is_paged",
     "is_supported",
+    "read_as",
     "register",
+    "unlocked",
 ]

@@ -81,6 +81,9 @@ class Format:
     """How a picture's bytes are read for a Level 3 image read (None: its images have none)."""
     package_prefix: str | None = None
     """For an OOXML format, the folder its package keeps its parts in (`xl/`)."""
+    tools: tuple[str, ...] = ()
+    """Programs on PATH its extractor runs (`soffice`): whether each is found is part of the
+    cache key, so installing or removing one re-reads the files of the format."""
 
     def load(self) -> Extractor:
         """Its extractor, importing its module (and its library) on first use."""

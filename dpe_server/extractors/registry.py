@@ -7,9 +7,11 @@ the checks before parsing, the picture reader and the cache key ask this registr
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path, PurePath
+from typing import BinaryIO
 
-from dpe_server.extractors import docx, pdf, pptx, xlsx
+from dpe_server.extractors import delimited, docx, legacy, odp, odt, pdf, pptx, sheets, xlsx
 from dpe_server.extractors.base import Extractor, Format
 
 FORMATS: dict[str, Format] = {}
@@ -26,6 +28,13 @@ register(xlsx.FORMAT)
 register(pdf.FORMAT)
 register(pptx.FORMAT)
 register(docx.FORMAT)
+register(odt.FORMAT)
+register(odp.FORMAT)
+register(legacy.WORD)
+register(legacy.POWERPOINT)
+register(sheets.FORMAT)
+register(delimited.CSV)
+register(delimited.TSV)
 
 
 def file_type(path: PurePath | str) -> str:
@@ -36,6 +45,33 @@ def file_type(path: PurePath | str) -> str:
 def format_of(path: PurePath | str) -> Format | None:
     """The format of a file by its suffix, or None when it is not one the server reads."""
     return FORMATS.get(PurePath(path).suffix.lower())
+
+
+def read_as(f: BinaryIO, path: PurePath | str) -> str:
+    """The suffix a file is read as: its own, unless it is a legacy Office file (OLE2) under
+    an OOXML suffix whose real format is served (an .xls named .xlsx is read as .xls)."""
+    from dpe_server.extractors.ooxml.package import cfb_kind, sniff
+
+    suffix = PurePath(path).suffix.lower()
+    fmt = FORMATS.get(suffix)
+    if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb":
+        return suffix
+    real = cfb_kind(f)
+    return real if real in FORMATS else suffix
+
+
+def unlocked(f: BinaryIO, suffix: str) -> BinaryIO:
+    """`f`, or its decrypted copy in memory when it is a password-protected OOXML package
+    (`ooxml.decrypt`: the passwords tried are `extractors.passwords`'); raises
+    `EncryptedError` when none opens it."""
+    from dpe_server.extractors.ooxml.package import cfb_kind, sniff
+
+    fmt = FORMATS.get(suffix.lower())
+    if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb" or cfb_kind(f) != "encrypted":
+        return f
+    from dpe_server.extractors.ooxml.decrypt import unlock
+
+    return unlock(f, suffix.lower().lstrip("."))
 
 
 def is_supported(path: PurePath | str) -> bool:
@@ -68,11 +104,14 @@ def extractor_fingerprint(package: Path = _PACKAGE) -> str:
     under `extractors/`, `model/` and `isolation/` (the checks before parsing, the jobs).
 
     Part of every cache key: any change to how trees are made (or a module moved) invalidates
-    cached trees, without anyone having to remember to bump a version.
+    cached trees, without anyone having to remember to bump a version. The programs formats
+    run (`Format.tools`) count by where they are found, or that they are not.
     """
     digest = hashlib.sha256()
     for folder in _TREE_CODE:
         for path in sorted((package / folder).rglob("*.py")):
             digest.update(path.relative_to(package).as_posix().encode())
             digest.update(path.read_bytes())
+    for tool in sorted({t for fmt in FORMATS.values() for t in fmt.tools}):
+        digest.update(f"{tool}={shutil.which(tool)}".encode())
     return digest.hexdigest()[:16]

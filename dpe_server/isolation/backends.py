@@ -22,12 +22,16 @@ import anyio.to_thread
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.client import JobClient
 from dpe_server.isolation.jobs import Job, run_job, unwrap
+from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import JSON, Document, Page, Properties
 
 
 class Backend(Protocol):
     """Runs extraction jobs; raises `ExtractionError` for a file that cannot be read."""
+
+    passwords: Passwords
+    """Which passwords the jobs of each file carry (the catalog keys trees by its digest)."""
 
     @property
     def parallelism(self) -> int:
@@ -48,12 +52,22 @@ class Backend(Protocol):
 
     async def aclose(self) -> None: ...
 
+    def kill_now(self) -> None:
+        """End every parse under way at once, waiting for nothing and taking no lock (a
+        second Ctrl-C calls it from a signal handler just before the process ends)."""
+        ...
+
 
 class ThreadBackend(JobClient):
     """Jobs in threads of this process, at most `concurrency` at once."""
 
-    def __init__(self, concurrency: int = 2, limits: Limits = DEFAULT_LIMITS) -> None:
-        super().__init__(limits)
+    def __init__(
+        self,
+        concurrency: int = 2,
+        limits: Limits = DEFAULT_LIMITS,
+        passwords: Passwords = NO_PASSWORDS,
+    ) -> None:
+        super().__init__(limits, passwords)
         self._limiter = anyio.CapacityLimiter(concurrency)
 
     @property

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.jobs import (
     Job,
+    Op,
     decode_document,
     decode_image,
     decode_pages,
@@ -25,6 +26,7 @@ from dpe_server.isolation.jobs import (
     run_job,
     unwrap,
 )
+from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import CorruptError, ExtractionError
 from dpe_server.model.tree import JSON, Document, Page, Properties
 
@@ -55,8 +57,17 @@ class JobClient(ABC):
     (`_execute`, the only part a runner supplies) and decodes the result, inside the boundary
     that turns any failure into the document's `ExtractionError`."""
 
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self, limits: Limits = DEFAULT_LIMITS, passwords: Passwords = NO_PASSWORDS
+    ) -> None:
         self._limits = limits
+        self.passwords = passwords
+        """Which passwords the jobs of each file carry (the catalog keys trees by its digest)."""
+
+    def _job(self, root: Path, rel: str, op: Op, **more: Any) -> Job:
+        return Job(
+            str(root), rel, op, limits=self._limits, passwords=self.passwords.for_path(rel), **more
+        )
 
     @abstractmethod
     async def _execute(self, job: Job) -> JSON:
@@ -67,23 +78,26 @@ class JobClient(ABC):
             return decode(await self._execute(job))
 
     async def probe(self, root: Path, rel: str) -> Properties:
-        return await self._call(Job(str(root), rel, "probe", limits=self._limits), decode_probe)
+        return await self._call(self._job(root, rel, "probe"), decode_probe)
 
     async def extract(self, root: Path, rel: str) -> Document:
-        job = Job(str(root), rel, "extract", limits=self._limits)
+        job = self._job(root, rel, "extract")
         return await self._call(job, decode_document)
 
     async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]:
-        job = Job(str(root), rel, "pages", pages_arg(pages), self._limits)
+        job = self._job(root, rel, "pages", pages=pages_arg(pages))
         return await self._call(job, decode_pages)
 
     async def image(
         self, root: Path, rel: str, metadata: Mapping[str, JSON]
     ) -> tuple[str, str] | None:
-        job = Job(str(root), rel, "image", limits=self._limits, metadata=dict(metadata))
+        job = self._job(root, rel, "image", metadata=dict(metadata))
         return await self._call(job, decode_image)
 
     async def aclose(self) -> None:
+        return None
+
+    def kill_now(self) -> None:
         return None
 
 

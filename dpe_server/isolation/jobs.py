@@ -9,13 +9,22 @@ let escape are reported as `corrupt` with the exception's type, never with a tra
 from __future__ import annotations
 
 import base64
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_path
+from dpe_server.extractors import (
+    DEFAULT_LIMITS,
+    Limits,
+    for_path,
+    for_suffix,
+    read_as,
+    unlocked,
+)
+from dpe_server.extractors.passwords import trying
 from dpe_server.isolation.confine import NotConfined, open_confined
 from dpe_server.isolation.pictures import picture
 from dpe_server.isolation.precheck import precheck
@@ -45,12 +54,16 @@ class Job:
     limits: Limits = DEFAULT_LIMITS
     metadata: Mapping[str, JSON] | None = None
     """For `image`: the image element's metadata, which names its picture."""
+    passwords: tuple[str, ...] = field(default=(), repr=False)
+    """The passwords given for the file (`isolation.passwords`): sent with the job over the
+    worker's pipe, never shown."""
 
 
 def run_job(job: Job) -> dict[str, JSON]:
     """`{"ok": ...}` with the probe, document or pages as JSON, or `{"error": {kind, message}}`."""
     try:
-        return {"ok": _run(job)}
+        with trying(job.passwords):
+            return {"ok": _run(job)}
     except ExtractionError as exc:
         return {"error": {**exc.to_json(), "transient": exc.transient}}
     except NotConfined:
@@ -95,7 +108,10 @@ def _run(job: Job) -> JSON:
                 f"The file is {size // (1024 * 1024)} MiB, over the limit of "
                 f"{MAX_FILE_BYTES // (1024 * 1024)} MiB."
             )
-        precheck(f, PurePosixPath(job.rel).suffix, job.limits)
+        suffix = read_as(f, job.rel)
+        extractor = for_suffix(suffix) or extractor
+        f = unlocked(f, suffix)  # noqa: PLW2901 (a protected package: its decrypted copy)
+        precheck(f, suffix, job.limits)
         if job.op == "image":
             found = picture(f, job.rel, job.metadata or {})
             if found is None:
@@ -106,6 +122,8 @@ def _run(job: Job) -> JSON:
         if job.op == "pages" and extractor.extract_pages is not None:
             return [p.to_json() for p in extractor.extract_pages(f, job.pages, job.limits)]
         doc = extractor.extract(f, job.limits)
+        if suffix != PurePosixPath(job.rel).suffix.lower():  # a legacy file under a new suffix
+            doc = dataclasses.replace(doc, metadata={**doc.metadata, "read_as": suffix[1:]})
         if job.op == "pages":
             wanted = set(job.pages)
             return [p.to_json() for p in doc.pages if p.page_index in wanted]

@@ -11,7 +11,8 @@ that hangs, eats memory or crashes takes down its worker, never the server.
   can reach the stdio transport; it sets RLIMIT_AS (default 2 GiB) on itself.
 - A worker never outlives the server: it holds the read end of a pipe (its lifeline) whose
   only write end the server holds, and exits the moment that read returns (the server exited,
-  died or dropped it), even mid-parse. SIGINT and SIGTERM are the server's to handle.
+  died or dropped it), even mid-parse. SIGINT and SIGTERM are the server's to handle: it
+  SIGKILLs its workers on the first (`kill_now`), and again on a second, which ends it at once.
 - Each job has a wall-clock deadline (probe 15 s, extract 60 s by default). On overrun the
   worker is SIGKILLed, reaped, and replaced on next use; the job fails with `timeout`.
 - A worker that dies on a job (out of memory, a native crash) fails that job with
@@ -20,7 +21,7 @@ that hangs, eats memory or crashes takes down its worker, never the server.
   50k-row sheet, json is faster than pickle both ways); the event loop never blocks: a
   thread per in-flight job waits on the pipe and decodes.
 - Workers are recycled after `max_jobs` jobs (fragmented heaps are returned to the system).
-- On shutdown, workers in the middle of a job are killed at once; idle ones are asked to exit.
+- On shutdown every worker is killed at once (busy or idle: none holds anything to save).
 """
 
 from __future__ import annotations
@@ -35,8 +36,7 @@ import socket
 import subprocess
 import sys
 import threading
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
@@ -51,6 +51,7 @@ from dpe_server.isolation.jobs import (
     Job,
     unwrap,
 )
+from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import CorruptError, ExtractionError, ExtractionTimeout, TooLargeError
 from dpe_server.model.tree import JSON
 
@@ -78,6 +79,8 @@ class WorkerSettings:
     """Jobs a worker runs before it is replaced."""
     runner: str = "dpe_server.isolation.jobs:run_job"
     """`module:function` a worker runs each job with (tests substitute misbehaving ones)."""
+    passwords: Passwords = field(default=NO_PASSWORDS, repr=False)
+    """The passwords file's contents: each job carries its file's over the worker's pipe."""
 
     @property
     def pool_size(self) -> int:
@@ -239,8 +242,8 @@ class ProcessBackend(JobClient):
     def __init__(
         self, settings: WorkerSettings | None = None, limits: Limits = DEFAULT_LIMITS
     ) -> None:
-        super().__init__(limits)
         self.settings = settings or WorkerSettings()
+        super().__init__(limits, self.settings.passwords)
         size = self.settings.pool_size
         self._slots = anyio.Semaphore(size)
         self._threads = anyio.CapacityLimiter(size)
@@ -262,15 +265,25 @@ class ProcessBackend(JobClient):
         return await self.run(job, deadline)
 
     async def aclose(self) -> None:
-        """Kill the workers in the middle of a job at once; ask the idle ones to exit."""
-        self._closed = True
+        """Kill every worker at once: a shutdown waits for none of them (an idle worker asked
+        to exit would spend its interpreter's tear-down on the way out)."""
+        self.kill_now()
         with self._lock:
-            idle = list(self._idle)
-            busy = [worker for worker in self._all if worker not in idle]
+            workers = list(self._all)
             self._all.clear()
             self._idle.clear()
-        if idle or busy:
-            await anyio.to_thread.run_sync(_stop_all, idle, busy)
+        for worker in workers:  # reaped and closed; one started since is killed here
+            await anyio.to_thread.run_sync(worker.kill)
+
+    def kill_now(self) -> None:
+        """Refuse new jobs and SIGKILL every worker, reaping none: the process is stopping,
+        its workers must not outlive it, even one deep in native code that its lifeline
+        cannot interrupt (the jobs cut short fail as `_shutting_down`, blaming no file)."""
+        self._closed = True
+        for worker in tuple(self._all):  # one C-level copy: no lock, safe in a signal handler
+            if not worker.dead:  # (a dead one may be reaped: its pid may be another's now)
+                with contextlib.suppress(OSError):
+                    worker.process.kill()  # which skips a process already reaped
 
     # ---- the pool -----------------------------------------------------------------------
 
@@ -363,20 +376,6 @@ class ProcessBackend(JobClient):
 def _shutting_down() -> CorruptError:
     """A job refused or cut short by `aclose` (transient: the file is not to blame)."""
     return CorruptError("The server is shutting down; the file was not read.", transient=True)
-
-
-def _stop_all(idle: list[_Worker], busy: list[_Worker]) -> None:
-    """Kill the busy workers; ask the idle ones to exit, with one shared grace period."""
-    for worker in busy:
-        worker.kill()
-    for worker in idle:
-        with contextlib.suppress(OSError):
-            worker.conn.send(None)
-    end = time.monotonic() + 2.0
-    for worker in idle:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            worker.process.wait(max(0.01, end - time.monotonic()))
-        worker.kill()
 
 
 __all__ = ["ProcessBackend", "WorkerSettings"]

@@ -85,6 +85,8 @@ class Series(TypedDict, total=False):
 class AxisTitles(TypedDict, total=False):
     x: str
     y: str
+    x2: str
+    y2: str
 
 
 class ChartContent(TypedDict, total=False):
@@ -96,6 +98,7 @@ class ChartContent(TypedDict, total=False):
     grouping: str
     title_auto: bool
     axis_titles: AxisTitles
+    chart_types: list[str]
 
 
 class DiagramContent(TypedDict, total=False):
@@ -131,6 +134,7 @@ class LinkContent(TypedDict, total=False):
     url: Required[str]
     cell: str
     internal: bool
+    tooltip: str
     target_page: int
 
 
@@ -144,6 +148,7 @@ class AnnotationContent(Reply, total=False):
     kind: Required[str]
     anchor: str
     replies: list[Reply]
+    resolved: bool
 
 
 class HeaderFooterContent(TypedDict, total=False):
@@ -154,8 +159,11 @@ class HeaderFooterContent(TypedDict, total=False):
     kind: str
 
 
+SeparatorKind = Literal["page_break", "section_break", "column_break", "rule"]
+
+
 class SeparatorContent(TypedDict):
-    kind: Literal["page_break", "section_break", "column_break", "rule"]
+    kind: SeparatorKind
 
 
 class MediaContent(TypedDict, total=False):
@@ -218,6 +226,7 @@ class WidgetContent(TypedDict, total=False):
     source: str
     macro: str
     class_id: str
+    link: str
 
 
 SHAPES: dict[Category, type] = {

@@ -1,7 +1,9 @@
 """Document metadata when the file's properties do not give it (SPEC §4).
 
 title = file properties → first heading → file stem; keywords and summary = file properties
-(keywords, subject, description) → derived from the content, deterministically.
+(keywords, subject, description) → derived from the content, deterministically. A property
+that says nothing (`placeholder`: empty, "untitled", "(anonymous)", "(unspecified)", a file
+name such as "Microsoft Word - x.docx" or the document's own name) counts as absent.
 """
 
 from __future__ import annotations
@@ -16,6 +18,30 @@ MAX_DERIVED_KEYWORDS = 5
 
 # Page titles a format invents when a page has none: they say nothing about the content.
 _GENERIC_TITLE = re.compile(r"^(page|slide|section|sheet)\s*\d+( \(cont\. \d+\))?$", re.I)
+
+
+# What tools write when the author wrote nothing: their defaults, and file names.
+_PLACEHOLDER = re.compile(
+    r"^(?:untitled(?:[ -]?\d+)?|untitled document|unknown|unspecified|anonymous|none|null|"
+    r"n/?a|title|no title|document\d*|new document|slide \d+|presentation\d*|book\d*)$",
+    re.I,
+)
+_FILE_NAME = re.compile(
+    r"^(?:microsoft (?:word|excel|powerpoint) - .*|.*\.(?:docx?|xlsx?|pptx?|pdf|odt|ods|odp|rtf|"
+    r"txt|tex|dvi|ps|html?|md|indd|qxd|pages|key))$",
+    re.I,
+)
+
+
+def placeholder(value: str | None, stem: str = "") -> bool:
+    """A title or summary that says nothing: empty, a tool's default ("untitled",
+    "(anonymous)", "(unspecified)"), a file name, or `stem` (the document's own name)."""
+    text = " ".join((value or "").split()).strip("()[]<>{}\"' .-_")
+    if not text or not any(ch.isalnum() for ch in text):
+        return True
+    if _PLACEHOLDER.match(text) or _FILE_NAME.match(text):
+        return True
+    return bool(stem) and text.casefold() == stem.casefold()
 
 
 _KEYWORD_SEPARATORS = re.compile(r"[,;\n；，、]+")
@@ -47,8 +73,8 @@ def first_heading(pages: Sequence[Page]) -> str | None:
 def derive_title(doc: Document | None, stem: str) -> str:
     """The file's own title, else its first heading, else the file name without suffix."""
     if doc is not None:
-        if doc.properties.title and doc.properties.title.strip():
-            return one_line(doc.properties.title)
+        if not placeholder(doc.properties.title, stem):
+            return one_line(doc.properties.title or "")
         heading = first_heading(doc.pages)
         if heading:
             return heading
@@ -78,8 +104,8 @@ def derive_keywords(doc: Document) -> tuple[str, ...]:
 
 def derive_summary(doc: Document, file_type: str, unit: str = "page") -> str:
     """The file's subject/description, else its first paragraph, else what it holds."""
-    if doc.properties.summary and doc.properties.summary.strip():
-        return one_line(doc.properties.summary, SUMMARY_LIMIT)
+    if not placeholder(doc.properties.summary):
+        return one_line(doc.properties.summary or "", SUMMARY_LIMIT)
     for page in doc.pages:
         for el in page.elements:
             if el.category is Category.TEXT:

@@ -26,6 +26,7 @@ from dpe_server.catalog.sqlite import open_store
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.client import InlineJobs, run_inline
+from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import ExtractionError, reading
 from dpe_server.model.tree import JSON, Category
 from dpe_server.model.uri import DpeUri, parse
@@ -46,10 +47,12 @@ class OneShotReader(Index[Entry]):
         limits: Limits = DEFAULT_LIMITS,
         *,
         max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES,
+        passwords: Passwords = NO_PASSWORDS,
     ) -> None:
         root = root.resolve()
-        super().__init__(root, host or default_host(root), open_store(cache_dir, root, cache))
-        self._jobs = InlineJobs(limits)
+        store = open_store(cache_dir, root, cache)
+        super().__init__(root, host or default_host(root), store, passwords)
+        self._jobs = InlineJobs(limits, passwords)
         self._max_element_bytes = max_element_bytes
         self._restored: set[str] = set()
         for rel, st in scan(self.root).items():

@@ -1,27 +1,28 @@
-"""Search: the elements whose text holds every word of a query, best first, with their URIs.
+"""Search: the elements whose text holds every term of a query, best first, with their URIs.
 
-The query is bounded (`SEARCH_MAX_CHARS`, `SEARCH_MAX_TERMS`); pages are loaded on the event
-loop and matched in a worker thread, a chunk at a time, so other requests are answered
-meanwhile; after `SEARCH_BUDGET_SECONDS` no further document is looked at and the answer says
-it is partial. (A later issue replaces the scan with an index.) The `search` tool is a thin
-handler over `search`.
+The terms are looked up in the full-text index of the cache database (`catalog.fulltext`:
+words, "phrases", `prefix*`, Chinese of any length; every term must occur; ranked by BM25), in
+a worker thread, so other requests are answered meanwhile. The query is bounded
+(`SEARCH_MAX_CHARS`, `SEARCH_MAX_TERMS`). A search can be narrowed to a file type, element
+categories and one document (which is extracted first, if it is not yet); a page of results
+ends with a `next_cursor` when there are more. While documents of the search's scope are not
+yet extracted, their words may be missing: the answer says `"indexing": true` and how many.
+The `search` tool is a thin handler over `search`.
 """
 
 from __future__ import annotations
 
-import heapq
+import base64
+import binascii
+import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
-import anyio.to_thread
-
 from dpe_server.catalog.catalog import Catalog
+from dpe_server.catalog.fulltext import Scope, TextQuery
 from dpe_server.model.errors import RequestError
 from dpe_server.model.integers import TooLarge, parse_uint
-from dpe_server.model.tree import Element, Page
+from dpe_server.model.tree import Category
 from dpe_server.model.uri import format_uri
 
 SEARCH_DEFAULT = 20
@@ -29,37 +30,30 @@ SEARCH_MAX = 100
 SEARCH_MAX_CHARS = 1000
 """A longer query is refused: matching costs grow with its length (issue 14)."""
 SEARCH_MAX_TERMS = 32
-"""Distinct words in a query at most."""
-SEARCH_BUDGET_SECONDS = 10.0
-"""A search looks at no further document after this long, and says its results are partial."""
-SEARCH_CHUNK_ELEMENTS = 2000
-"""Elements matched in one go in a worker thread; pages are loaded between chunks."""
-
-
-def _text_of(element: Element) -> str:
-    return (element.summary + " " + json.dumps(element.content, ensure_ascii=False)).lower()
+"""Distinct terms (words and phrases) in a query at most."""
+CATEGORIES = tuple(c.value for c in Category)
 
 
 class QueryError(ValueError):
     """A search query out of bounds; the message says what to send instead."""
 
 
-def search_words(query: object) -> tuple[str, ...]:
-    """The distinct lower-case words of `query`, within the bounds; raises `QueryError`."""
+def search_query(query: object) -> TextQuery:
+    """The terms of `query`, within the bounds; raises `QueryError`."""
     text = str(query or "")
     if len(text) > SEARCH_MAX_CHARS:
         raise QueryError(
             f"The query is {len(text):,} characters long; give at most {SEARCH_MAX_CHARS:,} "
             f"characters and {SEARCH_MAX_TERMS} distinct words."
         )
-    words = tuple(dict.fromkeys(text.lower().split()))
-    if not words:
+    parsed = TextQuery.parse(text)
+    if not parsed.terms:
         raise QueryError("The query is empty; give one or more words to look for.")
-    if len(words) > SEARCH_MAX_TERMS:
+    if len(parsed.terms) > SEARCH_MAX_TERMS:
         raise QueryError(
-            f"The query has {len(words)} distinct words; give at most {SEARCH_MAX_TERMS}."
+            f"The query has {len(parsed.terms)} distinct words; give at most {SEARCH_MAX_TERMS}."
         )
-    return words
+    return parsed
 
 
 def search_limit(value: object) -> int:
@@ -75,91 +69,96 @@ def search_limit(value: object) -> int:
     return max(1, min(limit, SEARCH_MAX))
 
 
-@dataclass(frozen=True, slots=True)
-class _Hit:
-    rank: tuple[int, int]
-    """(-score, order found): best first, then in document order."""
-    body: dict[str, Any]
+def search_categories(value: object) -> tuple[str, ...]:
+    """The `category` argument: one category, a comma-separated list or a list of them."""
+    items = value if isinstance(value, list) else str(value or "").split(",")
+    wanted = tuple(dict.fromkeys(str(c).strip().lower() for c in items if str(c).strip()))
+    unknown = [c for c in wanted if c not in CATEGORIES]
+    if unknown:
+        raise QueryError(
+            f"Unknown category '{unknown[0][:40]}'; the categories are {', '.join(CATEGORIES)}."
+        )
+    return wanted
 
 
-@dataclass
-class _Found:
-    """The best `limit` hits so far, and how many there were in all."""
-
-    limit: int
-    best: list[_Hit] = field(default_factory=list)
-    total: int = 0
-
-    def add(self, hits: list[_Hit]) -> None:
-        self.total += len(hits)
-        self.best = heapq.nsmallest(self.limit, self.best + hits, key=lambda hit: hit.rank)
+def _cursor(offset: int, of: str) -> str:
+    raw = json.dumps({"offset": offset, "of": of}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _match(
-    host: str, pages: Sequence[tuple[str, str, Page]], words: tuple[str, ...], found: _Found
-) -> list[_Hit]:
-    """The elements of `pages` (doc_ref, title, page) holding every word, numbered on from
-    the hits `found` so far. Runs in a worker thread: it is the costly part of a search."""
-    hits: list[_Hit] = []
-    for doc_ref, title, page in pages:
-        for el in page.elements:
-            text = _text_of(el)
-            if all(w in text for w in words):
-                hits.append(
-                    _Hit(
-                        (-sum(text.count(w) for w in words), found.total + len(hits)),
-                        {
-                            "uri": format_uri(host, doc_ref, element_id=el.element_id),
-                            "document": title,
-                            "page_index": page.page_index,
-                            "category": el.category.value,
-                            "summary": el.summary,
-                        },
-                    )
-                )
-    return hits
+def _offset(cursor: object, of: str) -> int:
+    """Where the page a `cursor` names starts; raises `QueryError` for a foreign one."""
+    if cursor is None or cursor == "":
+        return 0
+    try:
+        text = str(cursor)
+        data = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        offset = data["offset"]
+        if data["of"] == of and isinstance(offset, int) and offset >= 0:
+            return offset
+    except (ValueError, TypeError, KeyError, binascii.Error):
+        pass
+    raise QueryError(
+        "The cursor is not one this search gave; send the same query and filters with the "
+        "next_cursor of its last answer, or no cursor for the first page."
+    )
 
 
 async def search(
-    catalog: Catalog, query: object, file_type: object = None, limit: object = None
+    catalog: Catalog,
+    query: object,
+    file_type: object = None,
+    limit: object = None,
+    *,
+    category: object = None,
+    doc_ref: object = None,
+    cursor: object = None,
 ) -> dict[str, Any]:
-    """What the `search` tool answers (query, total, results, partial); raises `QueryError`."""
-    words = search_words(query)
+    """What the `search` tool answers (query, total, total_capped, results, indexing,
+    next_cursor); raises `QueryError`."""
+    parsed = search_query(query)
     wanted = search_limit(limit)
-    wanted_type = str(file_type or "").lower().lstrip(".")
+    scope = Scope(
+        categories=search_categories(category),
+        file_type=str(file_type or "").strip().lower().lstrip("."),
+        doc_ref=str(doc_ref or "").strip(),
+    )
     await catalog.ready.wait()
-    deadline = anyio.current_time() + SEARCH_BUDGET_SECONDS
-    entries = [e for e in catalog.entries() if e.file_type == wanted_type or not wanted_type]
-    found = _Found(wanted)
-    chunk: list[tuple[str, str, Page]] = []
-    queued = searched = 0
-    for entry in entries:
-        _, outline = await catalog.outline(entry.doc_ref)
-        title, infos = (outline.title, outline.pages) if outline else ("", ())
-        for info in infos:
-            try:
-                page = await catalog.page(entry.doc_ref, info.page_index)
-            except RequestError:
-                continue  # the file changed under the search
-            chunk.append((entry.doc_ref, title, page))
-            queued += len(page.elements)
-            if queued >= SEARCH_CHUNK_ELEMENTS:
-                found.add(await anyio.to_thread.run_sync(_match, catalog.host, chunk, words, found))
-                chunk, queued = [], 0
-        searched += 1
-        if anyio.current_time() > deadline:
-            break
-    if chunk:
-        found.add(await anyio.to_thread.run_sync(_match, catalog.host, chunk, words, found))
-    body: dict[str, Any] = {
-        "query": query,
-        "total": found.total,
-        "results": [hit.body for hit in found.best],
-        "partial": searched < len(entries),
-    }
-    if body["partial"]:
+    if scope.doc_ref:  # one document is extracted first, as a read of it would be
+        try:
+            await catalog.outline(scope.doc_ref)
+        except RequestError as exc:
+            raise QueryError(exc.message) from None
+    of = hashlib.sha256(repr((parsed, scope)).encode()).hexdigest()[:16]
+    offset = _offset(cursor, of)
+    found = await catalog.search(parsed, scope, wanted, offset)
+    if found is None:
+        raise QueryError("The search index could not be read just now; try again.")
+    results = []
+    for hit in found.hits:
+        try:
+            title = catalog.info_of(catalog.entry(hit.doc_ref)).title
+        except RequestError:
+            continue  # the file went away since the index was told
+        results.append(
+            {
+                "uri": format_uri(catalog.host, hit.doc_ref, element_id=hit.element_id),
+                "title": title,
+                "page_index": hit.page_index,
+                "category": hit.category,
+                "snippet": hit.snippet,
+            }
+        )
+    waiting = catalog.indexing(scope.file_type, scope.doc_ref)
+    body: dict[str, Any] = {"query": query, "total": found.total}
+    if found.capped:
+        body["total_capped"] = True
+    body |= {"results": results, "indexing": bool(waiting)}
+    if found.more:
+        body["next_cursor"] = _cursor(offset + len(found.hits), of)
+    if waiting:
         body["note"] = (
-            f"The search stopped after {SEARCH_BUDGET_SECONDS:g} s, having looked through "
-            f"{searched} of {len(entries)} documents; narrow it with file_type or more words."
+            f"{waiting} document{'' if waiting == 1 else 's'} not extracted yet: "
+            f"{'its' if waiting == 1 else 'their'} words may be missing; search again shortly."
         )
     return body

@@ -5,5 +5,5 @@
 - `notify`: the one fan-out of changes to sessions of both protocol eras;
 - `tools`: the `read` and `search` tools;
 - `transports`: stdio and streamable HTTP, and stopping on a signal;
-- `progress`: the indexing progress bar on a terminal.
+- `progress`: the progress bar on a terminal (indexing a folder, reading it whole).
 """

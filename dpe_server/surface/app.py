@@ -36,7 +36,7 @@ from dpe_server.read.completion import Completer, RateLimiter, cap
 from dpe_server.read.reader import Reader
 from dpe_server.surface.errors import INVALID_PARAMS, RATE_LIMITED, to_mcp_error
 from dpe_server.surface.notify import Hub
-from dpe_server.surface.progress import progress_bar
+from dpe_server.surface.progress import progress
 from dpe_server.surface.tools import ToolBox
 from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES
 
@@ -47,7 +47,7 @@ Ctx = ServerRequestContext[Any, Any]
 
 @dataclass
 class Settings:
-    """Everything `dpe-server serve` can be told (see the README for each option)."""
+    """Everything `dpe-server serve` can be told (docs/reference.md says what each option does)."""
 
     root: Path
     host: str = ""
@@ -111,6 +111,8 @@ class DpeApp:
         self.completer = Completer(self.catalog)
         self.on_ready: Callable[[], None] | None = None
         """Called once the folder is indexed (the CLI prints its banner)."""
+        self.on_change: Callable[[], None] | None = None
+        """Called after each change of the catalog is announced (the CLI logs new counts)."""
         self.stop: Callable[[], None] | None = None
         """Ends serving (set by the transport); called when the background work fails."""
         self.failure: BaseException | None = None
@@ -118,6 +120,8 @@ class DpeApp:
 
     async def _changed(self, change: Change) -> None:
         await self.hub.publish(change)
+        if self.on_change is not None:
+            self.on_change()
 
     # ---- life cycle ----------------------------------------------------------------------
 
@@ -158,8 +162,9 @@ class DpeApp:
 
     async def run_background(self, tg: anyio.abc.TaskGroup) -> None:
         """Index the folder, then watch it and warm every document up."""
-        tg.start_soon(progress_bar, self.catalog)
-        await self.catalog.start(tg)
+        catalog = self.catalog
+        async with progress("indexing", lambda: (catalog.probed, catalog.scanned)):
+            await catalog.start(tg)
         if self.on_ready is not None:
             self.on_ready()
         if self.settings.watch:

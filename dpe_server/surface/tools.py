@@ -2,8 +2,9 @@
 
 - `read(uri)`: exactly what `resources/read` of the URI returns (its text, and a picture as an
   image for an image element).
-- `search(query, file_type?, limit?)`: elements whose text holds every word of the query,
-  with their URIs and summaries, best first (`dpe_server.read.search`).
+- `search(query, file_type?, category?, doc_ref?, limit?, cursor?)`: elements whose text holds
+  every term of the query, best first, with their URIs, document titles, pages and snippets
+  (`dpe_server.read.search`).
 
 `--no-tools` leaves both out.
 """
@@ -19,7 +20,7 @@ from mcp.server.context import ServerRequestContext
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.model.errors import RequestError
 from dpe_server.read.reader import Reader
-from dpe_server.read.search import SEARCH_MAX, QueryError, search
+from dpe_server.read.search import CATEGORIES, SEARCH_MAX, QueryError, search
 
 READ = types.Tool(
     name="read",
@@ -39,15 +40,23 @@ SEARCH = types.Tool(
     name="search",
     title="Search the documents",
     description=(
-        "Find elements (paragraphs, table cells, headings, notes...) containing every word of "
-        "the query; returns their dpe:// URIs and one-line summaries."
+        "Find elements (paragraphs, tables, headings, notes...) containing every term of the "
+        'query: words, "phrases in quotes", prefix*. Returns their dpe:// URIs, document '
+        "titles, pages and snippets, best first; next_cursor fetches more. "
+        '"indexing": true means some documents are not extracted yet: search again shortly.'
     ),
     input_schema={
         "type": "object",
         "properties": {
             "query": {"type": "string"},
             "file_type": {"type": "string", "description": "xlsx, pdf, pptx, docx..."},
+            "category": {
+                "type": "string",
+                "description": "Element categories, comma-separated: " + ", ".join(CATEGORIES),
+            },
+            "doc_ref": {"type": "string", "description": "Only this document (its doc_ref)"},
             "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_MAX},
+            "cursor": {"type": "string", "description": "next_cursor of the previous answer"},
         },
         "required": ["query"],
     },
@@ -92,7 +101,13 @@ class ToolBox:
     async def _search(self, args: dict[str, Any]) -> types.CallToolResult:
         try:
             body = await search(
-                self.catalog, args.get("query"), args.get("file_type"), args.get("limit")
+                self.catalog,
+                args.get("query"),
+                args.get("file_type"),
+                args.get("limit"),
+                category=args.get("category"),
+                doc_ref=args.get("doc_ref"),
+                cursor=args.get("cursor"),
             )
         except QueryError as exc:
             return _error(str(exc))

@@ -6,9 +6,10 @@ when bound to loopback, otherwise the bind address plus an explicit allowlist); 
 bearer token is checked before anything else; request size, session count and idle time are
 bounded.
 
-Both stop the same way on SIGINT or SIGTERM: serving ends, the server's lifespan closes (workers
-killed, cache closed) and the command exits 0. A second signal while that runs ends the
-process at once, as if none had been handled.
+Both stop the same way on SIGINT or SIGTERM: the workers are killed at once, serving ends, the
+server's lifespan closes (workers reaped, cache closed) and the command exits 0. A second
+signal while that runs kills the workers again and ends the process at once, as if no signal
+had been handled.
 """
 
 from __future__ import annotations
@@ -42,17 +43,27 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 @asynccontextmanager
-async def stop_on_signal(stop: Callable[[int], None]) -> AsyncIterator[None]:
-    """Call `stop(signal number)` on the first SIGINT or SIGTERM received in the block; from
-    then on either signal ends the process at once (the kernel's default action)."""
+async def stop_on_signal(
+    stop: Callable[[int], None], kill_now: Callable[[], None]
+) -> AsyncIterator[None]:
+    """On the first SIGINT or SIGTERM received in the block, call `kill_now()` (the parses
+    under way end at once, whatever else the shutdown waits for) and `stop(signal number)`;
+    from then on either signal calls `kill_now()` again and ends the process at once, as the
+    signal's default action does."""
+
+    def forced(signum: int, _frame: object) -> None:
+        kill_now()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
 
     async def receive(*, task_status: anyio.abc.TaskStatus[None]) -> None:
         with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
             task_status.started()
             signum = await anext(aiter(signals))
-        for forced in STOP_SIGNALS:
-            signal.signal(forced, signal.SIG_DFL)
+        for again in STOP_SIGNALS:
+            signal.signal(again, forced)
         log.info("%s received; shutting down", signal.Signals(signum).name)
+        kill_now()
         stop(signum)
 
     async with anyio.create_task_group() as tg:
@@ -66,7 +77,7 @@ async def stop_on_signal(stop: Callable[[int], None]) -> AsyncIterator[None]:
 async def serve_stdio(server: DpeServer) -> None:
     with anyio.CancelScope() as serving:
         server.app.stop = serving.cancel
-        stop = stop_on_signal(lambda _signum: serving.cancel())
+        stop = stop_on_signal(lambda _signum: serving.cancel(), server.app.backend.kill_now)
         async with stop, stdio_server(stdin=_stdin()) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
@@ -230,7 +241,9 @@ async def serve_http(
     )
     userver = Uvicorn(config)
     server.app.stop = lambda: userver.handle_exit(signal.SIGTERM, None)
-    stop = stop_on_signal(lambda signum: userver.handle_exit(signum, None))
+    stop = stop_on_signal(
+        lambda signum: userver.handle_exit(signum, None), server.app.backend.kill_now
+    )
     async with stop, anyio.create_task_group() as tg:
         if on_listening is not None:
             tg.start_soon(_report_listening, userver, options, on_listening)

@@ -213,7 +213,7 @@ def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str)
                 return f"[{category.value}: {summary}]"  # nothing to tabulate
             return pipe_table(headers, rows)
         case Category.LIST:
-            return _list(c, indent="  ")
+            return _list(c)
         case Category.CODE:
             text = str(c.get("text", ""))
             fence = "`" * max(3, _longest_backtick_run(text) + 1)
@@ -253,7 +253,7 @@ def _text(category: Category, c: Mapping[str, JSON], summary: str) -> str:
             body = tab_table(c.get("headers") or [], c.get("rows") or [])
             return body if body.strip() else f"{category.value}: {summary}"
         case Category.LIST:
-            return _list(c, indent="  ")
+            return _list(c)
         case Category.CHART:
             return f"图表: {c.get('title', '')}\n{c.get('data_summary', '')}".rstrip()
         case Category.IMAGE:
@@ -305,16 +305,24 @@ def _with_details(
     return "\n\n".join(part for part in parts if part)
 
 
-def _list(c: Mapping[str, JSON], indent: str) -> str:
+def _list(c: Mapping[str, JSON]) -> str:
+    """One line per item; a deeper item is indented to where the text of the item above it
+    at a shallower level begins (3 spaces under `1. `, 2 under `- `), so CommonMark nests it;
+    2 more spaces per level skipped."""
     ordered = bool(c.get("ordered"))
     counters: dict[int, int] = {}
+    columns: dict[int, int] = {}  # level → where the text of its last item begins
     lines = []
     for item in c.get("items") or []:
         level = max(int(item.get("level") or 0), 0)
         counters = {lvl: n for lvl, n in counters.items() if lvl <= level}
         counters[level] = counters.get(level, 0) + 1
+        columns = {lvl: col for lvl, col in columns.items() if lvl < level}
+        parent = max(columns, default=-1)
+        indent = columns.get(parent, 0) + 2 * (level - parent - 1)
         marker = _list_marker(item.get("label"), counters[level] if ordered else None)
-        lines.append(f"{indent * level}{marker} {item.get('text', '')}")
+        columns[level] = indent + len(marker.split(" ", 1)[0]) + 1
+        lines.append(f"{' ' * indent}{marker} {item.get('text', '')}")
     return "\n".join(lines)
 
 

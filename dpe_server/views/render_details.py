@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from dpe_server.model.chart_data import CHART_PREVIEW_ROWS, chart_table, points
 from dpe_server.model.tree import JSON
-from dpe_server.views.chart_data import CHART_PREVIEW_ROWS, chart_table, points
-from dpe_server.views.words import NOT_WORDS, normalise, phrases, walk
+from dpe_server.model.words import NOT_WORDS, normalise, phrases, walk
 
 _FIELD_SHOWN = frozenset({"name", "label", "title", "value", "options", "type", "checked"})
 _LINES = frozenset({"text", "nodes"})  # shown as lines of their own, with no `key:` label
@@ -31,7 +31,8 @@ def chart_data(content: Mapping[str, JSON], markdown: bool, uri: str, full: bool
 
 
 def annotation(content: Mapping[str, JSON], markdown: bool) -> str:
-    """`Comment by Author (on “anchor”): text`, then each reply; an absent author is omitted."""
+    """`Comment by Author (resolved) (on “anchor”): text`, then each reply; an absent author
+    is omitted, `(resolved)` only for a resolved thread."""
     lines = [_note_line(content, str(content.get("kind") or "annotation"))]
     replies = content.get("replies")
     for reply in replies if isinstance(replies, list) else []:
@@ -46,6 +47,7 @@ def _note_line(note: Mapping[str, JSON], kind: str) -> str:
     head = kind.replace("_", " ").capitalize()
     author = _one_line(note.get("author"))
     head += f" by {author}" if author else ""
+    head += " (resolved)" if note.get("resolved") is True else ""
     anchor = note.get("anchor")
     if isinstance(anchor, str | int | float) and not isinstance(anchor, bool) and str(anchor):
         head += f" (on “{_one_line(anchor)}”)"

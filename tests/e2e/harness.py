@@ -82,11 +82,12 @@ def write_big_book(path: Path) -> None:
     book.save(str(path))
 
 
-def write_encrypted(path: Path) -> None:
-    """An OLE2/CFB container with an EncryptionInfo stream name: a password-protected OOXML."""
-    path.write_bytes(
-        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 504 + "EncryptionInfo".encode("utf-16-le")
-    )
+def write_encrypted(path: Path, password: str = "harness-unknown-password") -> None:
+    """A password-protected Word document (agile encryption) whose password nobody gives."""
+    from fixtures.builders.protected import encrypt, plain_docx
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(encrypt(plain_docx(["Locked heading", "Locked text."]), password))
 
 
 def age(root: Path) -> Path:

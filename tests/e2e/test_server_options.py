@@ -15,6 +15,7 @@ from dpe_server.catalog.folder import doc_ref_for
 from tests.e2e.harness import (
     Inbox,
     connect,
+    host_of,
     http_server,
     is_updated,
     make_folder,
@@ -92,9 +93,10 @@ async def test_tools_read_and_search(folder: Path) -> None:
         assert first.text == item.text
         assert not via_tool.is_error
 
+        await settled(client, await host_of(client))  # every document's words are indexed
         found = await client.call_tool("search", {"query": "bullet about beta"})
         body = json.loads(found.content[0].text)  # type: ignore[union-attr]
-        assert body["total"] >= 1
+        assert (body["total"], body["indexing"]) == (1, False)
         assert body["results"][0]["uri"].startswith(deck.uri + "/elements/p1-")
 
         bad = await client.call_tool("read", {"uri": "dpe://nowhere/x/pages/0"})

@@ -5,6 +5,7 @@ safe layers."""
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,8 +32,6 @@ def _cut_tail(path: Path, scratch: Path) -> None:
 
 
 REFUSED: list[tuple[str, Maker, str, str]] = [
-    ("legacy.docx", cases.legacy_doc, "unsupported", "legacy Word 97-2003 .doc"),
-    ("legacy.xlsx", cases.legacy_doc, "unsupported", "legacy Word 97-2003 .doc"),
     ("protected.docx", cases.encrypted, "encrypted", "password-protected"),
     ("pdf.docx", cases.pdf_named_docx, "unsupported", "PDF renamed to .docx"),
     ("pdf.pptx", cases.pdf_named_docx, "unsupported", "PDF renamed to .pptx"),
@@ -59,6 +58,18 @@ def test_precheck_refuses(tmp_path: Path, name: str, make: Maker, kind: str, mes
     result = run_job(Job(str(root), name, "probe"))
     assert result["error"]["kind"] == kind  # type: ignore[index]
     assert message in result["error"]["message"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", ["legacy.docx", "legacy.xlsx"])
+def test_legacy_file_under_a_new_suffix_goes_to_its_own_reader(tmp_path: Path, name: str) -> None:
+    """A (damaged) .doc under an OOXML suffix is read as a .doc: LibreOffice fails on it, or
+    its absence is said; either way the message names .doc, not the suffix it wears."""
+    cases.legacy_doc(tmp_path / name, tmp_path)
+    error = run_job(Job(str(tmp_path), name, "probe"))["error"]
+    expected = ("corrupt", "unsupported") if shutil.which("soffice") else ("unsupported",)
+    assert error["kind"] in expected  # type: ignore[index]
+    assert ".doc" in error["message"]  # type: ignore[index]
+    assert Path(name).suffix not in error["message"].replace(".doc", "")  # type: ignore[index,union-attr]
 
 
 def test_precheck_transient_for_half_written(tmp_path: Path) -> None:

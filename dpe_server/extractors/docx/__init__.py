@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dpe_server.extractors.ooxml import package_format
 
-FORMAT = package_format(
-    "docx", (".docx", ".docm"), "a Word document", "section", paged=False, prefix="word/"
-)
+SUFFIXES = (".docx", ".docm", ".dotx", ".dotm")
+"""Documents, macro-enabled documents, templates, macro-enabled templates."""
+
+FORMAT = package_format("docx", SUFFIXES, "a Word document", "section", paged=False, prefix="word/")

@@ -33,6 +33,18 @@ from dpe_server.extractors.docx.styles import Styles
 from dpe_server.extractors.docx.tables import emit_table, read_table
 from dpe_server.extractors.docx.xml import W, int_or, on, val
 from dpe_server.model import summaries
+from dpe_server.model.content import (
+    CodeContent,
+    FormContent,
+    HeaderFooterContent,
+    HeadingContent,
+    ListContent,
+    ListItem,
+    SeparatorContent,
+    SeparatorKind,
+    TableContent,
+    TextContent,
+)
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder
 
 _P, _TBL, _PPR, _NUMPR = W + "p", W + "tbl", W + "pPr", W + "numPr"
@@ -49,12 +61,39 @@ class Env:
     reader: InlineReader
     header_footers: list[list[HeaderFooter]]
     limits: Limits
+    plans: list[PagePlan] = field(default_factory=list)
     _texts: dict[str, str] = field(default_factory=dict)
+    _starts: list[Counters] = field(default_factory=list)
+    """The list counters as each page begins, counted so far (index = page index)."""
 
     def header_text(self, part: str) -> str:
         if part not in self._texts:
             self._texts[part] = header_text(self.ctx.pkg, part, self.styles)
         return self._texts[part]
+
+    def counters_at(self, index: int) -> Counters:
+        """The list counters as page `index` begins: every numbered paragraph of the pages
+        before it counted, the same whichever pages are extracted and in whatever order."""
+        if not self._starts:
+            self._starts.append(Counters(self.numbering))
+        while len(self._starts) <= index and len(self._starts) <= len(self.plans):
+            counters = self._starts[-1].copy()
+            for block in self.plans[len(self._starts) - 1].blocks:
+                if (num := self.list_num(block)) is not None:
+                    counters.advance(*num)
+            self._starts.append(counters)
+        return self._starts[min(index, len(self._starts) - 1)].copy()
+
+    def list_num(self, block: Block) -> tuple[str, int] | None:
+        """The (numId, ilvl) a block counts in, read from its paragraph properties alone: a
+        numbered paragraph that is not a heading with text."""
+        p = block.el
+        if p.tag != _P or (block.level is not None and block.text.strip()):
+            return None
+        ppr = p.find(_PPR)
+        info = self.styles.info(val(ppr, "pStyle") if ppr is not None else None)
+        num = _numbering(ppr, info.num)
+        return num if num is not None and self.numbering.is_list(*num) else None
 
 
 @dataclass
@@ -63,7 +102,7 @@ class _Group:
 
     kind: str = ""
     lines: list[str] = field(default_factory=list)
-    list_items: list[JSON] = field(default_factory=list)
+    list_items: list[ListItem] = field(default_factory=list)
     num_ids: set[str] = field(default_factory=set)
     ordered: bool = False
     start: int = 1
@@ -82,7 +121,7 @@ class _PageWriter:
         self.env = env
         self.b = PageBuilder(plan.index, env.limits.max_elements_per_page)
         self.group = _Group()
-        self.counters = Counters(env.numbering)
+        self.counters = env.counters_at(plan.index)
         self.truncated = False
 
     def add_items(self, items: list[Item]) -> None:
@@ -94,19 +133,18 @@ class _PageWriter:
         if len(text) > cap:
             text = text[:cap]
             self.truncated = True
-        content: dict[str, JSON] = {"text": text}
-        self.b.add(category, summary, content, meta)
+        self.b.add(category, summary, TextContent(text=text), meta)
 
     def flush(self) -> None:
         g = self.group
         if g.kind == "list":
-            content: dict[str, JSON] = {"ordered": g.ordered, "items": g.list_items}
+            content: ListContent = {"ordered": g.ordered, "items": g.list_items}
             if g.ordered and g.start != 1:
                 content["start"] = g.start
             self.b.add(Category.LIST, summaries.list_(g.list_items, g.ordered), content)
         elif g.kind == "code":
             text = "\n".join(g.lines)
-            self.b.add(Category.CODE, summaries.code(text), {"text": text})
+            self.b.add(Category.CODE, summaries.code(text), CodeContent(text=text))
         self.add_items(g.items)
         self.group = _Group()
 
@@ -117,13 +155,14 @@ class _PageWriter:
         self.group.lines.append(line)
         self.group.items.extend(items)
 
-    def list_item(self, text: str, num: tuple[str, int], items: list[Item]) -> None:
+    def list_item(
+        self, text: str, num: tuple[str, int], counters: list[int], items: list[Item]
+    ) -> None:
         """A numbered paragraph: joins the current list or starts a new one (a change of
         numId at the same or a shallower level), with the label Word shows on it."""
         numbering = self.env.numbering
         num_id, level = num
         ordered = numbering.ordered(num_id, level)
-        counters = self.counters.advance(num_id, level)
         g = self.group
         if not g.continues(num_id, level):
             self.flush()
@@ -131,15 +170,15 @@ class _PageWriter:
             g.kind, g.ordered, g.start = "list", ordered, counters[-1]
         g.num_ids.add(num_id)
         g.last_level = level
-        item: dict[str, JSON] = {"text": text, "level": level}
+        item: ListItem = {"text": text, "level": level}
         label = numbering.label(num_id, level, counters) if ordered else ""
         if label:
             item["label"] = label
         g.list_items.append(item)
         g.items.extend(items)
 
-    def separator(self, kind: str, meta: dict[str, JSON] | None = None) -> None:
-        self.b.add(Category.SEPARATOR, summaries.separator(kind), {"kind": kind}, meta)
+    def separator(self, kind: SeparatorKind, meta: dict[str, JSON] | None = None) -> None:
+        self.b.add(Category.SEPARATOR, summaries.separator(kind), SeparatorContent(kind=kind), meta)
 
     # --- blocks ----------------------------------------------------------------------------
 
@@ -153,7 +192,7 @@ class _PageWriter:
                 self.b.add(
                     Category.FORM,
                     summaries.form([fld]),
-                    {"fields": [fld]},
+                    FormContent(fields=[fld]),
                     {"source": "content_control"},
                 )
         tag = block.el.tag
@@ -177,18 +216,19 @@ class _PageWriter:
         para = env.reader.paragraph(p)
         text = para.text.strip()
         meta: dict[str, JSON] = {"style": info.name} if info.name else {}
+        num = env.list_num(block)
+        counters = self.counters.advance(*num) if num is not None else []
         if block.level is not None and text:
             self.flush()
             before = [i for i in para.items if i.at == 0]
             self.add_items(before)
             level = max(block.level, 1)
-            content: dict[str, JSON] = {"level": level, "text": text}
+            content = HeadingContent(level=level, text=text)
             self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
             self.add_items([i for i in para.items if i.at != 0])
             return
-        num = _numbering(ppr, info.num)
-        if num is not None and para.has_text and env.numbering.is_list(*num):
-            self.list_item(text, num, para.items)
+        if num is not None and para.has_text:
+            self.list_item(text, num, counters, para.items)
             return
         if para.has_text and (info.code or env.reader.is_mono(p)):
             self.code_line(para.text.rstrip(), para.items)
@@ -207,7 +247,7 @@ class _PageWriter:
         for kind, value in blocks:
             if kind == "heading" and isinstance(value, tuple):
                 level, text = value
-                content: dict[str, JSON] = {"level": level, "text": text}
+                content = HeadingContent(level=level, text=text)
                 self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
             elif kind == "text" and isinstance(value, str):
                 self.text(Category.TEXT, value, summaries.text(value), meta)
@@ -218,7 +258,7 @@ class _PageWriter:
         width = max((len(r) for r in rows), default=0)
         grid = [r + [""] * (width - len(r)) for r in rows]
         headers, body = (grid[0], grid[1:]) if len(grid) >= 2 else ([], grid)
-        content: dict[str, JSON] = {
+        content: TableContent = {
             "headers": headers,
             "rows": body,
             "total_rows": len(body),
@@ -242,7 +282,7 @@ class _PageWriter:
             category = Category.HEADER if kind == "header" else Category.FOOTER
             summary = summaries.header(text) if kind == "header" else summaries.footer(text)
             meta: dict[str, JSON] = {"part": hf.part, "variant": hf.variant, "shown": hf.shown}
-            content: dict[str, JSON] = {"text": text, "variant": hf.variant}
+            content = HeaderFooterContent(text=text, variant=hf.variant)
             self.b.add(category, summary, content, meta)
 
     def build(self) -> Page:

@@ -25,6 +25,15 @@ from dpe_server.extractors.ooxml.drawingml import (
 )
 from dpe_server.extractors.ooxml.package import NS
 from dpe_server.model import summaries
+from dpe_server.model.content import (
+    ChartContent,
+    EmbeddedObject,
+    ImageContent,
+    MediaContent,
+    SeparatorContent,
+    TextContent,
+    WidgetContent,
+)
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import JSON, Category
 
@@ -75,7 +84,7 @@ def _image(
     part = "" if rel is None else rel.target
     mime = image_mime(part) if part else "application/octet-stream"
     width, height = size
-    content: dict[str, JSON] = {"description": description, "mime_type": mime}
+    content: ImageContent = {"description": description, "mime_type": mime}
     if width:
         content["width"] = width
     if height:
@@ -90,8 +99,7 @@ def _image(
 def _chart(ctx: PartCtx, rid: str | None, name: str, at: int) -> Item:
     rel = ctx.target(rid)
     meta: dict[str, JSON] = {"name": name}
-    content: dict[str, JSON] = {"chart_type": "unknown", "title": "", "series": []}
-    content["data_summary"] = ""
+    content: ChartContent = {"chart_type": "unknown", "title": "", "series": [], "data_summary": ""}
     if rel is not None and not rel.external and ctx.pkg.has(rel.target):
         meta["part"] = rel.target
         try:
@@ -124,7 +132,7 @@ def _web_video(blip: etree._Element, name: str, description: str, at: int) -> It
         return None
     html = video.get("embeddedHtml", "")
     m = _SRC.search(html)
-    content: dict[str, JSON] = {"name": name, "mime_type": "text/html"}
+    content: MediaContent = {"name": name, "mime_type": "text/html"}
     if description:
         content["description"] = description
     if m:
@@ -192,7 +200,13 @@ def _text_box(content: etree._Element, text_box: TextBoxReader, at: int) -> list
     out: list[Item] = []
     if text.strip():
         out.append(
-            Item(Category.TEXT, summaries.text(text), {"text": text}, {"source": "text_box"}, at)
+            Item(
+                Category.TEXT,
+                summaries.text(text),
+                TextContent(text=text),
+                {"source": "text_box"},
+                at,
+            )
         )
     for item in items:
         item.at = at
@@ -221,7 +235,13 @@ def pict_items(pict: etree._Element, ctx: PartCtx, text_box: TextBoxReader, at: 
             continue
         if shape.get(VO + "hr") in ("t", "true"):
             out.append(
-                Item(Category.SEPARATOR, summaries.separator("rule"), {"kind": "rule"}, {}, at)
+                Item(
+                    Category.SEPARATOR,
+                    summaries.separator("rule"),
+                    SeparatorContent(kind="rule"),
+                    {},
+                    at,
+                )
             )
             continue
         for sub in shape.iter(V + "imagedata", _TXBX):
@@ -236,7 +256,7 @@ def pict_items(pict: etree._Element, ctx: PartCtx, text_box: TextBoxReader, at: 
 
 def _control(ctx: PartCtx, control: etree._Element, at: int) -> Item:
     name = control.get(W + "name") or ""
-    content: dict[str, JSON] = {"kind": "activex", "name": name}
+    content: WidgetContent = {"kind": "activex", "name": name}
     rel = ctx.target(control.get(R + "id"))
     meta: dict[str, JSON] = {}
     if rel is not None and not rel.external and ctx.pkg.has(rel.target):
@@ -276,7 +296,7 @@ def object_items(obj: etree._Element, ctx: PartCtx, text_box: TextBoxReader, at:
         name = posixpath.basename(part) or prog_id
         ext = posixpath.splitext(part)[1].lstrip(".").lower()
         mime = _MEDIA_MIME.get(ext, "application/octet-stream")
-        content: dict[str, JSON] = {"name": name, "mime_type": mime, "description": prog_id}
+        content: MediaContent = {"name": name, "mime_type": mime, "description": prog_id}
         meta: dict[str, JSON] = {"part": part, "prog_id": prog_id}
         return [Item(kind, summaries.media(kind.value, name, mime), content, meta, at)]
     previews = pict_items(obj, ctx, text_box, at)
@@ -284,14 +304,14 @@ def object_items(obj: etree._Element, ctx: PartCtx, text_box: TextBoxReader, at:
         previews.extend(drawing_items(drawing, ctx, text_box, at))
     label = f"Embedded {prog_id} object" if prog_id else "Embedded object"
     if not any(item.category is Category.IMAGE for item in previews):
-        stub: dict[str, JSON] = {"description": label, "mime_type": "application/octet-stream"}
+        stub: ImageContent = {"description": label, "mime_type": "application/octet-stream"}
         summary = summaries.image(label, "application/octet-stream", None, None)
         previews.append(Item(Category.IMAGE, summary, stub, {"source": "ole"}, at))
     for item in previews:
         if item.category is Category.IMAGE:
             desc = str(item.content.get("description") or "") or label
-            item.content["description"] = desc
-            item.content["embedded"] = {"prog_id": prog_id, "part": part}
+            embedded = EmbeddedObject(prog_id=prog_id, part=part)
+            item.content = {**item.content, "description": desc, "embedded": embedded}
             item.summary = summaries.image(
                 desc,
                 str(item.content["mime_type"]),

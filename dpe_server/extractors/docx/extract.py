@@ -8,7 +8,8 @@ layer is slower than a plain walk. Modules:
 - `docx_styles`: heading levels, code styles; `numbering`, `numformat`: list numbering;
 - `docx_pages`: the page plan (where pages begin, continuation pages, titles);
 - `docx_body`, `docx_runs`, `docx_tables`, `docx_drawing`, `docx_forms`: elements;
-- `docx_parts`: main part lookup, notes, comments, headers/footers, altChunk HTML.
+- `docx_parts`: main part lookup, notes, headers/footers, altChunk HTML; `comments`: comments
+  with Word's reply threads nested.
 
 Decisions (where SPEC leaves room):
 - pages start at the highest heading level the body uses and after every section break
@@ -43,7 +44,8 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors import docx
+from dpe_server.extractors.base import Limits
 from dpe_server.extractors.docx.body import Env, build_page
 from dpe_server.extractors.docx.items import PartCtx
 from dpe_server.extractors.docx.numbering import Numbering
@@ -66,6 +68,7 @@ from dpe_server.extractors.docx.parts import (
 from dpe_server.extractors.docx.runs import InlineReader
 from dpe_server.extractors.docx.styles import Styles
 from dpe_server.extractors.docx.xml import from_strict, load, load_or_none
+from dpe_server.extractors.ooxml.macros import package_extractor
 from dpe_server.extractors.ooxml.package import Package, sniff
 from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedError
 from dpe_server.model.metadata import split_keywords
@@ -131,7 +134,7 @@ def _env(o: _Opened, limits: Limits) -> Env:
     notes = load_notes(pkg, o.rel, o.styles)
     hf = section_header_footers(o.sect_prs, o.ctx, even_and_odd(pkg, o.rel.settings))
     reader = InlineReader(o.ctx, o.styles, notes)
-    return Env(o.ctx, o.styles, numbering, reader, hf, limits)
+    return Env(o.ctx, o.styles, numbering, reader, hf, limits, o.plans)
 
 
 def _flat_xml(f: BinaryIO) -> None:
@@ -225,11 +228,4 @@ def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[P
         raise _translate(exc) from None
 
 
-EXTRACTOR = Extractor(
-    name="docx",
-    suffixes=(".docx", ".docm"),
-    version=VERSION,
-    probe=probe,
-    extract=extract,
-    extract_pages=extract_pages,
-)
+EXTRACTOR = package_extractor(docx.FORMAT, VERSION, probe, extract, extract_pages)

@@ -12,7 +12,7 @@ from lxml import etree
 from dpe_server.extractors.docx.items import Item
 from dpe_server.extractors.docx.xml import W14, W, int_or, on, val
 from dpe_server.model import summaries
-from dpe_server.model.content import FieldKind, FormField
+from dpe_server.model.content import FieldKind, FormContent, FormField
 from dpe_server.model.tree import Category
 
 _W15 = "{http://schemas.microsoft.com/office/word/2012/wordml}"
@@ -134,7 +134,7 @@ def form_item(fields: list[FormField], at: int, source: str) -> Item:
     return Item(
         Category.FORM,
         summaries.form(fields),
-        {"fields": list(fields)},
+        FormContent(fields=list(fields)),
         {"source": source},
         at,
     )

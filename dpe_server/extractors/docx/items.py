@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -19,7 +20,7 @@ class Item:
 
     category: Category
     summary: str
-    content: dict[str, JSON]
+    content: Mapping[str, JSON]
     metadata: dict[str, JSON] = field(default_factory=dict)
     at: int = 0
 

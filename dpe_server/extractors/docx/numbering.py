@@ -5,12 +5,13 @@ A `w:num` points at a `w:abstractNum` whose `w:lvl`s give each level's `w:numFmt
 and `w:isLgl`; its `w:lvlOverride`s replace a level (`w:lvl`) or its start
 (`w:startOverride`).
 
-`Counters` numbers the items of one page the way Word does: counters belong to the abstract
-numbering (two `w:num`s sharing one continue each other's numbers), a `w:num` that
-overrides a level (`w:startOverride` or a whole `w:lvl`) restarts it the first time it is
-used, an item at a level advances
-that level's counter and resets the deeper ones. Counters start afresh on every page (a page
-is extracted on its own), so a list continued across a page boundary restarts there.
+`Counters` numbers the items the way Word does: counters belong to the abstract numbering
+(two `w:num`s sharing one continue each other's numbers), a `w:num` that overrides a level
+(`w:startOverride` or a whole `w:lvl`) restarts it the first time it is used, an item at a
+level advances that level's counter and resets the deeper ones. Every numbered paragraph
+counts, an empty one too (Word shows its number). A page begins with the counters of every
+numbered paragraph before it (body.py counts them without reading their text), so a list
+continued across a page boundary keeps counting there as it does in Word.
 """
 
 from __future__ import annotations
@@ -138,12 +139,18 @@ class Numbering:
 
 
 class Counters:
-    """The running counters of one page's numbered paragraphs."""
+    """The running counters of the numbered paragraphs read so far."""
 
     def __init__(self, numbering: Numbering) -> None:
         self._numbering = numbering
         self._values: dict[str, dict[int, int]] = {}
         self._seen: set[str] = set()
+
+    def copy(self) -> Counters:
+        out = Counters(self._numbering)
+        out._values = {k: dict(v) for k, v in self._values.items()}
+        out._seen = set(self._seen)
+        return out
 
     def advance(self, num_id: str, ilvl: int) -> list[int]:
         """Count one item at `ilvl`: the counters of levels 0..ilvl it shows."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml import html as lxml_html
 
+from dpe_server.extractors.docx.comments import load_comments
 from dpe_server.extractors.docx.items import PartCtx
 from dpe_server.extractors.docx.runs import InlineReader, Notes
 from dpe_server.extractors.docx.styles import Styles
@@ -70,15 +71,21 @@ class Related:
     numbering: str | None = None
     settings: str | None = None
     comments: str | None = None
+    comments_extended: str | None = None
     footnotes: str | None = None
     endnotes: str | None = None
+
+
+_REL_NAMES = {"commentsExtended": "comments_extended"}
+"""Relationship type names that are not a field name of `Related` as they stand."""
 
 
 def related(ctx: PartCtx) -> Related:
     found: dict[str, str] = {}
     for rel in ctx.rels.values():
-        if not rel.external and rel.type_name in Related.__slots__:
-            found.setdefault(rel.type_name, rel.target)
+        name = _REL_NAMES.get(rel.type_name, rel.type_name)
+        if not rel.external and name in Related.__slots__:
+            found.setdefault(name, rel.target)
     return Related(**{k: v for k, v in found.items() if ctx.pkg.has(v)})
 
 
@@ -107,15 +114,9 @@ def load_notes(pkg: Package, rel: Related, styles: Styles) -> Notes:
         endnotes=_note_texts(pkg, rel.endnotes, "endnote", styles),
     )
     if rel.comments is not None:
-        root = load(pkg, rel.comments)
-        reader = InlineReader(PartCtx(pkg, rel.comments), styles, Notes())
-        for comment in root.iterfind(W + "comment"):
-            text, _ = reader.text_box(comment)
-            notes.comments[comment.get(W + "id", "")] = (
-                comment.get(W + "author", ""),
-                text.strip(),
-                comment.get(W + "date", ""),
-            )
+        notes.comments, notes.replies = load_comments(
+            pkg, rel.comments, rel.comments_extended, styles
+        )
     return notes
 
 

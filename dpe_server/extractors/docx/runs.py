@@ -25,6 +25,13 @@ from dpe_server.extractors.docx.styles import Styles, is_monospace, run_font
 from dpe_server.extractors.docx.xml import MC, M, R, W
 from dpe_server.extractors.ooxml.drawingml import omml_to_linear
 from dpe_server.model import summaries
+from dpe_server.model.content import (
+    AnnotationContent,
+    FormulaContent,
+    LinkContent,
+    SeparatorContent,
+    SeparatorKind,
+)
 from dpe_server.model.tree import JSON, Category
 
 _P, _R, _T, _TAB, _PTAB, _BR, _CR = (
@@ -61,9 +68,11 @@ _SINK_MAX = 400
 
 @dataclass(slots=True)
 class Notes:
-    """Comments, footnotes and endnotes by id: (author, text) and text."""
+    """Comments (replies nested, docx/comments.py), footnotes and endnotes by id; the ids
+    of the comments that are replies, which give no element of their own."""
 
-    comments: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    comments: dict[str, AnnotationContent] = field(default_factory=dict)
+    replies: set[str] = field(default_factory=set)
     footnotes: dict[str, str] = field(default_factory=dict)
     endnotes: dict[str, str] = field(default_factory=dict)
 
@@ -256,14 +265,14 @@ class InlineReader:
             elif tag == _BR:
                 kind = child.get(W + "type")
                 if kind in ("page", "column"):
-                    sep = "page_break" if kind == "page" else "column_break"
+                    sep: SeparatorKind = "page_break" if kind == "page" else "column_break"
                     if st.length:
                         self._add(st, "\n")
                     st.items.append(
                         Item(
                             Category.SEPARATOR,
                             summaries.separator(sep),
-                            {"kind": sep},
+                            SeparatorContent(kind=sep),
                             {},
                             st.length,
                         )
@@ -327,7 +336,7 @@ class InlineReader:
         self._link(text, url, meta, st)
 
     def _link(self, text: str, url: str, meta: dict[str, JSON], st: _State) -> None:
-        content: dict[str, JSON] = {"text": text, "url": url}
+        content: LinkContent = {"text": text, "url": url}
         st.items.append(Item(Category.LINK, summaries.link(text, url), content, meta, st.length))
 
     def _insertion(self, ins: etree._Element, st: _State) -> None:
@@ -403,7 +412,7 @@ class InlineReader:
         notes = self.notes.footnotes if kind == "footnote" else self.notes.endnotes
         text = notes.get(nid, "")
         anchor = "".join(st.parts)[-_ANCHOR_TAIL:].strip()
-        content: dict[str, JSON] = {"text": text, "kind": kind}
+        content: AnnotationContent = {"text": text, "kind": kind}
         if anchor:
             content["anchor"] = anchor
         meta: dict[str, JSON] = {"note_id": nid}
@@ -413,17 +422,23 @@ class InlineReader:
     def _comment_ref(self, cid: str, st: _State) -> None:
         if cid in self._open_comments:
             self._close_comment(cid)
-        author, text, date = self.notes.comments.get(cid, ("", "", ""))
-        content: dict[str, JSON] = {"text": text, "kind": "comment"}
-        if author:
-            content["author"] = author
         anchor = self._anchors.pop(cid, "")
+        if cid in self.notes.replies:
+            return
+        comment = self.notes.comments.get(cid) or {"text": "", "kind": "comment"}
+        content: AnnotationContent = {"text": comment["text"], "kind": "comment"}
+        if author := comment.get("author"):
+            content["author"] = author
         if anchor:
             content["anchor"] = anchor
-        if date:
-            content["date"] = date
+        if "date" in comment:
+            content["date"] = comment["date"]
+        if "replies" in comment:
+            content["replies"] = comment["replies"]
+        if comment.get("resolved"):
+            content["resolved"] = True
         meta: dict[str, JSON] = {"comment_id": cid}
-        summary = summaries.annotation(text, "comment", author or None)
+        summary = summaries.annotation(comment["text"], "comment", author)
         st.items.append(Item(Category.ANNOTATION, summary, content, meta, st.length))
 
 
@@ -431,7 +446,7 @@ def _formula(expr: str, at: int, display: bool) -> Item:
     return Item(
         Category.FORMULA,
         summaries.formula(expr),
-        {"expression": expr},
+        FormulaContent(expression=expr),
         {"display": display, "source": "omml"},
         at,
     )
@@ -439,7 +454,7 @@ def _formula(expr: str, at: int, display: bool) -> Item:
 
 def _change(el: etree._Element, kind: str, text: str, at: int) -> Item:
     author = el.get(W + "author") or ""
-    content: dict[str, JSON] = {"text": text, "kind": kind}
+    content: AnnotationContent = {"text": text, "kind": kind}
     if author:
         content["author"] = author
     if date := el.get(W + "date"):

@@ -25,6 +25,7 @@ from dpe_server.extractors.docx.xml import W, int_or, val
 from dpe_server.extractors.ooxml.a1 import range_ref
 from dpe_server.extractors.row_blocks import RowBlock, split_rows
 from dpe_server.model import summaries
+from dpe_server.model.content import TableContent
 from dpe_server.model.tree import JSON, Category, PageBuilder, parse_element_id
 
 _WRAPPERS = (W + "sdt", W + "customXml", W + "ins", W + "moveTo")
@@ -216,7 +217,7 @@ def _emit(builder: PageBuilder, table: TableData, meta: dict[str, JSON]) -> list
             body = [[_fill(c, table) for c in row] for row in block.rows]
         else:
             head, body = headers, list(block.rows)
-        content: dict[str, JSON] = {
+        content: TableContent = {
             "headers": head,
             "rows": body,
             "total_rows": len(body),

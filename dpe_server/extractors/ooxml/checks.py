@@ -4,7 +4,8 @@ record and its member names say.
 - an OLE2/CFB file named .xlsx/.docx/.pptx: `encrypted` (a password-protected OOXML) or
   `unsupported` naming the legacy type (a renamed .doc/.xls/.ppt);
 - a PDF named as an OOXML file: `unsupported`;
-- a package of another kind (a workbook named .docx): `unsupported`, naming it;
+- a package of another kind (a workbook named .docx, an OpenDocument file): `unsupported`,
+  naming it;
 - a zip declaring more members than `limits.max_members`: `too_large`;
 - a zip with no directory at its end: `corrupt`, transient (it may be being written).
 
@@ -28,6 +29,26 @@ _EOCD_SEARCH = 65536 + 22
 def check_package(f: BinaryIO, fmt: str, kind: str, limits: Limits, prefix: str) -> None:
     """Raise the project's error when `f` is not a plausible OOXML package of type `fmt`, whose
     parts live under `prefix` (`xl/`, `word/`, `ppt/`)."""
+    check_zip(f, fmt, kind, limits)
+    actual = _zip_prefix(f)
+    expected = prefix
+    if actual is not None and actual != expected:
+        raise UnsupportedError(
+            f"This file is {_kind_names()[actual]} renamed to .{fmt}; give it its own suffix."
+        )
+    if actual is None:
+        from dpe_server.extractors.odf.checks import opendocument_kind
+
+        what = opendocument_kind(f, fmt, limits)
+        if what is not None:
+            raise UnsupportedError(
+                f"This file is {what} renamed to .{fmt}; give it its own suffix."
+            )
+
+
+def check_zip(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
+    """The checks of any zip package (OOXML, OpenDocument): what a CFB file or a PDF with its
+    suffix is, a zip directory at its end, the member count under the cap."""
     if kind == "cfb":
         err = cfb_error(f, fmt)
         assert isinstance(err, ExtractionError)
@@ -46,12 +67,6 @@ def check_package(f: BinaryIO, fmt: str, kind: str, limits: Limits, prefix: str)
     if count > limits.max_members:
         raise TooLargeError(
             f"The package holds {count} parts, over the limit of {limits.max_members}."
-        )
-    actual = _zip_prefix(f)
-    expected = prefix
-    if actual is not None and actual != expected:
-        raise UnsupportedError(
-            f"This file is {_kind_names()[actual]} renamed to .{fmt}; give it its own suffix."
         )
 
 

@@ -55,7 +55,7 @@ from dpe_server.extractors.ooxml.drawing_summary import data_summary, format_num
 from dpe_server.extractors.ooxml.omml import omml_to_linear
 from dpe_server.extractors.ooxml.package import NS
 from dpe_server.extractors.ooxml.pictures import EMU_PER_PX, emu_to_px, image_mime, image_size
-from dpe_server.model.tree import JSON
+from dpe_server.model.content import AxisTitles, ChartContent, DiagramContent, Series
 
 __all__ = [
     "EMU_PER_PX",
@@ -350,7 +350,7 @@ def _plot_type(plot: etree._Element) -> str:
     return kind
 
 
-def _series(ser: etree._Element, kind: str, reader: _Reader) -> dict[str, JSON]:
+def _series(ser: etree._Element, kind: str, reader: _Reader) -> Series:
     xy = kind in ("scatter", "bubble")
     cat = ser.find(_C + ("xVal" if xy else "cat"))
     val = ser.find(_C + ("yVal" if xy else "val"))
@@ -359,7 +359,7 @@ def _series(ser: etree._Element, kind: str, reader: _Reader) -> dict[str, JSON]:
     categories = [c if c is not None else "" for c in reader.strings(cat)]
     if not categories and values:
         categories = [str(i + 1) for i in range(len(values))]
-    out: dict[str, JSON] = {
+    out: Series = {
         "name": " ".join(n for n in names if n),
         "categories": categories,
         "values": values,
@@ -381,20 +381,22 @@ def _title(title: etree._Element | None, reader: _Reader) -> str:
     return " ".join(s for s in reader.strings(tx) if s).strip()
 
 
-def _axis_titles(plot_area: etree._Element, reader: _Reader) -> dict[str, JSON]:
-    out: dict[str, JSON] = {}
+def _axis_titles(plot_area: etree._Element, reader: _Reader) -> AxisTitles:
+    out = AxisTitles()
     for ax in _children(plot_area):
         if etree.QName(ax).localname not in ("catAx", "valAx", "dateAx", "serAx"):
             continue
         text = _title(ax.find(_C + "title"), reader)
         if not text:
             continue
-        key = "x" if _val(ax.find(_C + "axPos"), "b") in ("b", "t") else "y"
-        out[key if key not in out else key + "2"] = text
+        if _val(ax.find(_C + "axPos"), "b") in ("b", "t"):
+            out["x2" if "x" in out else "x"] = text
+        else:
+            out["y2" if "y" in out else "y"] = text
     return out
 
 
-def parse_chart(root: etree._Element, resolve: Resolver | None = None) -> dict[str, JSON]:
+def parse_chart(root: etree._Element, resolve: Resolver | None = None) -> ChartContent:
     """A chart part's root (`c:chartSpace` or `cx:chartSpace`) as chart element content."""
     if root.tag == _CX + "chartSpace":
         return _parse_chartex(root, resolve)
@@ -407,7 +409,7 @@ def parse_chart(root: etree._Element, resolve: Resolver | None = None) -> dict[s
     plots = [] if plot_area is None else _children(plot_area)
     plots = [p for p in plots if etree.QName(p).localname in _PLOT_TYPES]
     types: list[str] = []
-    series: list[dict[str, JSON]] = []
+    series: list[Series] = []
     for plot in plots:
         kind = _plot_type(plot)
         if kind not in types:
@@ -416,22 +418,25 @@ def parse_chart(root: etree._Element, resolve: Resolver | None = None) -> dict[s
     chart_type = types[0] if types else "unknown"
     title = _title(chart.find(_C + "title"), reader)
     auto_deleted = _val(chart.find(_C + "autoTitleDeleted"), "0") in ("1", "true")
-    out: dict[str, JSON] = {"chart_type": chart_type, "title": title}
+    out: ChartContent = {
+        "chart_type": chart_type,
+        "title": title,
+        "series": series,
+        "data_summary": data_summary(chart_type, series),
+    }
     if not title and not auto_deleted and len(series) == 1 and series[0]["name"]:
         out["title"] = series[0]["name"]
         out["title_auto"] = True
-    out["series"] = series
-    out["data_summary"] = data_summary(chart_type, series)
     if len(types) > 1:
         out["chart_types"] = types
     if plots:
         first = plots[0]
         if first.find(_C + "barDir") is not None:
-            out["bar_direction"] = _val(first.find(_C + "barDir"), "col")
+            out["bar_direction"] = _val(first.find(_C + "barDir"), "col") or "col"
         grouping = _val(first.find(_C + "grouping"))
         if grouping:
             out["grouping"] = grouping
-    axes = _axis_titles(plot_area, reader) if plot_area is not None else {}
+    axes = _axis_titles(plot_area, reader) if plot_area is not None else AxisTitles()
     if axes:
         out["axis_titles"] = axes
     return out
@@ -492,10 +497,10 @@ def _cx_text(owner: etree._Element | None, resolve: Resolver | None) -> str:
     return ""
 
 
-def _parse_chartex(root: etree._Element, resolve: Resolver | None) -> dict[str, JSON]:
+def _parse_chartex(root: etree._Element, resolve: Resolver | None) -> ChartContent:
     """An Office 2016 chart (`cx:chartSpace`: waterfall, treemap, funnel...) from its data."""
     dims = _cx_dims(root, resolve)
-    series: list[dict[str, JSON]] = []
+    series: list[Series] = []
     types: list[str] = []
     for ser in root.iterfind(f"{_CX}chart/{_CX}plotArea/{_CX}plotAreaRegion/{_CX}series"):
         layout = ser.get("layoutId", "unknown")
@@ -514,8 +519,12 @@ def _parse_chartex(root: etree._Element, resolve: Resolver | None) -> dict[str, 
         )
     chart_type = types[0] if types else "unknown"
     title = _cx_text(root.find(f"{_CX}chart/{_CX}title"), resolve)
-    out: dict[str, JSON] = {"chart_type": chart_type, "title": title, "series": series}
-    out["data_summary"] = data_summary(chart_type, series)
+    out: ChartContent = {
+        "chart_type": chart_type,
+        "title": title,
+        "series": series,
+        "data_summary": data_summary(chart_type, series),
+    }
     if len(types) > 1:
         out["chart_types"] = types
     return out
@@ -554,7 +563,7 @@ def smartart_drawing_texts(drawing_root: etree._Element) -> list[str]:
     return out
 
 
-def diagram_content(nodes: Sequence[str], kind: str = "smartart") -> dict[str, JSON]:
+def diagram_content(nodes: Sequence[str], kind: str = "smartart") -> DiagramContent:
     """Diagram element content: `{kind, nodes, data_summary}`."""
     label = "SmartArt" if kind == "smartart" else kind.replace("_", " ").capitalize()
     shown: list[str] = []

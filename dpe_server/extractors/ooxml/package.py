@@ -29,6 +29,7 @@ from typing import BinaryIO
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.passwords import HOW_TO_GIVE
 from dpe_server.model.errors import CorruptError, EncryptedError, TooLargeError, UnsupportedError
 
 CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -70,8 +71,18 @@ def sniff(f: BinaryIO) -> str:
     return "other"
 
 
-def cfb_error(f: BinaryIO, expected: str) -> Exception:
-    """The error for an OLE2/CFB file with an OOXML suffix: encrypted, or a legacy format."""
+LEGACY_STREAMS = {
+    "WordDocument": (".doc", "a legacy Word 97-2003 .doc"),
+    "Workbook": (".xls", "a legacy Excel 97-2003 .xls"),
+    "Book": (".xls", "a legacy Excel 5 .xls"),
+    "PowerPoint Document": (".ppt", "a legacy PowerPoint 97-2003 .ppt"),
+}
+"""The stream that names a legacy Office file inside an OLE2/CFB container: its suffix, in words."""
+
+
+def cfb_kind(f: BinaryIO) -> str:
+    """What an OLE2/CFB file holds: `encrypted` (a password-protected OOXML package), the
+    suffix of the legacy Office format it is (`.xls`), or `""`. Rewinds `f`."""
     f.seek(0)
     data = f.read(4 * 1024 * 1024)
     f.seek(0)
@@ -80,17 +91,20 @@ def cfb_error(f: BinaryIO, expected: str) -> Exception:
         "EncryptionInfo".encode("utf-16-le") in data
         or "EncryptedPackage".encode("utf-16-le") in data
     ):
-        return EncryptedError(
-            f"This {expected} file is password-protected; save an unprotected copy to read it."
-        )
-    legacy = {
-        "WordDocument": "a legacy Word 97-2003 .doc",
-        "Workbook": "a legacy Excel 97-2003 .xls",
-        "Book": "a legacy Excel 5 .xls",
-        "PowerPoint Document": "a legacy PowerPoint 97-2003 .ppt",
-    }
-    for stream, what in legacy.items():
+        return "encrypted"
+    for stream, (suffix, _) in LEGACY_STREAMS.items():
         if stream.encode("utf-16-le") in data:
+            return suffix
+    return ""
+
+
+def cfb_error(f: BinaryIO, expected: str) -> Exception:
+    """The error for an OLE2/CFB file with an OOXML suffix: encrypted, or a legacy format."""
+    kind = cfb_kind(f)
+    if kind == "encrypted":
+        return EncryptedError(f"This .{expected} file is password-protected; {HOW_TO_GIVE}.")
+    for suffix, what in LEGACY_STREAMS.values():
+        if suffix == kind:
             return UnsupportedError(
                 f"This file is {what} file renamed to .{expected}; save it as .{expected} "
                 "to read it."

@@ -1,7 +1,7 @@
 """PDF: a page is a PDF page.
 
-`FORMAT` is all the server knows of the format; `extract` is its extractor (the only importer
-of pypdf), imported when a file of it is first read.
+`FORMAT` is all the server knows of the format; `extract` is its extractor (its modules are the
+only importers of pypdf and pypdfium2), imported when a file of it is first read.
 """
 
 from __future__ import annotations

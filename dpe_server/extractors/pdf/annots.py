@@ -7,8 +7,11 @@ Everything is read from the page's /Annots array (pypdf objects, no text extract
   the link's rectangle.
 - Text, FreeText, Highlight, Underline, StrikeOut, Squiggly, Stamp, Ink, Caret, Square,
   Circle, Line, Polygon, PolyLine, FileAttachment → annotation (kind = subtype in lower case,
-  text = /Contents, author = /T, anchor = the page text under the rectangle). Popup is left
-  out: it only shows its parent.
+  text = /Contents, author = /T, date = /M as ISO 8601, anchor = the page text under the
+  rectangle). Popup is left out: it only shows its parent. An annotation that answers another
+  (`/IRT`, reply type `/R`) is a reply nested under the root of its thread as
+  `replies: [{text, author?, date?}]`, never an element of its own; one whose `/IRT` leads
+  nowhere on the page, or round in a loop, stays an annotation.
 - Widget → the AcroForm field it belongs to (inherited /FT, /V, /Ff, /Opt through /Parent):
   text, checkbox, radio, choice and signature fields go into one form element per page;
   push buttons and signature fields are also widget elements.
@@ -18,6 +21,7 @@ Everything is read from the page's /Annots array (pypdf objects, no text extract
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -26,7 +30,14 @@ from pypdf import PageObject, PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject
 
 from dpe_server.extractors.pdf.collect import plain
-from dpe_server.model.content import FieldKind, FormField
+from dpe_server.extractors.threads import as_reply, roots
+from dpe_server.model.content import (
+    AnnotationContent,
+    FieldKind,
+    FormField,
+    MediaContent,
+    WidgetContent,
+)
 from dpe_server.model.tree import JSON
 
 MAX_ANNOTS = 2_000
@@ -73,6 +84,14 @@ class PageAnnots:
     items: list[AnnotItem] = field(default_factory=list)
     fields: list[FormField] = field(default_factory=list)
     truncated: bool = False
+
+
+Key = tuple[int, int]
+"""An indirect object's number and generation: how `/IRT` names the annotation it answers."""
+
+_PDF_DATE = re.compile(
+    r"D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:([Zz])|([+-])(\d{2})'?(\d{2})?'?)?"
+)
 
 
 def _s(value: Any) -> str:
@@ -155,6 +174,49 @@ class _Targets:
         return None
 
 
+def _key(ref: Any) -> Key | None:
+    return (ref.idnum, ref.generation) if isinstance(ref, IndirectObject) else None
+
+
+def _date(value: Any) -> str:
+    """A pdf date (`D:20240102030407+01'00'`) as ISO 8601; `""` when it is not one."""
+    found = _PDF_DATE.match(_s(value))
+    if found is None:
+        return ""
+    year, month, day, hour, minute, second, zulu, sign, tz_hour, tz_minute = found.groups()
+    out = f"{year}-{month or '01'}-{day or '01'}T{hour or '00'}:{minute or '00'}:{second or '00'}"
+    if zulu:
+        return out + "Z"
+    return out + (f"{sign}{tz_hour}:{tz_minute or '00'}" if sign else "")
+
+
+def _markup(annot: DictionaryObject, subtype: str, under: str) -> AnnotationContent:
+    content: AnnotationContent = {
+        "text": _s(annot.get("/Contents")) or _s(annot.get("/RC")),
+        "kind": subtype[1:].lower(),
+    }
+    if author := _s(annot.get("/T")):
+        content["author"] = author
+    if date := _date(annot.get("/M")):
+        content["date"] = date
+    if under and subtype not in ("/Text", "/FreeText", "/Stamp", "/Ink"):
+        content["anchor"] = under
+    return content
+
+
+def _thread(items: list[AnnotItem], notes: dict[Key, AnnotItem], answers: dict[Key, Key]) -> None:
+    """Move each answer (`answers`: its key → the key it answers) under the root of its
+    thread, in page order."""
+    moved: set[int] = set()
+    for key, root in roots(answers, notes).items():
+        item = notes[key]
+        replies = notes[root].content.setdefault("replies", [])
+        assert isinstance(replies, list)
+        replies.append(dict(as_reply(item.content)))
+        moved.add(id(item))
+    items[:] = [item for item in items if id(item) not in moved]
+
+
 def _link(annot: DictionaryObject, targets: _Targets, text: str) -> AnnotItem | None:
     action = annot.get("/A")
     action = action.get_object() if action is not None else None
@@ -198,11 +260,11 @@ def _media(annot: DictionaryObject, subtype: str) -> AnnotItem:
     else:
         kind = "audio" if mime.startswith("audio/") else "video"
         mime = mime or "video/unknown"
-    content: dict[str, JSON] = {"name": name, "mime_type": mime}
+    content: MediaContent = {"name": name, "mime_type": mime}
     description = _s(annot.get("/Contents"))
     if description and description != name:
         content["description"] = description
-    return AnnotItem(kind, content, {"subtype": subtype[1:]})
+    return AnnotItem(kind, dict(content), {"subtype": subtype[1:]})
 
 
 def _field(annot: DictionaryObject) -> FormField | None:
@@ -306,6 +368,8 @@ def read_annots(page: PageObject, reader: PdfReader, text_at: TextAt) -> PageAnn
     targets = _Targets(reader)
     if len(annots) > MAX_ANNOTS:
         out.truncated = True
+    notes: dict[Key, AnnotItem] = {}
+    answers: dict[Key, Key] = {}
     for ref in annots[:MAX_ANNOTS]:
         annot = ref.get_object() if isinstance(ref, IndirectObject) else ref
         if not isinstance(annot, DictionaryObject):
@@ -320,15 +384,13 @@ def read_annots(page: PageObject, reader: PdfReader, text_at: TextAt) -> PageAnn
                 item.meta.update(meta)
                 out.items.append(item)
         elif subtype in MARKUP:
-            content: dict[str, JSON] = {
-                "text": _s(annot.get("/Contents")) or _s(annot.get("/RC")),
-                "kind": subtype[1:].lower(),
-            }
-            if author := _s(annot.get("/T")):
-                content["author"] = author
-            if under and subtype not in ("/Text", "/FreeText", "/Stamp", "/Ink"):
-                content["anchor"] = under
-            out.items.append(AnnotItem("annotation", content, meta))
+            note = AnnotItem("annotation", dict(_markup(annot, subtype, under)), meta)
+            out.items.append(note)
+            if (key := _key(ref)) is not None:
+                notes[key] = note
+                irt = _key(annot.raw_get("/IRT")) if "/IRT" in annot else None
+                if irt is not None and annot.get("/RT", "/R") == "/R":
+                    answers[key] = irt
         elif subtype == "/Sound" or subtype in _VIDEO:
             item = _media(annot, subtype)
             item.meta.update(meta)
@@ -340,12 +402,13 @@ def read_annots(page: PageObject, reader: PdfReader, text_at: TextAt) -> PageAnn
             if found["type"] in ("button", "signature"):
                 caption = _caption(annot)
                 kind = "push_button" if found["type"] == "button" else "signature"
-                w: dict[str, JSON] = {"kind": kind, "name": found["name"]}
+                w: WidgetContent = {"kind": kind, "name": found["name"]}
                 if caption:
                     w["text"] = caption
-                out.items.append(AnnotItem("widget", w, meta))
+                out.items.append(AnnotItem("widget", dict(w), meta))
             if found["type"] != "button":
                 out.fields.append(found)
+    _thread(out.items, notes, answers)
     out.fields = _merge_fields(out.fields)
     return out
 

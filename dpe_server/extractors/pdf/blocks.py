@@ -1,16 +1,18 @@
 """Lines → blocks: headings, paragraphs, lists, code and column-aligned tables.
 
-- body size: the size carrying most characters on the page;
-- heading: a line at least 12 % larger than the body, or a short all-bold line, or a line whose
-  text is the page's outline entry; level by size ratio to the body (≥ 1.9 → 1, ≥ 1.5 → 2,
-  ≥ 1.25 → 3, larger → 4, bold at body size → 5), so levels agree across pages; an outline
-  entry's own depth wins (a leading section number is ignored when matching it);
-- list item: a line starting with a bullet (• ◦ ▪ - * – and reportlab's 0x7F) or a number /
-  letter / roman marker (`1.` `a)` `(iv)`), level by indent rank; lines indented under an
-  item continue it;
+In order of precedence, for the line at hand:
 - code: runs of lines set entirely in a monospace font, indentation kept from x offsets;
-- aligned table: three or more consecutive lines cut into the same number (≥ 2) of cells at
-  wide gaps, whose cells start or end at the same x as the first line's;
+- heading larger than the body or named by the outline (`pdf_headings`); lines in the same
+  style that follow it closely continue it;
+- borderless table (`pdf_aligned`): three or more lines whose runs stand in the same columns
+  (rows starting with a list marker only when each fills three cells or more: a marker and
+  its text are a list item, not two cells);
+- list item (`pdf_markers`): a line starting with a bullet or a number, letter, roman or CJK
+  marker; level by indent rank; lines indented under an item continue it; ordered items keep
+  their label, a list not starting at 1 its start; an item numbered 1 at the list's own indent
+  after one numbered higher starts a new list;
+- heading in bold at body size (after tables, so a bold header row or a bold key/value row of
+  a form stays in its table);
 - paragraph: the remaining lines, joined while the line pitch stays under 1.75 × the size, the
   size does not change and no first-line indent starts a new one; a hyphen at a line end
   before a lower-case letter is removed.
@@ -18,19 +20,22 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from dpe_server.extractors.pdf.aligned import table_rows
+from dpe_server.extractors.pdf.headings import Styles, heading_level, outline_level
 from dpe_server.extractors.pdf.lines import Line
+from dpe_server.extractors.pdf.markers import Marker, list_marker, value
+from dpe_server.model.content import (
+    CodeContent,
+    HeadingContent,
+    ListContent,
+    ListItem,
+    TableContent,
+    TextContent,
+)
 from dpe_server.model.tree import JSON
-
-_BULLET_RE = re.compile(
-    r"^([\u2022\u25e6\u25aa\u25cf\u2023\u2043\u2219\u00b7\x7f\x95*\-\u2013\u25a0\uf0b7])\s+(\S.*)$"
-)
-_NUMBER_RE = re.compile(
-    r"^(\d{1,3}[.)]|[a-zA-Z][.)]|\(\d{1,3}\)|\([a-z]\)|\(?[ivxlc]{1,6}[.)])\s+(\S.*)$"
-)
 
 
 @dataclass(slots=True)
@@ -38,74 +43,13 @@ class Block:
     """One future element: kind (a category value), its content and where it sits."""
 
     kind: str
-    content: dict[str, JSON]
+    content: Mapping[str, JSON]
     top: float
     x0: float
     x1: float
     meta: dict[str, JSON] = field(default_factory=dict)
-
-
-def norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def body_size(lines: Sequence[Line]) -> float:
-    weight: dict[float, int] = {}
-    for line in lines:
-        weight[line.size] = weight.get(line.size, 0) + len(line.text)
-    if not weight:
-        return 10.0
-    return max(weight, key=lambda k: (weight[k], -k))
-
-
-def _level(size: float, body: float) -> int:
-    ratio = size / body if body > 0 else 1.0
-    for threshold, level in ((1.9, 1), (1.5, 2), (1.25, 3), (1.12, 4)):
-        if ratio >= threshold:
-            return level
-    return 5
-
-
-_SECTION_NUMBER = re.compile(r"^(?:[0-9]+(?:\.[0-9]+)*\.?|[A-Z]\.|[IVX]+\.)\s+")
-
-
-def _outline_level(text: str, outline: dict[str, int]) -> int | None:
-    """The outline depth of an entry naming this line ("2.1 Scope" matches "Scope")."""
-    if not outline:
-        return None
-    key = norm(text)
-    level = outline.get(key)
-    if level is None:
-        level = outline.get(_SECTION_NUMBER.sub("", key))
-    return level
-
-
-def _heading_level(line: Line, body: float, outline: dict[str, int]) -> int | None:
-    level = _outline_level(line.text, outline)
-    if level is not None:
-        return level
-    if len(line.text) > 200 or not any(ch.isalpha() for ch in line.text):
-        return None
-    if line.size >= body * 1.12:
-        return _level(line.size, body)
-    if (
-        line.bold
-        and len(line.text) <= 80
-        and line.text[-1] not in ".,;:"
-        and line.size >= body - 0.5
-    ):
-        return 5
-    return None
-
-
-def _list_marker(text: str) -> tuple[bool, str] | None:
-    m = _BULLET_RE.match(text)
-    if m:
-        return False, m.group(2)
-    m = _NUMBER_RE.match(text)
-    if m:
-        return True, m.group(2)
-    return None
+    first_line: str = ""
+    """The text of the block's first line (a page without headings is titled by it)."""
 
 
 def _join_lines(text: str, nxt: str) -> str:
@@ -118,59 +62,53 @@ def _join_lines(text: str, nxt: str) -> str:
     return f"{text} {nxt}"
 
 
-def _aligned_rows(lines: Sequence[Line], start: int) -> int:
-    """How many lines from `start` form a column-aligned table (0 when fewer than three)."""
-    first = lines[start].cells()
-    if len(first) < 2:
-        return 0
-    n = 1
-    prev = lines[start]
-    while start + n < len(lines):
-        line = lines[start + n]
-        cells = line.cells()
-        if len(cells) != len(first) or prev.y - line.y > 3 * line.size or line.mono:
-            break
-        tol = max(4.0, 0.5 * line.size)
-        if not all(
-            abs(a[0] - b[0]) <= tol or abs(a[1] - b[1]) <= tol
-            for a, b in zip(first, cells, strict=True)
-        ):
-            break
-        prev = line
-        n += 1
-    return n if n >= 3 else 0
+def _restarts(marker: Marker, last: str) -> bool:
+    """A numbered item counting 1 again after `last` counted more (`(a)` after `ii.`): a new
+    list begins."""
+    before = value(last) if last else None
+    return marker.ordered and value(marker.label) == 1 and before is not None and before > 1
 
 
 class _Builder:
-    def __init__(self, body: float, outline: dict[str, int]) -> None:
+    def __init__(self, body: float, outline: dict[str, int], styles: Callable[[], Styles]) -> None:
         self.body = body
         self.outline = outline
+        self.styles = styles
         self.blocks: list[Block] = []
+
+    def _level(self, line: Line) -> int | None:
+        return heading_level(line, self.body, self.outline, self.styles)
 
     def run(self, lines: Sequence[Line]) -> None:
         i = 0
         while i < len(lines):
             line = lines[i]
-            level = _heading_level(line, self.body, self.outline)
+            level = self._level(line)
             if line.mono:
                 i = self._code(lines, i)
+            elif level is not None and (
+                line.size >= self.body * 1.12 or outline_level(line.text, self.outline)
+            ):
+                i = self._heading(lines, i, level)
+            elif (rows := table_rows(lines, i)) and (
+                list_marker(line) is None or all(sum(1 for c in r if c) > 2 for r in rows)
+            ):
+                self._table(lines[i : i + len(rows)], rows)
+                i += len(rows)
+            elif list_marker(line) is not None:
+                i = self._list(lines, i)
             elif level is not None:
                 i = self._heading(lines, i, level)
-            elif _list_marker(line.text) is not None:
-                i = self._list(lines, i)
-            elif (n := _aligned_rows(lines, i)) > 0:
-                self._table(lines[i : i + n])
-                i += n
             else:
                 i = self._paragraph(lines, i)
 
-    def _add(self, kind: str, content: dict[str, JSON], group: Sequence[Line]) -> None:
+    def _add(self, kind: str, content: Mapping[str, JSON], group: Sequence[Line]) -> None:
         top = max(ln.y + ln.size for ln in group)
         x0 = min(ln.x0 for ln in group)
         x1 = max(ln.x1 for ln in group)
         bottom = min(ln.y for ln in group)
         bbox = [round(x0, 1), round(bottom, 1), round(x1, 1), round(top, 1)]
-        self.blocks.append(Block(kind, content, top, x0, x1, {"bbox": bbox}))
+        self.blocks.append(Block(kind, content, top, x0, x1, {"bbox": bbox}, group[0].text))
 
     def _heading(self, lines: Sequence[Line], i: int, level: int) -> int:
         group = [lines[i]]
@@ -181,15 +119,15 @@ class _Builder:
             if (
                 not same
                 or prev.y - nxt.y > 1.5 * prev.size
-                or _outline_level(nxt.text, self.outline) is not None
+                or outline_level(nxt.text, self.outline) is not None
             ):
                 break
-            if _heading_level(nxt, self.body, self.outline) is None:
+            if self._level(nxt) is None:
                 break
             group.append(nxt)
             j += 1
         text = " ".join(ln.text for ln in group)
-        self._add("heading", {"level": level, "text": text}, group)
+        self._add("heading", HeadingContent(level=level, text=text), group)
         return j
 
     def _code(self, lines: Sequence[Line], i: int) -> int:
@@ -203,43 +141,53 @@ class _Builder:
         for ln in group:
             indent = round((ln.x0 - left) / (0.6 * ln.size)) if ln.size > 0 else 0
             out.append(" " * max(0, indent) + ln.text.rstrip())
-        self._add("code", {"text": "\n".join(out)}, group)
+        self._add("code", CodeContent(text="\n".join(out)), group)
         return j
 
     def _list(self, lines: Sequence[Line], i: int) -> int:
-        first = _list_marker(lines[i].text)
+        first = list_marker(lines[i])
         assert first is not None
-        ordered = first[0]
-        items: list[tuple[float, str]] = []
+        ordered = first.ordered
+        items: list[tuple[float, str, str]] = []
         group: list[Line] = []
         j = i
         base_x = lines[i].x0
+        last = ""
         while j < len(lines):
             line = lines[j]
-            marker = _list_marker(line.text)
+            marker = list_marker(line)
             if group and group[-1].y - line.y > 2.2 * line.size:
                 break
             if marker is not None:
-                if abs(line.x0 - base_x) < 3 and marker[0] != ordered:
+                at_base = abs(line.x0 - base_x) < 3
+                if at_base and (marker.ordered != ordered or _restarts(marker, last)):
                     break
-                items.append((line.x0, marker[1]))
+                if at_base:
+                    last = marker.label
+                items.append((line.x0, marker.label if marker.ordered else "", marker.text))
             elif items and line.x0 > items[-1][0] + 2 and not line.mono:
-                x, text = items[-1]
-                items[-1] = (x, _join_lines(text, line.text))
+                x, label, text = items[-1]
+                items[-1] = (x, label, _join_lines(text, line.text))
             else:
                 break
             group.append(line)
             j += 1
-        indents = sorted({round(x / 4) for x, _ in items})
-        content_items: list[JSON] = [
-            {"text": text, "level": indents.index(round(x / 4))} for x, text in items
-        ]
-        self._add("list", {"ordered": ordered, "items": content_items}, group)
+        indents = sorted({round(x / 4) for x, _, _ in items})
+        content_items: list[ListItem] = []
+        for x, label, text in items:
+            item = ListItem(text=text, level=indents.index(round(x / 4)))
+            if label:
+                item["label"] = label
+            content_items.append(item)
+        content = ListContent(ordered=ordered, items=content_items)
+        start = value(items[0][1]) if ordered else None
+        if start is not None and start != 1:
+            content["start"] = start
+        self._add("list", content, group)
         return j
 
-    def _table(self, group: Sequence[Line]) -> None:
-        rows = [[c[2] for c in ln.cells()] for ln in group]
-        content: dict[str, JSON] = {
+    def _table(self, group: Sequence[Line], rows: list[list[str]]) -> None:
+        content: TableContent = {
             "headers": rows[0],
             "rows": rows[1:],
             "total_rows": len(rows) - 1,
@@ -261,22 +209,26 @@ class _Builder:
                 or abs(nxt.size - prev.size) >= 0.5
                 or nxt.mono
                 or nxt.x0 > prev.x0 + max(nxt.size, 6.0)
-                or _heading_level(nxt, self.body, self.outline) is not None
-                or _list_marker(nxt.text) is not None
+                or self._level(nxt) is not None
+                or list_marker(nxt) is not None
             ):
                 break
             text = _join_lines(text, nxt.text)
             group.append(nxt)
             j += 1
-        self._add("text", {"text": text}, group)
+        self._add("text", TextContent(text=text), group)
         return j
 
 
 def build_blocks(
-    groups: Sequence[Sequence[Line]], body: float, outline: dict[str, int]
+    groups: Sequence[Sequence[Line]],
+    body: float,
+    outline: dict[str, int],
+    styles: Callable[[], Styles] = Styles,
 ) -> list[Block]:
-    """Blocks in reading order from the line groups of `pdf_lines.reading_groups`."""
-    builder = _Builder(body, outline)
+    """Blocks in reading order from the line groups of `pdf_lines.reading_groups`;
+    heading levels from the document's heading styles `styles()` (see `pdf_headings`)."""
+    builder = _Builder(body, outline, styles)
     for lines in groups:
         builder.run(lines)
     return builder.blocks

@@ -1,40 +1,70 @@
 """The pdf extractor: every PDF page is a DPE page, its structure recovered from the layout.
 
-Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one pass
-over a page's content stream: text runs, rules, image draws), `pdf_lines` (columns and
-lines), `pdf_blocks` (headings, paragraphs, lists, code, aligned tables), `pdf_tables` (ruled
-tables), `pdf_furniture` (running headers and footers), `pdf_annots` (links, annotations,
-forms, widgets, media), `pdf_images` (image XObjects and alt text), `pdf_props` (document
-properties and the outline).
+Two libraries: pypdf opens the file (sniffing, passwords, errors) and reads its objects
+(outline, annotations, forms, images, structure tree, properties); PDFium (pypdfium2) lays
+each page out for its text, rules and image positions.
+
+Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one PDFium
+pass over a page: text runs from `pdf_glyphs` with `pdf_textnorm`, rules and image draws from
+`pdf_shapes`; the types in `pdf_items`), `pdf_lines` (columns and
+lines), `pdf_blocks` (headings, paragraphs, lists, code, aligned tables, in that module's
+order of precedence), `pdf_headings` (which lines are headings, levels from the document's
+heading styles), `pdf_markers` (list markers and their numbers), `pdf_aligned` (borderless
+tables), `pdf_tables` (ruled tables), `pdf_furniture` (running headers and footers),
+`pdf_annots` (links, annotations, forms, widgets, media), `pdf_images` (image XObjects and alt
+text), `pdf_props` (document properties and the outline).
 
 Extraction is per page: `extract_pages(f, [37], limits)` reads page 37 and, for header and
-footer detection, at most four neighbours (see `pdf_furniture`); the outline → page map is
-computed once per reader. A page with no text layer gets `metadata.no_text_layer: true` and
-its images are described as scanned pages; nothing is OCRed.
+footer detection, at most four neighbours (see `pdf_furniture`), and, when page 37 has a line
+styled as a heading, the first two pages, which give the document's heading styles (see
+`pdf_headings`); the outline → page map and the heading styles are computed once per reader.
+A page with no text layer gets `metadata.no_text_layer: true` and its images are described as
+scanned pages; nothing is OCRed.
 
-Page title: the page's first outline entry, else its first heading, else `Page {N+1}`.
+Page title: the page's first heading in reading order (a document's title before the first
+section the outline names), else its first outline entry, else its first line with at least
+two letters, else `Page {N+1}`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import BinaryIO
+import io
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, BinaryIO
 
-from pypdf import PdfReader
+import pypdfium2
+from pypdf import PdfReader, PdfWriter
 
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.pdf.annots import TextAt, read_annots
-from dpe_server.extractors.pdf.blocks import Block, body_size, build_blocks, norm
-from dpe_server.extractors.pdf.collect import PageContent, Run, collect_page
+from dpe_server.extractors.pdf.blocks import Block, build_blocks
+from dpe_server.extractors.pdf.collect import PDFIUM_LOCK, Draw, PageContent, Run, collect_page
 from dpe_server.extractors.pdf.furniture import NEIGHBOURS, EdgeLine, edge_lines, repeated
+from dpe_server.extractors.pdf.headings import (
+    PROFILE_PAGES,
+    Styles,
+    body_size,
+    document_styles,
+    norm,
+)
 from dpe_server.extractors.pdf.images import alt_texts, page_images, read_image
 from dpe_server.extractors.pdf.lines import make_lines, reading_groups
 from dpe_server.extractors.pdf.open import PLAIN_ERRORS, open_pdf, translated
 from dpe_server.extractors.pdf.props import outline_map, properties
 from dpe_server.extractors.pdf.tables import ruled_tables
 from dpe_server.model import summaries
+from dpe_server.model.content import FormContent, HeaderFooterContent, ImageContent
 from dpe_server.model.errors import CorruptError, TooLargeError
-from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties
+from dpe_server.model.tree import (
+    JSON,
+    Category,
+    Document,
+    Page,
+    PageBuilder,
+    Properties,
+    one_line,
+)
 
 __all__ = [
     "EXTRACTOR",
@@ -46,20 +76,27 @@ __all__ = [
     "probe",
 ]
 
-VERSION = "1"
+VERSION = "2"
+TITLE_CHARS = 80
 SCANNED = "Scanned page (no text layer)"
 Box = tuple[float, float, float, float]
 
 
 class _Doc:
-    """One open reader and what its pages share (outline, alt texts, neighbours' edges)."""
+    """One open reader and what its pages share (outline, alt texts, neighbours' edges).
 
-    def __init__(self, reader: PdfReader, limits: Limits) -> None:
+    The text layer, rules and image positions come from PDFium (`collect_page`), opened on the
+    same file beside pypdf, which reads everything else."""
+
+    def __init__(self, reader: PdfReader, limits: Limits, f: BinaryIO) -> None:
         self.reader = reader
+        self.f = f
+        self._pdfium: Any = None
         self.limits = limits
         self.count = len(reader.pages)
         self._outline: dict[int, list[tuple[str, int]]] | None = None
         self._alt: dict[int, list[str]] | None = None
+        self._styles: Styles | None = None
         self._contents: dict[int, PageContent] = {}
         self._edges: dict[int, list[EdgeLine]] = {}
 
@@ -78,6 +115,18 @@ class _Doc:
                 self._alt = {}
         return self._alt
 
+    def styles(self) -> Styles:
+        """The document's heading styles, from its first pages (see `pdf_headings`)."""
+        if self._styles is None:
+            pages = []
+            for i in range(min(PROFILE_PAGES, self.count, self.limits.max_pages)):
+                try:
+                    pages.append(make_lines(list(self.content(i).runs)))
+                except PLAIN_ERRORS:
+                    continue
+            self._styles = document_styles(pages)
+        return self._styles
+
     def box(self, index: int) -> Box:
         try:
             b = self.reader.pages[index].cropbox
@@ -89,7 +138,12 @@ class _Doc:
         """The page's one pass (kept, since a neighbour's pass serves the page later)."""
         hit = self._contents.get(index)
         if hit is None:
-            hit = collect_page(self.reader.pages[index], self.limits.max_chars_per_page)
+            page = self.pdfium_page(index)
+            try:
+                hit = collect_page(page, self.limits.max_chars_per_page)
+            finally:
+                with PDFIUM_LOCK:
+                    page.close()
             self._contents[index] = hit
         return hit
 
@@ -112,6 +166,40 @@ class _Doc:
     def forget(self, index: int) -> None:
         self._contents.pop(index, None)
 
+    def pdfium_page(self, index: int) -> Any:
+        with PDFIUM_LOCK:
+            if self._pdfium is None:
+                self._pdfium = self._open_pdfium()
+            return self._pdfium[index]
+
+    def _open_pdfium(self) -> Any:
+        """PDFium on the same file; for a file pypdf decrypted that PDFium will not open with
+        the empty password (an empty owner password: PDFium tries it as the user's only), on
+        a decrypted copy written by pypdf."""
+        try:
+            return pypdfium2.PdfDocument(self.f, password="")
+        except pypdfium2.PdfiumError as exc:
+            if not self.reader.is_encrypted:
+                raise CorruptError("This PDF's pages cannot be laid out.") from exc
+        copy = io.BytesIO()
+        PdfWriter(clone_from=self.reader).write(copy)
+        return pypdfium2.PdfDocument(copy.getvalue())
+
+    def close(self) -> None:
+        with PDFIUM_LOCK:
+            if self._pdfium is not None:
+                self._pdfium.close()
+                self._pdfium = None
+
+
+@contextmanager
+def _document(reader: PdfReader, limits: Limits, f: BinaryIO) -> Iterator[_Doc]:
+    doc = _Doc(reader, limits, f)
+    try:
+        yield doc
+    finally:
+        doc.close()
+
 
 def _text_at(runs: Sequence[Run]) -> TextAt:
     def text_at(rect: Box) -> str:
@@ -126,13 +214,18 @@ def _text_at(runs: Sequence[Run]) -> TextAt:
 
 
 def _clip(run: Run, x0: float, x1: float) -> Run:
-    width = run.x1 - run.x0
-    if width <= 0 or (run.x0 >= x0 - 1 and run.x1 <= x1 + 1):
+    """The part of `run` between x0 and x1: the characters whose middles are inside, placed
+    from the measured extent of their word (spread evenly over it), else over the run."""
+    if run.x1 - run.x0 <= 0 or (run.x0 >= x0 - 1 and run.x1 <= x1 + 1):
         return run
-    n = len(run.text)
-    i0 = max(0, int((max(x0, run.x0) - run.x0) / width * n))
-    i1 = min(n, int((min(x1, run.x1) - run.x0) / width * n + 0.999))
-    text = run.text[i0:i1].strip()
+    spans = run.spans or ((0, run.x0, run.x1),)
+    keep: list[int] = []
+    for i, (offset, start, end) in enumerate(spans):
+        stop = spans[i + 1][0] if i + 1 < len(spans) else len(run.text)
+        n = len(run.text[offset:stop].rstrip()) or 1
+        step = (end - start) / n
+        keep.extend(k + offset for k in range(n) if x0 <= start + (k + 0.5) * step <= x1)
+    text = run.text[keep[0] : keep[-1] + 1].strip() if keep else ""
     return Run(
         text, max(x0, run.x0), min(x1, run.x1), run.y, run.size, run.font, run.bold, run.mono
     )
@@ -158,28 +251,37 @@ def _image_blocks(doc: _Doc, index: int, content: PageContent, scanned: bool) ->
     images, _ = page_images(doc.reader.pages[index])
     alts = list(doc.alt.get(index, []))
     blocks: list[Block] = []
+    draws = list(content.draws)
     for image in images:
         description = alts.pop(0) if alts else (SCANNED if scanned else "")
         block = Block(
             "image",
-            {
-                "description": description,
-                "mime_type": image.mime_type,
-                "width": image.width,
-                "height": image.height,
-            },
+            ImageContent(
+                description=description,
+                mime_type=image.mime_type,
+                width=image.width,
+                height=image.height,
+            ),
             -1.0,
             0.0,
             0.0,
             {"xobject": image.name, "ref": image.ref},
         )
-        draw = content.draws.get(image.name)
+        draw = _take_draw(draws, image.width, image.height)
         if draw is not None:
-            x, y, w, h = draw
-            block.top, block.x0, block.x1 = y + abs(h), x, x + abs(w)
-            block.meta["bbox"] = [round(x, 1), round(y, 1), round(x + w, 1), round(y + h, 1)]
+            x0, y0, x1, y1 = draw.box
+            block.top, block.x0, block.x1 = y1, x0, x1
+            block.meta["bbox"] = [round(x0, 1), round(y0, 1), round(x1, 1), round(y1, 1)]
         blocks.append(block)
     return blocks
+
+
+def _take_draw(draws: list[Draw], width: int, height: int) -> Draw | None:
+    """The first drawing of an image of that pixel size (removed from `draws`)."""
+    for i, draw in enumerate(draws):
+        if draw.width == width and draw.height == height:
+            return draws.pop(i)
+    return None
 
 
 def _add_block(b: PageBuilder, block: Block) -> None:
@@ -209,6 +311,10 @@ def _add_block(b: PageBuilder, block: Block) -> None:
         b.add(Category.IMAGE, summary, c, block.meta)
 
 
+def _furniture(text: str) -> HeaderFooterContent:
+    return {"text": text}
+
+
 def _int(value: JSON) -> int | None:
     return value if isinstance(value, int) else None
 
@@ -234,7 +340,7 @@ def _page(doc: _Doc, index: int) -> Page:
     all_lines = [ln for g in groups for ln in g]
     outline = doc.outline.get(index, [])
     outline_levels = {norm(title): level for title, level in outline}
-    blocks = build_blocks(groups, body_size(all_lines), outline_levels)
+    blocks = build_blocks(groups, body_size(all_lines), outline_levels, doc.styles)
     scanned = not content.runs
     images = _image_blocks(doc, index, content, scanned)
     placed = [im for im in images if im.top >= 0]
@@ -244,13 +350,13 @@ def _page(doc: _Doc, index: int) -> Page:
     b = PageBuilder(index, limits.max_elements_per_page)
     for edge in furniture:
         if edge.top:
-            b.add(Category.HEADER, summaries.header(edge.line.text), {"text": edge.line.text})
+            b.add(Category.HEADER, summaries.header(edge.line.text), _furniture(edge.line.text))
     for block in blocks:
         _add_block(b, block)
     _add_annotations(doc, index, body_runs, b, meta)
     for edge in furniture:
         if not edge.top:
-            b.add(Category.FOOTER, summaries.footer(edge.line.text), {"text": edge.line.text})
+            b.add(Category.FOOTER, summaries.footer(edge.line.text), _furniture(edge.line.text))
     if scanned:
         meta["no_text_layer"] = True
     if content.truncated:
@@ -288,16 +394,18 @@ def _add_annotations(
             summary = summaries.widget(str(c["kind"]), str(c["name"]), str(text) if text else None)
             b.add(Category.WIDGET, summary, c, item.meta)
     if annots.fields:
-        fields: list[JSON] = list(annots.fields)
-        b.add(Category.FORM, summaries.form(annots.fields), {"fields": fields})
+        b.add(Category.FORM, summaries.form(annots.fields), FormContent(fields=annots.fields))
 
 
 def _title(outline: Sequence[tuple[str, int]], blocks: Sequence[Block], index: int) -> str:
-    if outline:
-        return outline[0][0]
     for block in blocks:
         if block.kind == "heading":
             return str(block.content["text"])
+    if outline:
+        return outline[0][0]
+    for block in blocks:
+        if sum(1 for ch in block.first_line if ch.isalpha()) >= 2:
+            return one_line(block.first_line, TITLE_CHARS)
     return f"Page {index + 1}"
 
 
@@ -318,8 +426,7 @@ def probe(f: BinaryIO, limits: Limits) -> Properties:
 
 def extract(f: BinaryIO, limits: Limits) -> Document:
     reader = open_pdf(f)
-    with translated(f):
-        doc = _Doc(reader, limits)
+    with translated(f), _document(reader, limits, f) as doc:
         props = properties(reader, limits)
         count = min(doc.count, limits.max_pages)
         pages = []
@@ -333,8 +440,7 @@ def extract(f: BinaryIO, limits: Limits) -> Document:
 
 def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
     reader = open_pdf(f)
-    with translated(f):
-        doc = _Doc(reader, limits)
+    with translated(f), _document(reader, limits, f) as doc:
         wanted = [i for i in indices if 0 <= i < min(doc.count, limits.max_pages)]
         return [_safe_page(doc, index, f) for index in wanted]
 

@@ -22,8 +22,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dpe_server.extractors.pdf.blocks import body_size
 from dpe_server.extractors.pdf.collect import Run
+from dpe_server.extractors.pdf.headings import body_size
 from dpe_server.extractors.pdf.lines import Line, make_lines
 
 BAND = 0.15

@@ -1,10 +1,12 @@
 """Runs → reading-order groups (column detection) → lines.
 
 Column detection: among the runs narrower than 55 % of the text width, look for the widest
-vertical band in the middle half of the page that at most 8 % of them cross (a gutter,
-≥ 8 pt; the few crossing runs are author lines, centred page numbers, captions). It is a
-column gutter only when both sides are at least 100 pt and 30 % of the text width wide and
-hold at least three text-like runs (each at least 60 % of its side's width), which keeps
+vertical band in the middle half of the page that at most 8 % of them, and fewer than a
+quarter of their baselines, cross (a gutter, ≥ 8 pt; the few crossing runs are author lines,
+centred page numbers, captions; the bound on baselines matters where a line is set in many
+runs, as CJK placed character by character). It is a column gutter only when both sides are
+at least 100 pt and 30 % of the text width wide and hold at least three lines with a stretch
+of text (runs less than half an em apart) at least 60 % of the side's width, which keeps
 column-aligned tables from being read as columns. Lines that
 cross the gutter (a run over it, or runs either side less than 1.5 em apart: titles, author
 lists, captions) split the page into bands read top to bottom;
@@ -17,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.collect import Run
+from dpe_server.extractors.pdf.textnorm import rtl_majority
 
 _MIN_GUTTER = 8.0
 _CJK_START = 0x2E80
@@ -73,16 +76,26 @@ def make_lines(runs: list[Run]) -> list[Line]:
 
 
 def _line(runs: list[Run]) -> Line:
+    """One line's runs in reading order (right to left when most letters are right-to-left
+    ones), joined by a space across a gap and without one where a word was cut in pieces; a
+    gap of an em or more is always a space (two columns of CJK prose are not one word)."""
+    if len(runs) == 1:
+        return _single(runs)
     runs.sort(key=lambda r: r.x0)
+    rtl = len(runs) > 1 and rtl_majority("".join(r.text for r in runs))
     text = ""
     prev: Run | None = None
-    for run in runs:
+    for run in reversed(runs) if rtl else runs:
         if prev is None:
             text = run.text
-        elif run.x0 - prev.x1 > 0.15 * run.size:
-            text = _join(text, run.text)
         else:
-            text += run.text
+            gap = prev.x0 - run.x1 if rtl else run.x0 - prev.x1
+            if gap >= run.size and text and run.text:
+                text = f"{text} {run.text}"
+            elif gap > 0.15 * run.size:
+                text = _join(text, run.text)
+            else:
+                text += run.text
         prev = run
     weight: dict[float, int] = {}
     for run in runs:
@@ -99,6 +112,22 @@ def _line(runs: list[Run]) -> Line:
         text=" ".join(text.split()) if not all(r.mono for r in visible) else text.rstrip(),
         bold=bool(visible) and all(r.bold for r in visible),
         mono=bool(visible) and all(r.mono for r in visible),
+    )
+
+
+def _single(runs: list[Run]) -> Line:
+    """`_line` of a line that is one run (most lines of prose), without its bookkeeping."""
+    (run,) = runs
+    shown = bool(run.text.strip())
+    return Line(
+        runs=runs,
+        y=run.y,
+        size=round(run.size * 2) / 2,
+        x0=run.x0,
+        x1=run.x1,
+        text=run.text.rstrip() if run.mono and shown else " ".join(run.text.split()),
+        bold=shown and run.bold,
+        mono=shown and run.mono,
     )
 
 
@@ -134,7 +163,9 @@ def _gutter(runs: list[Run]) -> tuple[float, float] | None:
     if width < 200:
         return None
     narrow = [r for r in runs if r.x1 - r.x0 < 0.55 * width]
-    best = _widest_gap(narrow, lo, hi, max(2, int(0.08 * len(narrow))))
+    baselines = len({round(r.y) for r in narrow})
+    allowed = max(2, min(int(0.08 * len(narrow)), baselines // 4))
+    best = _widest_gap(narrow, lo, hi, allowed)
     if best is None:
         return None
     mid = (best[0] + best[1]) / 2
@@ -144,11 +175,30 @@ def _gutter(runs: list[Run]) -> tuple[float, float] | None:
     right_w = hi - best[1]
     if min(left_w, right_w) < max(100.0, 0.3 * width):
         return None
-    full_left = sum(1 for r in left if r.x1 - r.x0 >= 0.6 * left_w)
-    full_right = sum(1 for r in right if r.x1 - r.x0 >= 0.6 * right_w)
-    if full_left < 3 or full_right < 3:
+    if _full_lines(left, left_w) < 3 or _full_lines(right, right_w) < 3:
         return None
     return best
+
+
+def _full_lines(runs: list[Run], width: float) -> int:
+    """How many of one side's lines hold a stretch of text at least 60 % of `width` wide:
+    runs on one baseline less than half an em apart taken together (a line set in many runs,
+    as CJK placed character by character, is one stretch; table cells apart are not)."""
+    by_line: dict[int, list[Run]] = {}
+    for r in runs:
+        by_line.setdefault(round(r.y), []).append(r)
+    full = 0
+    for line in by_line.values():
+        line.sort(key=lambda r: r.x0)
+        start, end, widest = line[0].x0, line[0].x1, 0.0
+        for r in line[1:]:
+            if r.x0 - end >= 0.5 * r.size:
+                widest = max(widest, end - start)
+                start = r.x0
+            end = max(end, r.x1)
+        if max(widest, end - start) >= 0.6 * width:
+            full += 1
+    return full
 
 
 def _crosses(line: Line, g0: float, g1: float) -> bool:

@@ -35,7 +35,9 @@ from pypdf.errors import (
     ParseError,
     PyPdfError,
 )
+from pypdfium2 import PdfiumError
 
+from dpe_server.extractors.passwords import HOW_TO_GIVE, PDF_DEFAULT, candidates
 from dpe_server.model.errors import (
     CorruptError,
     EncryptedError,
@@ -50,6 +52,7 @@ _SNIFF = 1024
 
 PLAIN_ERRORS: tuple[type[BaseException], ...] = (
     PyPdfError,
+    PdfiumError,
     RecursionError,
     ValueError,
     KeyError,
@@ -65,7 +68,8 @@ PLAIN_ERRORS: tuple[type[BaseException], ...] = (
     EOFError,
     NotImplementedError,
 )
-"""What pypdf lets escape on a damaged file (its own errors and plain Python ones)."""
+"""What pypdf and pypdfium2 let escape on a damaged file (their own errors and plain Python
+ones)."""
 
 
 def _looks_truncated(f: BinaryIO) -> bool:
@@ -89,7 +93,7 @@ def translated(f: BinaryIO) -> Iterator[None]:
     except ExtractionError:
         raise
     except FileNotDecryptedError as exc:
-        raise EncryptedError("This PDF needs a password to open.") from exc
+        raise EncryptedError(f"This PDF needs a password to open; {HOW_TO_GIVE}.") from exc
     except DependencyError as exc:
         raise UnsupportedError("This PDF needs a decoder this server does not have.") from exc
     except (LimitReachedError, MemoryError) as exc:
@@ -117,13 +121,19 @@ def open_pdf(f: BinaryIO) -> PdfReader:
     with translated(f):
         reader = PdfReader(f, strict=False)
         if reader.is_encrypted:
-            try:
-                opened = reader.decrypt("")
-            except (NotImplementedError, DependencyError) as exc:
-                raise EncryptedError(
-                    "This PDF uses an encryption this server cannot open."
-                ) from exc
-            if not opened:
-                raise EncryptedError("This PDF needs a password to open.")
+            _decrypt(reader)
         len(reader.pages)
     return reader
+
+
+def _decrypt(reader: PdfReader) -> None:
+    """Open an encrypted PDF with the empty password, else a password given for it."""
+    for password in candidates(PDF_DEFAULT):
+        try:
+            if reader.decrypt(password):
+                return
+        except (NotImplementedError, DependencyError) as exc:
+            raise EncryptedError("This PDF uses an encryption this server cannot open.") from exc
+    raise EncryptedError(
+        f"This PDF needs a password to open and no password given for it opens it; {HOW_TO_GIVE}."
+    )

@@ -1,9 +1,10 @@
 """Document properties (Info dictionary, then XMP) and the outline → page map.
 
-- title: Info /Title, else XMP dc:title (x-default or the first language);
+- title: Info /Title, else XMP dc:title (x-default or the first language); a placeholder
+  (`model.metadata.placeholder`: "untitled", a tool's file name…) is no title;
 - keywords: Info /Keywords split on commas and semicolons, else XMP pdf:Keywords, else
   dc:subject (a bag of keywords in XMP);
-- summary: Info /Subject, else XMP dc:description;
+- summary: Info /Subject, else XMP dc:description (placeholders such as "(unspecified)" dropped);
 - extra: author, creator, producer, created / modified dates when present.
 
 A broken outline or XMP packet is ignored (it is optional data), never fatal.
@@ -19,7 +20,7 @@ from pypdf.generic import Destination
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.pdf.collect import plain
 from dpe_server.extractors.pdf.open import PLAIN_ERRORS
-from dpe_server.model.metadata import split_keywords
+from dpe_server.model.metadata import placeholder, split_keywords
 from dpe_server.model.tree import JSON, Properties
 
 MAX_OUTLINE = 10_000
@@ -33,6 +34,13 @@ def _clean(value: Any) -> str | None:
     except (TypeError, ValueError):
         return None
     return text or None
+
+
+def _meaningful(value: Any) -> str | None:
+    """The cleaned value, None when it is a placeholder (`untitled`, `(anonymous)`, a file
+    name such as `Microsoft Word - x.docx`): the title then comes from the first heading."""
+    text = _clean(value)
+    return None if placeholder(text) else text
 
 
 def _xmp(reader: PdfReader) -> dict[str, Any]:
@@ -93,11 +101,11 @@ def properties(reader: PdfReader, limits: Limits) -> Properties:
     except PLAIN_ERRORS:
         info = {}
     xmp = _xmp(reader)
-    title = _clean(info.get("/Title")) or _clean(xmp.get("title"))
+    title = _meaningful(info.get("/Title")) or _meaningful(xmp.get("title"))
     keywords = split_keywords(_clean(info.get("/Keywords")) or _clean(xmp.get("keywords")))
     if not keywords and xmp.get("subject"):
         keywords = split_keywords(", ".join(str(s) for s in xmp["subject"]))
-    summary = _clean(info.get("/Subject")) or _clean(xmp.get("description"))
+    summary = _meaningful(info.get("/Subject")) or _meaningful(xmp.get("description"))
     extra: dict[str, JSON] = {}
     for key, name in (
         ("/Author", "author"),

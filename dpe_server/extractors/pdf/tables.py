@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from dpe_server.extractors.pdf.blocks import Block
 from dpe_server.extractors.pdf.collect import Run, Segment
 from dpe_server.extractors.pdf.lines import make_lines
-from dpe_server.model.tree import JSON
+from dpe_server.model.content import TableContent
 
 MAX_TABLE_SEGMENTS = 800
 _TOL = 2.0
@@ -120,7 +120,7 @@ def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Blo
         if not _table_like(rows):
             continue
         remaining = outside
-        content: dict[str, JSON] = {
+        content: TableContent = {
             "headers": rows[0],
             "rows": rows[1:],
             "total_rows": len(rows) - 1,

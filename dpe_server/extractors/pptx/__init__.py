@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dpe_server.extractors.ooxml import package_format
 
-FORMAT = package_format(
-    "pptx", (".pptx", ".pptm"), "a PowerPoint deck", "slide", paged=True, prefix="ppt/"
-)
+SUFFIXES = (".pptx", ".pptm", ".potx", ".potm", ".ppsx", ".ppsm")
+"""Decks, macro-enabled decks, templates (both kinds), slide shows (both kinds)."""
+
+FORMAT = package_format("pptx", SUFFIXES, "a PowerPoint deck", "slide", paged=True, prefix="ppt/")

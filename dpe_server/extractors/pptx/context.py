@@ -13,6 +13,7 @@ from dpe_server.extractors.base import Limits
 from dpe_server.extractors.ooxml.package import Package, Relationship
 from dpe_server.extractors.pptx.text import A, Chain, P, RunLink
 from dpe_server.model import summaries
+from dpe_server.model.content import LinkContent
 from dpe_server.model.tree import JSON, Category, PageBuilder
 
 Point = tuple[int, int]
@@ -232,7 +233,7 @@ def add_link(
     """A link element of shape `sp`: `target` is (url, slide index or None), as `ctx.link`
     gives it; `kind` says what carries it (`text_run`, `click_action`)."""
     url, page = target
-    content: dict[str, JSON] = {"text": text, "url": url}
+    content: LinkContent = {"text": text, "url": url}
     if page is not None:
         content["target_page"] = page
     ctx.sink.add(

@@ -21,7 +21,9 @@ from typing import BinaryIO, TypeVar
 
 from lxml import etree
 
-from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors import pptx
+from dpe_server.extractors.base import Limits
+from dpe_server.extractors.ooxml.macros import package_extractor
 from dpe_server.extractors.ooxml.package import NS, Package, normalize_name, parse_xml
 from dpe_server.extractors.pptx.context import (
     TITLE_TYPES,
@@ -278,11 +280,4 @@ def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[P
     return _guarded(f, limits, work)
 
 
-EXTRACTOR = Extractor(
-    name="pptx",
-    suffixes=(".pptx", ".pptm"),
-    version=VERSION,
-    probe=probe,
-    extract=extract,
-    extract_pages=extract_pages,
-)
+EXTRACTOR = package_extractor(pptx.FORMAT, VERSION, probe, extract, extract_pages)

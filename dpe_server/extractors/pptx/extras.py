@@ -6,7 +6,7 @@
 - Legacy comments (`ppt/comments/commentN.xml`, authors in `ppt/commentAuthors.xml`) and
   modern threaded comments (`ppt/comments/modernComment_*.xml`, authors in `ppt/authors.xml`)
   → annotation, kind `comment`, with its author and date; the replies of a thread are nested
-  under it as `replies: [{text, author?, date?}]`.
+  under it as `replies: [{text, author?, date?}]`; a resolved modern thread says `resolved`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from lxml import etree
 from dpe_server.extractors.pptx.context import SlideContext, placeholder
 from dpe_server.extractors.pptx.text import MC, P, R, plain_text
 from dpe_server.model import summaries
-from dpe_server.model.content import AnnotationContent, Reply
+from dpe_server.model.content import AnnotationContent, Reply, WidgetContent
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import JSON, Category
 
@@ -96,7 +96,7 @@ def controls(slide: etree._Element, ctx: SlideContext) -> None:
                 p.get(f"{AX}name", ""): p.get(f"{AX}value", "") for p in ocx.iter(f"{AX}ocxPr")
             }
             text = props.get("Caption") or props.get("Value") or props.get("Text") or None
-        content: dict[str, JSON] = {"kind": kind, "name": name}
+        content: WidgetContent = {"kind": kind, "name": name}
         if text:
             content["text"] = text
         meta: dict[str, JSON] = {}
@@ -136,7 +136,7 @@ def notes(ctx: SlideContext) -> str:
         ctx.sink.add(
             Category.ANNOTATION,
             summaries.annotation(text, "speaker_notes"),
-            {"text": text, "kind": "speaker_notes"},
+            AnnotationContent(text=text, kind="speaker_notes"),
             {"part": part},
             len(text),
         )
@@ -172,7 +172,7 @@ def _add_comments(ctx: SlideContext, threads: list[AnnotationContent], part: str
         ctx.sink.add(
             Category.ANNOTATION,
             summaries.annotation(content["text"], "comment", author),
-            dict(content),
+            content,
             {"part": part},
             len(content["text"]),
         )
@@ -218,6 +218,8 @@ def modern_comments(ctx: SlideContext, authors: Mapping[str, str]) -> None:
             if body:
                 who, date = authors.get(reply.get("authorId", "")), reply.get("created")
                 thread.setdefault("replies", []).append(_reply(body, who, date))
+        if cm.get("status") == "resolved":
+            thread["resolved"] = True
         if text or "replies" in thread:
             threads.append(thread)
     _add_comments(ctx, threads, part)

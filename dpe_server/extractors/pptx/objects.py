@@ -24,6 +24,7 @@ from dpe_server.extractors.pptx.context import SlideContext, emit_links, shape_m
 from dpe_server.extractors.pptx.text import A, P, R, cell_links, plain_text
 from dpe_server.extractors.row_blocks import split_rows
 from dpe_server.model import summaries
+from dpe_server.model.content import ImageContent, MediaContent, TableContent
 from dpe_server.model.errors import CorruptError, TooLargeError
 from dpe_server.model.tree import JSON, Category
 
@@ -114,7 +115,7 @@ def table(frame: etree._Element, tbl: etree._Element, ctx: SlideContext) -> None
         if merged:
             meta["merged_cells"] = list(merged)
         block.place(meta)
-        content: dict[str, JSON] = {
+        content: TableContent = {
             "headers": headers,
             "rows": chunk,
             "total_rows": len(chunk),
@@ -132,8 +133,7 @@ def chart(frame: etree._Element, rid: str | None, ctx: SlideContext) -> None:
         return
     part, root = found
     content = parse_chart(root)
-    series = content.get("series") or []
-    summary = summaries.chart(str(content["chart_type"]), str(content["title"]), series)
+    summary = summaries.chart(content["chart_type"], content["title"], content["series"])
     ctx.sink.add(Category.CHART, summary, content, shape_meta(frame, part=part))
 
 
@@ -268,7 +268,7 @@ def image(
     elif shape is None or rid:
         meta["broken"] = True
         ctx.broken_parts += 1
-    content: dict[str, JSON] = {"description": description, "mime_type": mime}
+    content: ImageContent = {"description": description, "mime_type": mime}
     if width and height:
         content["width"], content["height"] = width, height
     summary = summaries.image(description, mime, width, height)
@@ -306,7 +306,7 @@ def media(
     mime = MEDIA_MIME.get(ext, f"{kind}/unknown")
     if mime.startswith("audio/") and kind == "video":
         kind = "audio"
-    content: dict[str, JSON] = {
+    content: MediaContent = {
         "name": name or posixpath.basename(target),
         "mime_type": mime,
         "embedded": rel is not None and not rel.external,
@@ -319,7 +319,7 @@ def media(
     elif target:
         meta["part"] = target
     category = Category.AUDIO if kind == "audio" else Category.VIDEO
-    ctx.sink.add(category, summaries.media(kind, str(content["name"]), mime), content, meta)
+    ctx.sink.add(category, summaries.media(kind, content["name"], mime), content, meta)
 
 
 def picture(pic: etree._Element, ctx: SlideContext) -> None:

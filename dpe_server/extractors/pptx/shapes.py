@@ -30,7 +30,17 @@ from dpe_server.extractors.pptx.context import (
 from dpe_server.extractors.pptx.objects import graphic_frame, picture
 from dpe_server.extractors.pptx.text import MC, Block, P, R, blocks, plain_text, read_paragraphs
 from dpe_server.model import summaries
-from dpe_server.model.tree import JSON, Category
+from dpe_server.model.content import (
+    CodeContent,
+    DiagramContent,
+    FormulaContent,
+    HeaderFooterContent,
+    HeadingContent,
+    ListContent,
+    ListItem,
+    TextContent,
+)
+from dpe_server.model.tree import Category
 
 _SHAPES = frozenset(P + t for t in ("sp", "grpSp", "graphicFrame", "pic", "cxnSp"))
 
@@ -106,7 +116,7 @@ def _heading(sp: etree._Element, kind: str, ctx: SlideContext) -> None:
     ctx.sink.add(
         Category.HEADING,
         summaries.heading(text, level),
-        {"level": level, "text": text},
+        HeadingContent(level=level, text=text),
         meta,
         len(text),
     )
@@ -119,32 +129,35 @@ def _footer(sp: etree._Element, kind: str, ctx: SlideContext) -> None:
     what = FOOTER_TYPES[kind]
     category = Category.HEADER if what == "header" else Category.FOOTER
     summary = summaries.header(text) if what == "header" else summaries.footer(text)
-    ctx.sink.add(category, summary, {"text": text, "kind": what}, shape_meta(sp), len(text))
+    content = HeaderFooterContent(text=text, kind=what)
+    ctx.sink.add(category, summary, content, shape_meta(sp), len(text))
 
 
 def _emit_block(block: Block, sp: etree._Element, ctx: SlideContext) -> None:
     meta = shape_meta(sp)
     text = block.text
     if block.kind == "list":
-        items: list[dict[str, JSON]] = [
-            {"text": p.text.strip(), "level": p.level} for p in block.paragraphs
-        ]
+        items = [ListItem(text=p.text.strip(), level=p.level) for p in block.paragraphs]
         ordered = block.ordered
         ctx.sink.add(
             Category.LIST,
             summaries.list_(items, ordered),
-            {"ordered": ordered, "items": items},
+            ListContent(ordered=ordered, items=items),
             meta,
             len(text),
         )
     elif block.kind == "code":
-        ctx.sink.add(Category.CODE, summaries.code(text), {"text": text}, meta, len(text))
+        ctx.sink.add(Category.CODE, summaries.code(text), CodeContent(text=text), meta, len(text))
     elif block.kind == "formula":
         ctx.sink.add(
-            Category.FORMULA, summaries.formula(text), {"expression": text}, meta, len(text)
+            Category.FORMULA,
+            summaries.formula(text),
+            FormulaContent(expression=text),
+            meta,
+            len(text),
         )
     else:
-        content: dict[str, JSON] = {"text": text}
+        content: TextContent = {"text": text}
         if any(p.rtl for p in block.paragraphs):
             content["direction"] = "rtl"
         ctx.sink.add(Category.TEXT, summaries.text(text), content, meta, len(text))
@@ -190,7 +203,7 @@ def _connection(cxn: etree._Element, end: str) -> str | None:
     return None if el is None else el.get("id")
 
 
-def connector_diagram(root: etree._Element) -> dict[str, JSON] | None:
+def connector_diagram(root: etree._Element) -> DiagramContent | None:
     """Shapes linked by connectors on a slide: `{kind: connector, nodes, edges}`."""
     edges_by_id: list[tuple[str, str]] = []
     for cxn in root.iter(f"{P}cxnSp"):
@@ -222,7 +235,7 @@ def connectors(cxn: etree._Element, ctx: SlideContext) -> None:
     content = connector_diagram(root)
     if content is None:
         return
-    nodes = [str(n) for n in content["nodes"]]
+    nodes = content["nodes"]
     ctx.sink.add(
         Category.DIAGRAM,
         summaries.diagram("connector", nodes),

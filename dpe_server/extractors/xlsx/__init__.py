@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dpe_server.extractors.ooxml import package_format
 
-FORMAT = package_format(
-    "xlsx", (".xlsx", ".xlsm"), "an Excel workbook", "sheet", paged=False, prefix="xl/"
-)
+SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
+"""Workbooks, macro-enabled workbooks, templates, macro-enabled templates."""
+
+FORMAT = package_format("xlsx", SUFFIXES, "an Excel workbook", "sheet", paged=False, prefix="xl/")

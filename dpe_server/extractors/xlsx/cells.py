@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from itertools import chain
 from typing import Any
 
@@ -23,6 +24,7 @@ from dpe_server.extractors.row_blocks import split_rows
 from dpe_server.extractors.xlsx.format import CELL_MAX_CHARS, Styles, clip, show, show_number
 from dpe_server.extractors.xlsx.scan import SheetScan, SparseCells
 from dpe_server.model import summaries
+from dpe_server.model.content import HeadingContent, TableContent, TextContent
 from dpe_server.model.tree import JSON, Category
 
 Cell = tuple[int, int]
@@ -35,7 +37,7 @@ class Item:
 
     category: Category
     summary: str
-    content: dict[str, JSON]
+    content: Mapping[str, JSON]
     metadata: dict[str, JSON] = field(default_factory=dict)
     order: tuple[int, int] = (0, 0)
     """(row, col) of the element's anchor, to lay tables and headings out in reading order."""
@@ -165,7 +167,7 @@ def dense_cells(
     if width and len(raw) * width > max_cells:
         raw = raw[: max(max_cells // width, 1)]
         truncated = True
-    rows = _display_rows(raw)
+    rows = display_rows(raw)
     r0, c0 = origin
     for (r, c), xf in scan.styled.items():
         i, j = r - r0, c - c0
@@ -190,19 +192,30 @@ def _numbers(col: tuple[float, ...]) -> list[str]:
     return list(map(_GENERAL, col))
 
 
+def _dates(col: tuple[date, ...]) -> list[str]:
+    """Dates (without a time) as `show` gives them: ISO 8601."""
+    return list(map(date.isoformat, col))
+
+
+_UNIFORM: dict[type, Callable[[tuple[Any, ...]], list[str]]] = {float: _numbers, date: _dates}
+"""Columns of one value type converted by C-level maps (calamine gives .ods dates as `date`)."""
+
+
 def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
     """One column of calamine values as display strings; C-level maps for uniform columns."""
     kinds = set(map(type, col))
     if kinds == {str}:
         return col if max(map(len, col)) <= CELL_MAX_CHARS else list(map(clip, col))
-    if kinds == {float}:
-        return _numbers(col)
-    if col[0].__class__ is str and set(map(type, col[1:])) == {float}:
-        return [clip(col[0]), *_numbers(col[1:])]  # a header over numbers
+    if len(kinds) == 1 and (uniform := _UNIFORM.get(kinds.pop())) is not None:
+        return uniform(col)
+    if col[0].__class__ is str and len(below := set(map(type, col[1:]))) == 1:
+        uniform = _UNIFORM.get(below.pop())
+        if uniform is not None:
+            return [clip(col[0]), *uniform(col[1:])]  # a header over numbers or dates
     return [v if v.__class__ is str and len(v) <= CELL_MAX_CHARS else show(v) for v in col]
 
 
-def _display_rows(raw: list[list[Any]]) -> list[list[str]]:
+def display_rows(raw: list[list[Any]]) -> list[list[str]]:
     """calamine rows as display strings, converted column by column (much faster than
     a call per cell: a column is usually all text or all numbers)."""
     if not raw:
@@ -335,7 +348,9 @@ def text_item(block: Grid, budget: CharBudget | None = None) -> Item | None:
     text = "\n".join(lines)
     box = (block.r0, block.c0, block.r0 + len(rows) - 1, block.c0)
     meta: dict[str, JSON] = {"source_range": range_ref(*box)}
-    return Item(Category.TEXT, summaries.text(text), {"text": text}, meta, (block.r0, block.c0))
+    return Item(
+        Category.TEXT, summaries.text(text), TextContent(text=text), meta, (block.r0, block.c0)
+    )
 
 
 class MergeIndex:
@@ -419,7 +434,7 @@ def table_items(
         first = block.r0 + part.first_row - 1
         last = max(block.r0 + part.last_row - 1, first)
         top = block.r0 if part.index == 0 else first
-        content: dict[str, JSON] = {
+        content: TableContent = {
             "headers": headers,
             "rows": chunk,
             "total_rows": len(chunk),
@@ -454,7 +469,7 @@ def heading_item(text: str, row: int, col: int, level: int, merged: Rect | None)
     return Item(
         Category.HEADING,
         summaries.heading(text, level),
-        {"level": level, "text": text},
+        HeadingContent(level=level, text=text),
         meta,
         (row, col),
     )

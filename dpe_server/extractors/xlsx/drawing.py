@@ -17,6 +17,7 @@ from dpe_server.extractors.ooxml.package import Package, Relationship
 from dpe_server.extractors.xlsx.book import kid, local, rel_id, walk
 from dpe_server.extractors.xlsx.cells import Item
 from dpe_server.model import summaries
+from dpe_server.model.content import ImageContent, WidgetContent
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import JSON, Category
 
@@ -131,7 +132,7 @@ def _picture(pkg: Package, obj: etree._Element, rels: dict[str, Relationship]) -
     mime = drawingml.image_mime(rel.target, data[:64])
     size = drawingml.image_size(data)
     ext = next(walk(obj, "ext"), None)
-    content: dict[str, JSON] = {"description": description, "mime_type": mime}
+    content: ImageContent = {"description": description, "mime_type": mime}
     width = height = None
     if size is not None:
         width, height = size
@@ -175,11 +176,7 @@ def _graphic(
 
 def chart_item(pkg: Package, part: str, resolve: Resolver, name: str = "") -> Item:
     content = drawingml.parse_chart(pkg.xml(part), resolve)
-    series = content.get("series") or []
-    assert isinstance(series, list)
-    summary = summaries.chart(
-        str(content.get("chart_type", "")), str(content.get("title", "")), series
-    )
+    summary = summaries.chart(content["chart_type"], content["title"], content["series"])
     return Item(Category.CHART, summary, content, {"part": part, "name": name})
 
 
@@ -194,8 +191,8 @@ def _shape(obj: etree._Element) -> Item | None:
     geom = next(walk(obj, "prstGeom"), None)
     kind = "group" if local(obj) == "grpSp" else "shape"
     content = drawingml.diagram_content(nodes, kind)
-    if geom is not None and geom.get("prst"):
-        content["shape"] = geom.get("prst")
+    if geom is not None and (preset := geom.get("prst")):
+        content["shape"] = preset
     return Item(Category.DIAGRAM, summaries.diagram(kind, nodes), content, {"name": shape_name})
 
 
@@ -235,7 +232,7 @@ def _client_text(data: etree._Element, name: str) -> str:
 
 def widget_items(pkg: Package, tail: etree._Element, rels: dict[str, Relationship]) -> list[Item]:
     """Form controls: VML ClientData shapes, completed by `ctrlProps` parts where present."""
-    vml_shapes: dict[str, dict[str, JSON]] = {}
+    vml_shapes: dict[str, WidgetContent] = {}
     order: list[str] = []
     for rel in rels.values():
         if rel.type_name != "vmlDrawing" or not pkg.has(rel.target):
@@ -253,23 +250,17 @@ def widget_items(pkg: Package, tail: etree._Element, rels: dict[str, Relationshi
             text = " ".join(
                 w for t in walk(shape, "textbox") for w in "".join(map(str, t.itertext())).split()
             )
-            w: dict[str, JSON] = {"kind": kind, "name": shape.get("id", ""), "text": text}
+            w: WidgetContent = {"kind": kind, "name": shape.get("id", ""), "text": text}
             checked = _client_text(data, "Checked")
             if kind in ("check_box", "option_button"):
                 w["checked"] = checked not in ("", "0")
-            for key, field in (
-                ("FmlaLink", "linked_cell"),
-                ("FmlaRange", "source"),
-                ("FmlaMacro", "macro"),
-            ):
-                if _client_text(data, key):
-                    w[field] = _client_text(data, key)
+            _cells(w, *(_client_text(data, k) for k in ("FmlaLink", "FmlaRange", "FmlaMacro")))
             sid = shape.get("id", "")
             vml_shapes[sid] = w
             order.append(sid)
     for control in walk(tail, "control"):
         sid = f"_x0000_s{control.get('shapeId', '')}"
-        w = vml_shapes.get(sid) or {"kind": "control", "name": "", "text": ""}
+        w = vml_shapes.get(sid) or WidgetContent(kind="control", name="", text="")
         if sid not in vml_shapes:
             vml_shapes[sid] = w
             order.append(sid)
@@ -280,11 +271,10 @@ def widget_items(pkg: Package, tail: etree._Element, rels: dict[str, Relationshi
     items = []
     for sid in order:
         w = vml_shapes[sid]
-        shown = str(w.get("text") or "") or None
         items.append(
             Item(
                 Category.WIDGET,
-                summaries.widget(str(w["kind"]), str(w["name"]), shown),
+                summaries.widget(w["kind"], w["name"], w.get("text") or None),
                 w,
                 {"shape_id": sid},
             )
@@ -292,19 +282,23 @@ def widget_items(pkg: Package, tail: etree._Element, rels: dict[str, Relationshi
     return items
 
 
-def _merge_ctrl_props(root: etree._Element, w: dict[str, JSON]) -> None:
+def _merge_ctrl_props(root: etree._Element, w: WidgetContent) -> None:
     kind = _WIDGET_KINDS.get(root.get("objectType", "").lower())
     if kind:
         w["kind"] = kind
     if root.get("checked") is not None or kind == "check_box":
         w["checked"] = root.get("checked", "").lower() in ("checked", "1", "true")
-    for key, field in (
-        ("fmlaLink", "linked_cell"),
-        ("fmlaRange", "source"),
-        ("fmlaMacro", "macro"),
-    ):
-        if root.get(key):
-            w[field] = root.get(key)
+    _cells(w, *(root.get(k) for k in ("fmlaLink", "fmlaRange", "fmlaMacro")))
+
+
+def _cells(w: WidgetContent, linked: str | None, source: str | None, macro: str | None) -> None:
+    """A control's linked cell, source range and macro, those it has."""
+    if linked:
+        w["linked_cell"] = linked
+    if source:
+        w["source"] = source
+    if macro:
+        w["macro"] = macro
 
 
 def ole_items(tail: etree._Element, rels: dict[str, Relationship]) -> list[Item]:
@@ -320,9 +314,9 @@ def ole_items(tail: etree._Element, rels: dict[str, Relationship]) -> list[Item]
         rel = rels.get(rel_id(ole) or "")
         target = rel.target if rel is not None else ""
         name = target.rsplit("/", 1)[-1] if target else f"object {sid}"
-        content: dict[str, JSON] = {"kind": "embedded_object", "name": name, "text": prog}
-        if ole.get("link"):
-            content["link"] = ole.get("link")
+        content: WidgetContent = {"kind": "embedded_object", "name": name, "text": prog}
+        if link := ole.get("link"):
+            content["link"] = link
         meta: dict[str, JSON] = {"shape_id": sid, "part": target}
         anchor = next(walk(ole, "anchor"), None)
         if anchor is not None:

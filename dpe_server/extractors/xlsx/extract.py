@@ -24,8 +24,10 @@ from typing import Any, BinaryIO
 from lxml import etree
 from python_calamine import CalamineError, CalamineWorkbook
 
-from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors import xlsx
+from dpe_server.extractors.base import Limits
 from dpe_server.extractors.ooxml.a1 import parse_range
+from dpe_server.extractors.ooxml.macros import package_extractor
 from dpe_server.extractors.ooxml.package import Package, normalize_name
 from dpe_server.extractors.xlsx.book import (
     SheetInfo,
@@ -331,13 +333,6 @@ def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[P
     return list(_run(f, limits, indices).pages)
 
 
-EXTRACTOR = Extractor(
-    name="xlsx",
-    suffixes=(".xlsx", ".xlsm"),
-    version=VERSION,
-    probe=probe,
-    extract=extract,
-    extract_pages=extract_pages,
-)
+EXTRACTOR = package_extractor(xlsx.FORMAT, VERSION, probe, extract, extract_pages)
 
 __all__ = ["EXTRACTOR", "extract", "extract_pages", "probe"]

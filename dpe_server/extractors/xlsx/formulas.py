@@ -19,6 +19,7 @@ from dpe_server.extractors.ooxml.a1 import cell_ref, col_index, col_letters, ran
 from dpe_server.extractors.xlsx.cells import Item
 from dpe_server.extractors.xlsx.scan import FormulaCell
 from dpe_server.model import summaries
+from dpe_server.model.content import FormulaContent
 from dpe_server.model.tree import JSON, Category
 
 _STRING = re.compile(r'"(?:[^"]|"")*"')
@@ -144,7 +145,7 @@ def formula_items(formulas: Sequence[FormulaCell], value: Callable[[int, int], s
         cells = ", ".join(ranges[:MAX_CELLS_SHOWN]) + (
             " …" if len(ranges) > MAX_CELLS_SHOWN else ""
         )
-        content: dict[str, JSON] = {"expression": shown}
+        content: FormulaContent = {"expression": shown}
         result = value(group.row, group.col)
         if result:
             content["result"] = result

@@ -99,8 +99,13 @@ def build_sheet_items(
     taken: list[Rect] = []
     for t in _guarded("Excel tables", lambda: table_defs(pkg, rels), skipped):
         grid, headers = table_grid(t, cells, max_cells=max(budget.remaining, 1))
+        # `totalsRowCount`: the table's last row is its total row (when the grid reaches it).
+        reaches = grid.r0 + len(grid.rows) - 1 == t.rect[2] and len(grid.rows) > 1
+        total = t.rect[2] if t.totals_rows and reaches else None
         layout.extend(
-            table_items(grid, merged, fcells, name=t.name, headers=headers, budget=budget)
+            table_items(
+                grid, merged, fcells, name=t.name, headers=headers, budget=budget, total_row=total
+            )
         )
         taken.append(t.rect)
     for p in _guarded("pivot tables", lambda: pivot_defs(pkg, rels), skipped):
@@ -119,14 +124,7 @@ def build_sheet_items(
             formula_at=_formula_lookup(scan.formulas),
         )
     )
-    layout.sort(key=lambda it: it.order)
-    level_one = True
-    for it in layout:
-        if it.category.value == "heading":
-            it.content["level"] = 1 if level_one else 2
-            level_one = False
-
-    items = layout
+    items = _in_reading_order(layout)
     items.extend(formula_items(scan.formulas, cells.get))
     for d in walk(tail, "drawing"):
         rel = rels.get(rel_id(d) or "")
@@ -140,6 +138,34 @@ def build_sheet_items(
     items.extend(ole_items(tail, rels))
     items.extend(header_footer_items(tail))
     return items
+
+
+def _in_reading_order(layout: list[Item]) -> list[Item]:
+    """Tables and headings in reading order; the first heading is level 1, the others 2."""
+    layout.sort(key=lambda it: it.order)
+    level_one = True
+    for it in layout:
+        if it.category.value == "heading":
+            it.content = {**it.content, "level": 1 if level_one else 2}
+            level_one = False
+    return layout
+
+
+def value_items(cells: SheetCells, merged: list[Rect], budget: CharBudget) -> list[Item]:
+    """The elements of a sheet known only by its values and merged ranges (.xls, .xlsb,
+    .ods, .csv): its blocks as tables, headings and text, as for an xlsx sheet without
+    styles, formulas or Excel tables."""
+    layout = _cell_blocks(
+        cells,
+        [],
+        MergeIndex(merged),
+        PointIndex(()),
+        styles=Styles([], [], []),
+        style_at=lambda row, col: 0,
+        budget=budget,
+        formula_at=lambda row, col: "",
+    )
+    return _in_reading_order(layout)
 
 
 _PART_ERRORS = (CorruptError, UnsupportedError, ValueError, KeyError, IndexError, etree.LxmlError)
@@ -221,15 +247,16 @@ def _with_totals(found: list[Grid], formula_at: FormulaAt) -> tuple[list[Grid], 
     row), and for each block the sheet row of its total row, if it has one."""
     out: list[Grid] = []
     totals: list[int | None] = []
-    skip = -1
+    joined: set[int] = set()
     for i, b in enumerate(found):
-        if i == skip:
+        if i in joined:
             continue
-        table = len(b.rows) >= 2 and b.width >= 2
-        nxt = next((n for n in found[i + 1 :] if n.r0 > b.r0 + len(b.rows) - 1), None)
+        table = len(b.rows) >= 2 and not is_text_block(b.rows)  # one column with a header too
+        end, right = b.r0 + len(b.rows) - 1, b.c0 + b.width
+        nxt = next((n for n in found[i + 1 :] if n.r0 > end and b.c0 <= n.c0 < right), None)
         row = total_below(b, nxt, formula_at) if table and nxt is not None else None
         if row is not None and nxt is not None:
-            skip = found.index(nxt)
+            joined.add(found.index(nxt))
             out.append(Grid(b.r0, b.c0, [*b.rows, row]))
             totals.append(nxt.r0)
         else:

@@ -12,11 +12,19 @@ from lxml import etree
 
 from dpe_server.extractors.ooxml.a1 import parse_range
 from dpe_server.extractors.ooxml.package import Package, Relationship
+from dpe_server.extractors.threads import as_reply
 from dpe_server.extractors.xlsx.book import kid, kids, local, rel_id, string_item, walk
 from dpe_server.extractors.xlsx.cells import Item, Rect, SheetCells
 from dpe_server.model import summaries
-from dpe_server.model.content import FieldKind, FormField
-from dpe_server.model.tree import JSON, Category
+from dpe_server.model.content import (
+    AnnotationContent,
+    FieldKind,
+    FormContent,
+    FormField,
+    HeaderFooterContent,
+    LinkContent,
+)
+from dpe_server.model.tree import Category
 
 MAX_OPTIONS = 200
 """Allowed values listed for one validation at most."""
@@ -48,11 +56,9 @@ def hyperlink_items(
             continue
         shown = cells.get(rect[0], rect[1]) if rect else ""
         text = h.get("display") or shown or url
-        content: dict[str, JSON] = {"text": text, "url": url, "cell": ref}
-        internal = rel is None
-        content["internal"] = internal
-        if h.get("tooltip"):
-            content["tooltip"] = h.get("tooltip")
+        content: LinkContent = {"text": text, "url": url, "cell": ref, "internal": rel is None}
+        if tooltip := h.get("tooltip"):
+            content["tooltip"] = tooltip
         order = (rect[0], rect[1]) if rect else (0, 0)
         items.append(
             Item(Category.LINK, summaries.link(text, url), content, {"source_range": ref}, order)
@@ -93,7 +99,7 @@ def _notes(root: etree._Element, skip: set[str]) -> list[Item]:
         author = authors[int(idx)] if idx.isdigit() and int(idx) < len(authors) else ""
         if author and text.startswith(author + ":"):
             text = text[len(author) + 1 :].lstrip()
-        content: dict[str, JSON] = {"text": text.strip(), "kind": "note", "anchor": ref}
+        content: AnnotationContent = {"text": text.strip(), "kind": "note", "anchor": ref}
         if author:
             content["author"] = author
         rect = parse_range(ref)
@@ -110,39 +116,35 @@ def _notes(root: etree._Element, skip: set[str]) -> list[Item]:
 
 
 def _threaded(root: etree._Element, people: dict[str, str]) -> list[Item]:
-    threads: dict[str, dict[str, JSON]] = {}
+    threads: dict[str, AnnotationContent] = {}
     order: list[str] = []
     for c in walk(root, "threadedComment"):
         text = "".join(t.text or "" for t in walk(c, "text"))
         author = people.get(c.get("personId", ""), "").strip()
         parent = c.get("parentId")
         if parent and parent in threads:
-            replies = threads[parent].setdefault("replies", [])
-            assert isinstance(replies, list)
-            reply: dict[str, JSON] = {"author": author} if author else {}
-            date = {"date": c.get("dT")} if c.get("dT") else {}
-            replies.append(reply | {"text": text} | date)
+            reply = as_reply({"author": author, "text": text, "date": c.get("dT")})
+            threads[parent].setdefault("replies", []).append(reply)
             continue
         cid = c.get("id", str(len(order)))
-        content: dict[str, JSON] = {"text": text, "kind": "comment", "anchor": c.get("ref", "")}
+        content: AnnotationContent = {"text": text, "kind": "comment", "anchor": c.get("ref", "")}
         if author:
             content["author"] = author
-        if c.get("dT"):
-            content["date"] = c.get("dT")
+        if date := c.get("dT"):
+            content["date"] = date
+        if c.get("done") in ("1", "true"):
+            content["resolved"] = True
         threads[cid] = content
         order.append(cid)
     out: list[Item] = []
     for cid in order:
         content = threads[cid]
-        ref = str(content["anchor"])
+        ref = content.get("anchor", "")
         rect = parse_range(ref)
-        by = content.get("author")
         out.append(
             Item(
                 Category.ANNOTATION,
-                summaries.annotation(
-                    str(content["text"]), "comment", by if isinstance(by, str) else None
-                ),
+                summaries.annotation(content["text"], "comment", content.get("author")),
                 content,
                 {"source_range": ref},
                 (rect[0], rect[1]) if rect else (0, 0),
@@ -213,7 +215,7 @@ def validation_items(tail: etree._Element, resolve: Callable[[str], list[str]]) 
             Item(
                 Category.FORM,
                 summaries.form([field]) + f" ({kind})",
-                {"fields": [field], "kind": "data_validation"},
+                FormContent(fields=[field], kind="data_validation"),
                 {"source_range": sqref},
                 (first[0], first[1]) if first else (0, 0),
             )
@@ -288,6 +290,6 @@ def header_footer_items(tail: etree._Element) -> list[Item]:
         category = Category.HEADER if is_header else Category.FOOTER
         summary = summaries.header(text) if is_header else summaries.footer(text)
         items.append(
-            Item(category, summary, {"text": text, "pages": which, "code": el.text or ""}, {})
+            Item(category, summary, HeaderFooterContent(text=text, pages=which, code=el.text or ""))
         )
     return items

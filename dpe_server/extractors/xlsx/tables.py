@@ -13,6 +13,7 @@ from dpe_server.extractors.ooxml.package import Package, Relationship
 from dpe_server.extractors.xlsx.book import kid, kids, walk
 from dpe_server.extractors.xlsx.cells import Grid, Item, Rect, SheetCells
 from dpe_server.model import summaries
+from dpe_server.model.content import DataField, PivotTableContent
 from dpe_server.model.tree import JSON, Category
 
 
@@ -57,7 +58,9 @@ def table_grid(t: TableDef, cells: SheetCells, max_cells: int) -> tuple[Grid, li
 class PivotDef:
     name: str
     rect: Rect | None
-    content: dict[str, JSON]
+    content: PivotTableContent
+    """Everything but the cells: `headers` and `rows` are read from the sheet at layout."""
+    first_header_row: int
 
 
 def pivot_defs(pkg: Package, rels: dict[str, Relationship]) -> list[PivotDef]:
@@ -79,14 +82,12 @@ def _pivot(root: etree._Element, cache: etree._Element | None) -> PivotDef:
     loc = kid(root, "location")
     ref = loc.get("ref", "") if loc is not None else ""
     fields: list[str] = []
-    source: dict[str, JSON] = {}
+    source: dict[str, str] = {}
     if cache is not None:
         fields = [f.get("name", "") for f in walk(cache, "cacheField")]
         ws = next(walk(cache, "worksheetSource"), None)
         if ws is not None:
-            for key in ("sheet", "ref", "name"):
-                if ws.get(key):
-                    source[key] = ws.get(key)
+            source = {key: ws.get(key, "") for key in ("sheet", "ref", "name") if ws.get(key)}
 
     def names(container: str) -> list[str]:
         out = []
@@ -95,7 +96,7 @@ def _pivot(root: etree._Element, cache: etree._Element | None) -> PivotDef:
             out.append(fields[x] if 0 <= x < len(fields) else ("Values" if x == -2 else ""))
         return out
 
-    data_fields = []
+    data_fields: list[DataField] = []
     for df in kids(kid(root, "dataFields"), "dataField"):
         fld = int(df.get("fld", "-1") or -1)
         data_fields.append(
@@ -109,8 +110,11 @@ def _pivot(root: etree._Element, cache: etree._Element | None) -> PivotDef:
     for pf in kids(kid(root, "pageFields"), "pageField"):
         fld = int(pf.get("fld", "-1") or -1)
         page_fields.append(fields[fld] if 0 <= fld < len(fields) else "")
-    content: dict[str, JSON] = {
+    content: PivotTableContent = {
         "name": name,
+        "headers": [],
+        "rows": [],
+        "total_rows": 0,
         "location": ref,
         "fields": fields,
         "row_fields": names("rowFields"),
@@ -125,23 +129,18 @@ def _pivot(root: etree._Element, cache: etree._Element | None) -> PivotDef:
             else source.get("name", "")
         )
     first_header = int(loc.get("firstHeaderRow", "0") or 0) if loc is not None else 0
-    content["first_header_row"] = first_header
-    return PivotDef(name, parse_range(ref) if ref else None, content)
+    return PivotDef(name, parse_range(ref) if ref else None, content, first_header)
 
 
 def pivot_item(p: PivotDef, cells: SheetCells) -> Item:
-    content = dict(p.content)
     rows = cells.area(p.rect) if p.rect else []
-    first = int(str(content.pop("first_header_row", 0)))
+    first = p.first_header_row
     if rows and 0 <= first < len(rows):
         rows = rows[first:]
-    row_fields = content["row_fields"]
-    fallback = [f for f in row_fields if isinstance(f, str)] if isinstance(row_fields, list) else []
-    headers = rows[0] if rows else fallback
+    headers = rows[0] if rows else p.content.get("row_fields", [])
     body = rows[1:] if rows else []
-    content["headers"] = headers
-    content["rows"] = body
-    content["total_rows"] = len(body)
+    content = p.content.copy()
+    content["headers"], content["rows"], content["total_rows"] = headers, body, len(body)
     width = len(headers)
     meta: dict[str, JSON] = {"source_range": range_ref(*p.rect) if p.rect else ""}
     return Item(

@@ -14,6 +14,9 @@ What a Level 2 page does not hold is not asked for: a table's rows past the prev
 content has only the preview; the Markdown links to Level 3) and a chart's data rows past
 `CHART_PREVIEW_ROWS` (`chart_data`; the Markdown says how many are left out and where to read them).
 
+The search index (`catalog/fulltext.py`) holds the same text of each element (`element_text`),
+of its whole content (every row of a table, not only the preview).
+
 Containment is checked on normalised text: Markdown's backslash escapes undone, `<br>` read
 as a line break, whitespace collapsed to one space.
 """
@@ -24,8 +27,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Final
 
+from dpe_server.model.chart_data import CHART_PREVIEW_ROWS, chart_table
 from dpe_server.model.tree import JSON
-from dpe_server.views.chart_data import CHART_PREVIEW_ROWS, chart_table
 
 NOT_WORDS: Final = frozenset(
     {
@@ -130,3 +133,9 @@ def _chart_phrases(series: JSON) -> Iterator[str]:
     headers, rows = chart_table(series)
     yield from walk(headers)
     yield from walk(rows[:CHART_PREVIEW_ROWS])
+
+
+def element_text(category: str, content: Mapping[str, JSON]) -> str:
+    """The text the search index holds of an element: its phrases, whitespace collapsed, one
+    a line (no Markdown escapes to undo: they come from the content, not from a body)."""
+    return "\n".join(" ".join(p.split()) for p in phrases(category, content))

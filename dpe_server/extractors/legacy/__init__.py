@@ -1,0 +1,81 @@
+"""Legacy Word (.doc), Rich Text (.rtf) and legacy PowerPoint (.ppt): read by converting them
+with LibreOffice (`soffice`, when it is on PATH) to .docx / .pptx in a private temporary
+folder, then reading the result with the docx / pptx extractor (`convert`, `extract`).
+
+Without `soffice` the files are listed `unsupported`, saying that installing LibreOffice
+enables them. Whether `soffice` is found is part of the cache key (`Format.tools`), so
+installing or removing it re-reads these files.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from typing import BinaryIO
+
+from dpe_server.extractors.base import Format, Limits
+from dpe_server.model.errors import CorruptError, UnsupportedError
+from dpe_server.model.tree import JSON
+
+SOFFICE = "soffice"
+_TARGET = {"doc": "docx", "rtf": "docx", "ppt": "pptx"}
+_WHAT = {"doc": "legacy Word (.doc)", "rtf": "Rich Text (.rtf)", "ppt": "legacy PowerPoint (.ppt)"}
+
+
+def missing_error(fmt: str) -> UnsupportedError:
+    return UnsupportedError(
+        f"Reading {_WHAT.get(fmt, '.' + fmt)} files needs LibreOffice: install it (the "
+        f"`{SOFFICE}` command on PATH; on Debian or Ubuntu the libreoffice-writer-nogui and "
+        "libreoffice-impress-nogui packages) and restart the server to read them."
+    )
+
+
+def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
+    """What the first bytes say: a zip or a PDF under these suffixes is named; a .rtf must be
+    Rich Text, a .ppt an OLE2 file; a .doc may also be Rich Text, HTML or Word XML, which Word
+    saves under .doc and LibreOffice reads. Then: is LibreOffice there?"""
+    if kind == "zip":
+        from dpe_server.extractors.ooxml.checks import zip_kind
+
+        raise UnsupportedError(
+            f"This file is {zip_kind(f)} renamed to .{fmt}; give it its own suffix."
+        )
+    if kind == "pdf":
+        raise UnsupportedError(f"This file is a PDF renamed to .{fmt}; rename it to .pdf.")
+    head = f.read(5)
+    f.seek(0)
+    if fmt == "rtf" and head != b"{\\rtf":
+        raise CorruptError("The file is not Rich Text (it does not begin with {\\rtf).")
+    if fmt == "ppt" and kind != "cfb":
+        raise CorruptError("The file is not a .ppt file (it is not an OLE2 compound file).")
+    if shutil.which(SOFFICE) is None:
+        raise missing_error(fmt)
+
+
+def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:
+    from dpe_server.extractors.legacy.extract import picture
+
+    return picture(f, fmt, metadata, max_bytes)
+
+
+def _format(name: str, suffixes: tuple[str, ...], kind_name: str, unit: str) -> Format:
+    return Format(
+        name=name,
+        suffixes=suffixes,
+        kind_name=kind_name,
+        page_unit=unit,
+        paged=False,
+        extractor=f"dpe_server.extractors.legacy.extract:{name.upper()}",
+        check=_check,
+        picture=_picture,
+        tools=(SOFFICE,),
+    )
+
+
+WORD = _format("doc", (".doc", ".rtf"), "a legacy Word document", "section")
+POWERPOINT = _format("ppt", (".ppt",), "a legacy PowerPoint deck", "slide")
+
+
+def target(fmt: str) -> str:
+    """The OOXML format a legacy file is converted to."""
+    return _TARGET[fmt]

@@ -1,0 +1,59 @@
+"""The extractors of .doc/.rtf and .ppt: convert (`convert`), then read the .docx / .pptx
+with its own extractor. The tree says it was converted (`metadata.converted_by`); image
+elements name parts of the converted package, read again through the same conversion.
+
+Each conversion has its own deadline under the worker's (probe `PROBE_TIMEOUT`, extraction
+`EXTRACT_TIMEOUT` seconds)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import BinaryIO
+
+from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors.legacy import target
+from dpe_server.extractors.legacy.convert import convert
+from dpe_server.extractors.ooxml import picture as ooxml_picture
+from dpe_server.model.tree import JSON, Document, Properties
+
+PROBE_TIMEOUT = 12.0
+"""Seconds a conversion for a probe may take (the worker's probe deadline is 15 s)."""
+EXTRACT_TIMEOUT = 50.0
+"""Seconds a conversion for an extraction may take (the worker's deadline is 60 s)."""
+_BY = "LibreOffice"
+
+
+def _converted(f: BinaryIO, fmt: str, timeout: float) -> io.BytesIO:
+    f.seek(0)
+    return io.BytesIO(convert(f.read(), fmt, timeout))
+
+
+def _extractor(fmt: str, suffixes: tuple[str, ...]) -> Extractor:
+    inner_name = target(fmt)
+
+    def inner() -> Extractor:
+        from dpe_server.extractors.registry import for_suffix
+
+        found = for_suffix("." + inner_name)
+        assert found is not None
+        return found
+
+    def probe(f: BinaryIO, limits: Limits) -> Properties:
+        return inner().probe(_converted(f, fmt, PROBE_TIMEOUT), limits)
+
+    def extract(f: BinaryIO, limits: Limits) -> Document:
+        doc = inner().extract(_converted(f, fmt, EXTRACT_TIMEOUT), limits)
+        return Document(doc.properties, doc.pages, {**doc.metadata, "converted_by": _BY})
+
+    return Extractor(fmt, suffixes, "1", probe, extract)
+
+
+DOC = _extractor("doc", (".doc", ".rtf"))
+PPT = _extractor("ppt", (".ppt",))
+
+
+def picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:
+    """A picture of the converted package (`metadata.part`)."""
+    kind = "ppt" if fmt == "ppt" else "doc"
+    return ooxml_picture(_converted(f, kind, EXTRACT_TIMEOUT), target(kind), metadata, max_bytes)

@@ -1,0 +1,59 @@
+"""What the OpenDocument formats (odt, odp) share: the `Format` of each (their checks and
+picture reader), and, imported when a file is read, the package and its metadata (`package`),
+styles and list numbering (`styles`), paragraphs and what sits in them (`inline`, `frames`),
+tables (`tables`) and the block flow of a text (`flow`).
+
+An OpenDocument file is a zip with a `mimetype` member and XML parts (content.xml,
+styles.xml, meta.xml), read through the same guarded package reader as OOXML
+(`extractors.ooxml.package.Package`: size caps while inflating, no DOCTYPE, no entities).
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+from dpe_server.extractors.base import Check, Format, Limits
+from dpe_server.extractors.ooxml import picture
+
+MIMETYPES = {
+    "application/vnd.oasis.opendocument.text": "an OpenDocument text",
+    "application/vnd.oasis.opendocument.text-template": "an OpenDocument text template",
+    "application/vnd.oasis.opendocument.presentation": "an OpenDocument presentation",
+    "application/vnd.oasis.opendocument.presentation-template": (
+        "an OpenDocument presentation template"
+    ),
+    "application/vnd.oasis.opendocument.spreadsheet": "an OpenDocument spreadsheet",
+    "application/vnd.oasis.opendocument.graphics": "an OpenDocument drawing",
+}
+
+
+def _check(mimetypes: tuple[str, ...]) -> Check:
+    def check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
+        from dpe_server.extractors.odf.checks import check_package
+
+        check_package(f, fmt, kind, limits, mimetypes)
+
+    return check
+
+
+def odf_format(
+    name: str,
+    suffixes: tuple[str, ...],
+    kind_name: str,
+    page_unit: str,
+    *,
+    paged: bool,
+    mimetypes: tuple[str, ...],
+) -> Format:
+    """The `Format` of an OpenDocument format whose `mimetype` member is one of `mimetypes`,
+    read by `dpe_server.extractors.<name>.extract`."""
+    return Format(
+        name=name,
+        suffixes=suffixes,
+        kind_name=kind_name,
+        page_unit=page_unit,
+        paged=paged,
+        extractor=f"dpe_server.extractors.{name}.extract:EXTRACTOR",
+        check=_check(mimetypes),
+        picture=picture,
+    )

@@ -1,0 +1,66 @@
+"""Checks of an OpenDocument package before its extractor runs.
+
+- an OLE2/CFB file or a PDF named .odt/.odp: `unsupported`, naming what it is;
+- not a zip: `corrupt`; a zip with no directory at its end: `corrupt`, transient (it may be
+  being written); more members than the cap: `too_large`;
+- a package whose `META-INF/manifest.xml` declares encryption: `encrypted`;
+- a package whose `mimetype` says another OpenDocument type (a spreadsheet named .odt), or an
+  OOXML package: `unsupported`, naming it.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+from dpe_server.extractors.base import Limits
+from dpe_server.extractors.odf import MIMETYPES
+from dpe_server.extractors.ooxml.checks import check_zip, zip_kind
+from dpe_server.extractors.ooxml.package import Package
+from dpe_server.model.errors import EncryptedError, ExtractionError, UnsupportedError
+
+_MANIFEST = "META-INF/manifest.xml"
+
+
+def check_package(
+    f: BinaryIO, fmt: str, kind: str, limits: Limits, mimetypes: tuple[str, ...]
+) -> None:
+    check_zip(f, fmt, kind, limits)
+    mimetype, encrypted = _mimetype(f, fmt, limits)
+    if encrypted:
+        raise EncryptedError(
+            f"This .{fmt} file is password-protected; save an unprotected copy to read it."
+        )
+    if mimetype in mimetypes:
+        return
+    if mimetype in MIMETYPES:
+        raise UnsupportedError(
+            f"This file is {MIMETYPES[mimetype]} renamed to .{fmt}; give it its own suffix."
+        )
+    what = zip_kind(f)
+    if what != "a zip archive":
+        raise UnsupportedError(f"This file is {what} renamed to .{fmt}; give it its own suffix.")
+    if mimetype is None:
+        return  # no mimetype member: the extractor says what is missing
+    raise UnsupportedError(f"This file is a zip of type {mimetype!r}, not a .{fmt} document.")
+
+
+def opendocument_kind(f: BinaryIO, fmt: str, limits: Limits) -> str | None:
+    """What an OpenDocument package is (`an OpenDocument text`), by its `mimetype`; None for
+    a zip that is not one."""
+    return MIMETYPES.get(_mimetype(f, fmt, limits)[0] or "")
+
+
+def _mimetype(f: BinaryIO, fmt: str, limits: Limits) -> tuple[str | None, bool]:
+    """The `mimetype` member's text (None when absent), and whether the manifest declares
+    encrypted members; read through the guarded package reader."""
+    try:
+        with Package(f, fmt, limits) as pkg:
+            mimetype = None
+            if pkg.has("mimetype") and pkg.size("mimetype") <= 256:
+                mimetype = pkg.read("mimetype").decode("ascii", "replace").strip()
+            encrypted = pkg.has(_MANIFEST) and b"encryption-data" in pkg.head(_MANIFEST)
+            return mimetype, encrypted
+    except ExtractionError:
+        return None, False  # the extractor, opening it again, says what is wrong
+    finally:
+        f.seek(0)

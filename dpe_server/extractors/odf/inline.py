@@ -1,0 +1,248 @@
+"""An OpenDocument paragraph (`text:p`, `text:h`) as its text and the items inside it.
+
+- `text:s`, `text:tab`, `text:line-break` become spaces, a tab, a line break; spans, fields
+  and other inline wrappers are read through;
+- `text:a` → link (`metadata.bookmark` for a `#name` inside the document);
+- `text:note` → annotation `footnote`/`endnote` (its body's text; `anchor` the text before it);
+- `office:annotation` → annotation `comment` with `dc:creator` and `dc:date`; its `anchor`
+  is the text up to the matching `office:annotation-end`, when there is one;
+- tracked changes: `text:change` (a deletion) → annotation `deletion` with the deleted text,
+  `text:change-start`…`text:change-end` of an insertion → annotation `insertion` with the
+  text between (author and date from the change's `office:change-info`);
+- `draw:frame` → its picture, text box or object (`frames`); `draw:a` around one → a link too.
+
+Items keep the text offset where they were found (`Item.at`), like the docx reader's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from dpe_server.extractors.docx.items import Item, Para
+from dpe_server.extractors.odf.package import DC, DRAW, OFFICE, TEXT, XLINK, plain_text, spaces
+from dpe_server.extractors.ooxml.package import Package
+from dpe_server.model import summaries
+from dpe_server.model.tree import JSON, Category
+
+_ANCHOR_TAIL = 80
+_SKIPPED = frozenset(
+    TEXT + t
+    for t in (
+        "note-citation",
+        "bookmark",
+        "bookmark-start",
+        "bookmark-end",
+        "reference-mark",
+        "reference-mark-start",
+        "reference-mark-end",
+        "soft-page-break",
+        "alphabetical-index-mark",
+        "toc-mark",
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A tracked change of `text:tracked-changes`."""
+
+    kind: str
+    """`insertion`, `deletion` or `format-change`."""
+    author: str
+    date: str
+    text: str
+
+
+def tracked_changes(body: etree._Element) -> dict[str, Change]:
+    """The tracked changes a text's `text:tracked-changes` declares, by `text:id`."""
+    out: dict[str, Change] = {}
+    for region in body.iter(TEXT + "changed-region"):
+        rid = region.get(TEXT + "id") or region.get("{http://www.w3.org/XML/1998/namespace}id")
+        for change in region:
+            if not isinstance(change.tag, str) or rid is None:
+                continue
+            info = change.find(OFFICE + "change-info")
+            author = (info.findtext(DC + "creator") or "").strip() if info is not None else ""
+            date = (info.findtext(DC + "date") or "").strip() if info is not None else ""
+            kind = etree.QName(change).localname
+            text = ""
+            if kind == "deletion":
+                kept = [c for c in change if c is not info and isinstance(c.tag, str)]
+                text = "\n".join(plain_text(c) for c in kept).strip()
+            out[rid] = Change(kind, author, date, text)
+    return out
+
+
+@dataclass
+class _State:
+    parts: list[str] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
+    length: int = 0
+    comments: dict[str, tuple[int, Item]] = field(default_factory=dict)
+    insertions: dict[str, int] = field(default_factory=dict)
+
+    def add(self, text: str) -> None:
+        if text:
+            self.parts.append(text)
+            self.length += len(text)
+
+    def text_from(self, start: int) -> str:
+        return "".join(self.parts)[start:]
+
+
+class InlineReader:
+    """Reads paragraphs of one package; `changes` are the text's tracked changes."""
+
+    def __init__(self, pkg: Package, changes: dict[str, Change] | None = None) -> None:
+        self.pkg = pkg
+        self.changes = changes or {}
+
+    def paragraph(self, p: etree._Element) -> Para:
+        st = _State()
+        self._walk(p, st)
+        text = "".join(st.parts)
+        return Para(text, st.items, bool(text.strip()))
+
+    def items_of(self, el: etree._Element) -> list[Item]:
+        """The items of an inline element standing on its own (a frame anchored to the page)."""
+        st = _State()
+        self._child(el, st)
+        return st.items
+
+    def _walk(self, el: etree._Element, st: _State) -> None:
+        st.add(el.text or "")
+        for child in el:
+            self._child(child, st)
+            st.add(child.tail or "")
+
+    def _child(self, child: etree._Element, st: _State) -> None:
+        tag = child.tag
+        if not isinstance(tag, str) or tag in _SKIPPED:
+            pass
+        elif tag == TEXT + "s":
+            st.add(" " * spaces(child))
+        elif tag == TEXT + "tab":
+            st.add("\t")
+        elif tag == TEXT + "line-break":
+            st.add("\n")
+        elif tag == TEXT + "a":
+            self._link(child, st)
+        elif tag == TEXT + "note":
+            self._note(child, st)
+        elif tag == OFFICE + "annotation":
+            self._comment(child, st)
+        elif tag == OFFICE + "annotation-end":
+            self._comment_end(child, st)
+        elif tag in (TEXT + "change", TEXT + "change-start", TEXT + "change-end"):
+            self._change(child, st)
+        elif tag == DRAW + "frame":
+            self._frame(child, st)
+        elif tag == DRAW + "a":
+            self._draw_link(child, st)
+        elif tag == TEXT + "ruby":
+            base = child.find(TEXT + "ruby-base")
+            if base is not None:
+                self._walk(base, st)
+        else:
+            self._walk(child, st)
+
+    def _link(self, a: etree._Element, st: _State) -> None:
+        start = st.length
+        self._walk(a, st)
+        url = a.get(XLINK + "href", "")
+        if url:
+            link_item(st.text_from(start), url, st.items, st.length)
+
+    def _draw_link(self, a: etree._Element, st: _State) -> None:
+        before = len(st.items)
+        self._walk(a, st)
+        url = a.get(XLINK + "href", "")
+        if not url:
+            return
+        images = [i for i in st.items[before:] if i.category is Category.IMAGE]
+        text = str(images[0].content.get("description", "")) if images else ""
+        link_item(text, url, st.items, st.length)
+
+    def _note(self, note: etree._Element, st: _State) -> None:
+        kind = "endnote" if note.get(TEXT + "note-class") == "endnote" else "footnote"
+        body = note.find(TEXT + "note-body")
+        text = plain_text(body) if body is not None else ""
+        content: dict[str, JSON] = {"text": text, "kind": kind}
+        anchor = "".join(st.parts)[-_ANCHOR_TAIL:].strip()
+        if anchor:
+            content["anchor"] = anchor
+        meta: dict[str, JSON] = {}
+        citation = note.findtext(TEXT + "note-citation")
+        if citation:
+            meta["citation"] = citation
+        summary = summaries.annotation(text, kind)
+        st.items.append(Item(Category.ANNOTATION, summary, content, meta, st.length))
+
+    def _comment(self, ann: etree._Element, st: _State) -> None:
+        st.items.append(comment_item(ann, st.length))
+        name = ann.get(OFFICE + "name")
+        if name:
+            st.comments[name] = (st.length, st.items[-1])
+
+    def _comment_end(self, end: etree._Element, st: _State) -> None:
+        opened = st.comments.pop(end.get(OFFICE + "name", ""), None)
+        if opened is not None:
+            anchor = st.text_from(opened[0]).strip()
+            if anchor:
+                opened[1].content = {**opened[1].content, "anchor": anchor}
+
+    def _change(self, mark: etree._Element, st: _State) -> None:
+        cid = mark.get(TEXT + "change-id", "")
+        change = self.changes.get(cid)
+        if change is None:
+            return
+        if mark.tag == TEXT + "change-start":
+            st.insertions[cid] = st.length
+            return
+        if mark.tag == TEXT + "change-end":
+            start = st.insertions.pop(cid, None)
+            text = st.text_from(start).strip() if start is not None else ""
+        else:
+            text = change.text
+        if change.kind in ("insertion", "deletion") and text:
+            st.items.append(change_item(change, text, st.length))
+
+    def _frame(self, frame: etree._Element, st: _State) -> None:
+        from dpe_server.extractors.odf.frames import frame_items
+
+        st.items.extend(frame_items(frame, self, st.length))
+
+
+def link_item(text: str, url: str, items: list[Item], at: int) -> None:
+    content: dict[str, JSON] = {"text": text, "url": url}
+    meta: dict[str, JSON] = {"bookmark": url[1:]} if url.startswith("#") else {}
+    items.append(Item(Category.LINK, summaries.link(text, url), content, meta, at))
+
+
+def comment_item(ann: etree._Element, at: int) -> Item:
+    """An `office:annotation` as a `comment` annotation."""
+    author = (ann.findtext(DC + "creator") or "").strip()
+    date = (ann.findtext(DC + "date") or "").strip()
+    text = plain_text(ann)
+    content: dict[str, JSON] = {"text": text, "kind": "comment"}
+    if author:
+        content["author"] = author
+    if date:
+        content["date"] = date
+    meta: dict[str, JSON] = {}
+    if ann.get(OFFICE + "name"):
+        meta["name"] = ann.get(OFFICE + "name")
+    summary = summaries.annotation(text, "comment", author or None)
+    return Item(Category.ANNOTATION, summary, content, meta, at)
+
+
+def change_item(change: Change, text: str, at: int) -> Item:
+    content: dict[str, JSON] = {"text": text, "kind": change.kind}
+    if change.author:
+        content["author"] = change.author
+    if change.date:
+        content["date"] = change.date
+    summary = summaries.annotation(text, change.kind, change.author or None)
+    return Item(Category.ANNOTATION, summary, content, {}, at)

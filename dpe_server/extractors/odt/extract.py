@@ -1,0 +1,120 @@
+"""OpenDocument text (.odt, .ott) → DPE tree, with the page rules of docx (SPEC §5).
+
+content.xml's `office:text` is flattened into blocks (paragraphs, headings, lists, tables,
+frames; sections and indexes read through) and cut into pages by `docx.pages.plan_pages`:
+a page starts at each heading of the highest level the text uses, a page over 200 blocks or
+60,000 characters continues as "{title} (cont. N)", a page's title is its first heading,
+else "Section 1". Elements come from `odf.flow`; every page begins with the headers and
+ends with the footers of the text's first master page (`content.variant`: `default`, `even`
+for `style:header-left`, `first` for `style:header-first`). Metadata from meta.xml.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from dpe_server.extractors.base import Limits
+from dpe_server.extractors.docx.pages import Block, plan_pages
+from dpe_server.extractors.docx.styles import TITLE_LEVEL
+from dpe_server.extractors.odf.flow import THROUGH, FlowWriter, heading_level
+from dpe_server.extractors.odf.inline import InlineReader, tracked_changes
+from dpe_server.extractors.odf.package import (
+    DRAW,
+    OFFICE,
+    STYLE,
+    TABLE,
+    TEXT,
+    content_root,
+    parts,
+    plain_text,
+)
+from dpe_server.extractors.odf.reader import extractor
+from dpe_server.extractors.odf.styles import Styles
+from dpe_server.extractors.ooxml.package import Package
+from dpe_server.model import summaries
+from dpe_server.model.tree import JSON, Category, Page, PageBuilder
+
+_BLOCKS = frozenset(
+    (TEXT + "p", TEXT + "h", TEXT + "list", TABLE + "table", DRAW + "frame", OFFICE + "forms")
+)
+_VARIANTS = {"header": "default", "header-left": "even", "header-first": "first"}
+_VARIANTS |= {"footer": "default", "footer-left": "even", "footer-first": "first"}
+
+
+def flatten(body: etree._Element, styles: Styles) -> list[Block]:
+    """The text's blocks in order, with heading levels (`Title` paragraphs as docx's Title)."""
+    blocks: list[Block] = []
+
+    def visit(container: etree._Element) -> None:
+        for child in container:
+            tag = child.tag
+            if tag in THROUGH:
+                visit(child)
+            elif tag in _BLOCKS:
+                text = plain_text(child) if tag != TEXT + "h" else plain_text(child).strip()
+                level = heading_level(child) if tag == TEXT + "h" and text else None
+                if tag == TEXT + "p" and text.strip() and styles.is_title(child):
+                    level = TITLE_LEVEL
+                blocks.append(Block(child, level=level, text=text, size=len(text)))
+
+    visit(body)
+    return blocks
+
+
+def header_footers(styles_root: etree._Element | None) -> list[tuple[str, str, str, str]]:
+    """(kind, variant, text, master page) of the first master page's headers and footers."""
+    if styles_root is None:
+        return []
+    master = styles_root.find(f"{OFFICE}master-styles/{STYLE}master-page")
+    if master is None:
+        return []
+    name = master.get(STYLE + "name", "")
+    out = []
+    for child in master:
+        local = etree.QName(child).localname if isinstance(child.tag, str) else ""
+        if local in _VARIANTS and child.get(STYLE + "display", "true") != "false":
+            text = plain_text(child)
+            if text:
+                out.append((local.split("-")[0], _VARIANTS[local], text, name))
+    return out
+
+
+class _Opened:
+    def __init__(self, pkg: Package, limits: Limits) -> None:
+        self.pkg = pkg
+        self.body = content_root(pkg, "text")
+        content, styles_root = parts(pkg)
+        self.styles = Styles(styles_root, content)
+        self.reader = InlineReader(pkg, tracked_changes(self.body))
+        plans = plan_pages(flatten(self.body, self.styles))
+        self.truncated = len(plans) > limits.max_pages
+        self.plans = plans[: limits.max_pages]
+        self.titles = [p.title for p in self.plans]
+        self.hf = header_footers(styles_root)
+        self.limits = limits
+
+    def page(self, index: int) -> Page:
+        plan = self.plans[index]
+        b = PageBuilder(plan.index, self.limits.max_elements_per_page)
+        self._header_footers(b, "header")
+        writer = FlowWriter(b, self.reader, self.styles)
+        for block in plan.blocks:
+            writer.block(block.el)
+        writer.flush()
+        self._header_footers(b, "footer")
+        meta: dict[str, JSON] = {"section": plan.section + 1}
+        if plan.continuation > 1:
+            meta.update(continuation=plan.continuation, continued_from=plan.first_page)
+        return b.build(plan.title, meta)
+
+    def _header_footers(self, b: PageBuilder, kind: str) -> None:
+        for what, variant, text, master in self.hf:
+            if what != kind:
+                continue
+            category = Category.HEADER if kind == "header" else Category.FOOTER
+            summary = summaries.header(text) if kind == "header" else summaries.footer(text)
+            content: dict[str, JSON] = {"text": text, "variant": variant}
+            b.add(category, summary, content, {"master_page": master})
+
+
+EXTRACTOR = extractor("odt", (".odt", ".ott"), "an OpenDocument text", _Opened)

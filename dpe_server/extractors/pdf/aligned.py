@@ -1,0 +1,123 @@
+"""Borderless tables: consecutive lines whose pieces stand in the same columns.
+
+Producers set each cell of a table as a run of its own (an office suite's table without
+borders often closer to the next cell than a wide gap), so the columns are the runs of the
+first line (at least two; glyphs placed one by one are taken together, see `pieces`). A table
+is at least three consecutive lines, none in a monospace font, rows at most three sizes apart,
+all of one size but the first (a header row may be up to 25 % larger or smaller). In each row
+a run that starts or ends (within half an em) where a column does opens that column's cell,
+another run continues the cell before it, and at least two cells are filled; a missing cell
+is empty (sparse rows keep their columns). The content must be cell-like: no cell longer than
+60 characters or ending in a hyphen (a word broken across lines), on average at most four
+words a cell (a CJK character counts half a word), and every run in the size of its line (a
+footnote mark is no cell). So prose set in several runs, or in two columns the page's column
+detection missed, is not read as a table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dpe_server.extractors.pdf.lines import Line
+
+Piece = tuple[float, float, str]
+
+MIN_ROWS = 3
+_MAX_CELL = 60
+_MAX_WORDS = 4.0
+_SIZE_TOL = 0.15
+_HEADER_SIZE = 0.25
+_CJK_START = 0x2E80
+_CJK_GAP = 0.3
+_GLYPH_GAP = 0.2
+
+
+def pieces(line: Line) -> list[Piece] | None:
+    """The line's runs that hold text (x0, x1, text), glyphs placed one by one taken together
+    (CJK characters less than 0.3 em apart; in a line set glyph by glyph, any run less than
+    0.2 em from the one before); None when a run is set in another size than the line (a
+    footnote mark, a superscript: text, not a cell)."""
+    runs = [r for r in line.runs if r.text.strip()]
+    glyphs = len(runs) >= 6 and sum(len(r.text.strip()) for r in runs) <= 2 * len(runs)
+    out: list[Piece] = []
+    for r in runs:
+        text = r.text.strip()
+        if abs(r.size - line.size) > _SIZE_TOL * line.size:
+            return None
+        gap = r.x0 - out[-1][1] if out else 0.0
+        if out and (
+            (glyphs and gap < _GLYPH_GAP * r.size)
+            or (_cjk(out[-1][2][-1]) and _cjk(text[0]) and gap < _CJK_GAP * r.size)
+        ):
+            out[-1] = (out[-1][0], r.x1, out[-1][2] + text)
+        else:
+            out.append((r.x0, r.x1, text))
+    return out
+
+
+def _cjk(ch: str) -> bool:
+    return ord(ch) >= _CJK_START
+
+
+def _words(cell: str) -> float:
+    """Words in a cell: white-space separated, a CJK character half a word."""
+    cjk = sum(1 for ch in cell if _cjk(ch))
+    return len(cell.split()) + cjk / 2
+
+
+def _column(columns: Sequence[Piece], piece: Piece, tol: float) -> int | None:
+    for k, (x0, x1, _) in enumerate(columns):
+        if abs(piece[0] - x0) <= tol or abs(piece[1] - x1) <= tol:
+            return k
+    return None
+
+
+def _row(columns: Sequence[Piece], line: Line) -> list[str] | None:
+    """The line's cells in the columns, or None when it does not fit them: a run that starts
+    or ends where a column does opens that column's cell, any other run continues the cell
+    before it (a cell set in several runs)."""
+    row = [""] * len(columns)
+    tol = max(4.0, 0.5 * line.size)
+    current: int | None = None
+    for piece in pieces(line) or []:
+        k = _column(columns, piece, tol)
+        if k is None:
+            if current is None:
+                return None
+            row[current] = f"{row[current]} {piece[2]}"
+            continue
+        if row[k] or (current is not None and k < current):
+            return None
+        row[k], current = piece[2], k
+    return row if sum(1 for c in row if c) >= 2 else None
+
+
+def table_rows(lines: Sequence[Line], start: int) -> list[list[str]]:
+    """The rows of a borderless table starting at `lines[start]` (empty when there is none)."""
+    head = lines[start]
+    columns = pieces(head)
+    if columns is None or len(columns) < 2 or head.mono:
+        return []
+    rows = [[p[2] for p in columns]]
+    prev = head
+    body = lines[start + 1].size if start + 1 < len(lines) else head.size
+    if abs(body - head.size) > _HEADER_SIZE * head.size:
+        return []
+    for line in lines[start + 1 :]:
+        if line.mono or abs(line.size - body) >= 0.5 or prev.y - line.y > 3 * line.size:
+            break
+        row = _row(columns, line)
+        if row is None:
+            break
+        rows.append(row)
+        prev = line
+    if len(rows) < MIN_ROWS or not _cell_like(rows):
+        return []
+    return rows
+
+
+def _cell_like(rows: Sequence[Sequence[str]]) -> bool:
+    cells = [c for row in rows for c in row if c]
+    if any(len(c) > _MAX_CELL or c[-1] == "-" for c in cells):
+        return False
+    return sum(_words(c) for c in cells) <= _MAX_WORDS * len(cells)

@@ -1,0 +1,48 @@
+"""Checks of a .xls, .xlsb or .ods file before calamine reads it: a .xls is an OLE2 compound
+file, a .xlsb or .ods a zip (whose member count is capped as an OOXML package's is); a file
+of another kind is named in the error."""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+from dpe_server.extractors.base import Limits
+from dpe_server.extractors.ooxml.checks import declared_members, zip_kind
+from dpe_server.model.errors import CorruptError, TooLargeError, UnsupportedError
+
+_CONTAINER = {"xls": "cfb", "xlsb": "zip", "ods": "zip"}
+_KINDS = {"cfb": "an OLE2 compound file", "pdf": "a PDF", "other": "not a spreadsheet"}
+
+
+def check_sheets(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
+    expected = _CONTAINER.get(fmt, "zip")
+    if kind == expected:
+        if kind == "zip":
+            what = zip_kind(f)
+            if what != "a zip archive" and not (fmt == "xlsb" and what == _workbook()):
+                raise UnsupportedError(
+                    f"This file is {what} renamed to .{fmt}; give it its own suffix."
+                )
+            count = declared_members(f)
+            if count is None:
+                raise CorruptError(
+                    f"The .{fmt} file is incomplete (no zip directory at its end); it may be "
+                    "truncated or still being written.",
+                    transient=True,
+                )
+            if count > limits.max_members:
+                raise TooLargeError(
+                    f"The file holds {count} parts, over the limit of {limits.max_members}."
+                )
+        return
+    what = zip_kind(f) if kind == "zip" else _KINDS.get(kind, "not a spreadsheet")
+    if kind == "other":
+        raise CorruptError(f"The file is not a .{fmt} spreadsheet ({what}).")
+    raise UnsupportedError(f"This file is {what} renamed to .{fmt}; give it its own suffix.")
+
+
+def _workbook() -> str:
+    """What an OOXML package with an `xl/` folder is called (an .xlsb has one too)."""
+    from dpe_server.extractors.registry import FORMATS
+
+    return FORMATS[".xlsx"].kind_name

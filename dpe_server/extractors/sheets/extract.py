@@ -1,0 +1,118 @@
+"""The .xls / .xlsb / .ods extractor: python-calamine reads the cell values of every sheet
+(and merged ranges where it gives them), `xlsx.values` turns each sheet into a page.
+
+A .xlsb or .ods is a zip: every member is first inflated once by the guarded package reader
+(`ooxml.Package.check`: member count, inflated sizes and ratio capped, DOCTYPEs refused), so
+calamine never meets a zip bomb. A panic inside calamine (a malformed file) is reported as
+`corrupt`.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from typing import Any, BinaryIO
+
+from python_calamine import CalamineError, CalamineWorkbook, PasswordError
+
+from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors.ooxml.package import Package, sniff
+from dpe_server.extractors.sheets import FORMAT
+from dpe_server.extractors.xlsx.values import ValueSheet, values_page
+from dpe_server.model.errors import CorruptError, EncryptedError
+from dpe_server.model.tree import Document, Page, Properties
+
+VERSION = "1"
+_ERRORS = (CalamineError, ValueError, OverflowError, TypeError, IndexError, KeyError)
+
+
+def _open(f: BinaryIO, limits: Limits) -> Any:
+    """The workbook calamine opens, or the project's error."""
+    if sniff(f) == "zip":
+        with Package(f, "spreadsheet", limits) as pkg:
+            pkg.check()  # every member inflated once under the caps, DOCTYPEs refused
+    f.seek(0)
+    source = io.BytesIO(f.read())
+    try:
+        return CalamineWorkbook.from_filelike(source)
+    except PasswordError:
+        raise EncryptedError(
+            "This workbook is protected with legacy Excel encryption, which is not read; "
+            "save an unprotected copy to read it."
+        ) from None
+    except _ERRORS as exc:
+        raise CorruptError(f"The spreadsheet could not be read ({_reason(exc)}).") from None
+    except BaseException as exc:
+        raise _panic(exc) from None
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())[:160]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _panic(exc: BaseException) -> BaseException:
+    """A Rust panic (pyo3's PanicException, a BaseException) as `corrupt`; anything else as is."""
+    if type(exc).__name__ != "PanicException":
+        return exc
+    return CorruptError(f"The spreadsheet is malformed: its reader failed ({_reason(exc)}).")
+
+
+def _hidden(book: Any) -> list[bool]:
+    return [str(m.visible).rsplit(".", 1)[-1] != "Visible" for m in book.sheets_metadata]
+
+
+def _properties(book: Any, limits: Limits) -> Properties:
+    names = list(book.sheet_names)[: limits.max_pages]
+    hidden = _hidden(book)
+    return Properties(
+        page_count=len(names),
+        page_titles=tuple(names),
+        extra={"hidden_sheets": [n for n, h in zip(names, hidden, strict=False) if h]},
+    )
+
+
+def probe(f: BinaryIO, limits: Limits) -> Properties:
+    return _properties(_open(f, limits), limits)
+
+
+def _sheet(book: Any, index: int, hidden: bool) -> ValueSheet:
+    try:
+        sheet = book.get_sheet_by_index(index)
+        rows = sheet.to_python()
+        origin = sheet.start or (0, 0)
+        merged = tuple((a[0], a[1], b[0], b[1]) for a, b in sheet.merged_cell_ranges or ())
+    except _ERRORS as exc:
+        raise CorruptError(f"The sheet {index + 1} could not be read ({_reason(exc)}).") from None
+    except BaseException as exc:
+        raise _panic(exc) from None
+    return ValueSheet(sheet.name, rows, tuple(origin), merged, hidden)
+
+
+def _run(f: BinaryIO, limits: Limits, indices: Sequence[int] | None) -> Document:
+    book = _open(f, limits)
+    props = _properties(book, limits)
+    hidden = _hidden(book)
+    wanted = range(props.page_count) if indices is None else indices
+    budget = limits.max_cells
+    pages: list[Page] = []
+    for i in wanted:
+        if 0 <= i < props.page_count:
+            page, used = values_page(i, _sheet(book, i, hidden[i]), limits, max(budget, 1))
+            budget -= used
+            pages.append(page)
+    cut = len(book.sheet_names) > limits.max_pages or any(
+        p.metadata.get("truncated") for p in pages
+    )
+    return Document(props, tuple(pages), {"truncated": True} if cut else {})
+
+
+def extract(f: BinaryIO, limits: Limits) -> Document:
+    return _run(f, limits, None)
+
+
+def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
+    return list(_run(f, limits, indices).pages)
+
+
+EXTRACTOR = Extractor(FORMAT.name, FORMAT.suffixes, VERSION, probe, extract, extract_pages)

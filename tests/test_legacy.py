@@ -1,0 +1,264 @@
+"""Legacy .doc / .rtf / .ppt (issue 18): converted by LibreOffice when `soffice` is on PATH
+and read as docx / pptx; listed `unsupported` with how to enable them when it is not."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from dpe_server.extractors import DEFAULT_LIMITS, extractor_fingerprint, for_path
+from dpe_server.extractors.legacy.convert import sweep
+from dpe_server.isolation.jobs import Job, run_job
+from dpe_server.isolation.pictures import picture
+from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
+from dpe_server.model.tree import Category, Document
+from fixtures.builders import docx, legacy, pptx
+
+HAS_SOFFICE = shutil.which("soffice") is not None
+needs_soffice = pytest.mark.skipif(
+    not HAS_SOFFICE, reason="LibreOffice (soffice) is not on PATH: legacy files cannot be converted"
+)
+
+
+def _no_soffice(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+
+@pytest.mark.parametrize("name", ["doc-rich.rtf", "old.doc", "old.ppt"])
+def test_without_soffice_listed_unsupported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    if name.endswith(".rtf"):
+        legacy.rtf(folder)
+    else:  # an OLE2 compound file header is all the checks look at
+        (folder / name).write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+    _no_soffice(monkeypatch, tmp_path)
+    for op in ("probe", "extract"):
+        error = run_job(Job(str(folder), name, op))["error"]
+        assert error["kind"] == "unsupported"
+        assert "install" in error["message"]
+        assert "LibreOffice" in error["message"]
+
+
+def test_soffice_presence_is_part_of_the_cache_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "soffice").write_text("#!/bin/sh\nexit 1\n")
+    (fake / "soffice").chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake))
+    present = extractor_fingerprint()
+    _no_soffice(monkeypatch, tmp_path)
+    assert extractor_fingerprint() != present
+
+
+def test_a_zip_named_doc_is_named(tmp_path: Path) -> None:
+    docx.build(tmp_path)
+    (tmp_path / "doc-plain.docx").rename(tmp_path / "renamed.doc")
+    error = run_job(Job(str(tmp_path), "renamed.doc", "probe"))["error"]
+    assert error["kind"] == "unsupported"
+    assert "Word document renamed to .doc" in error["message"]
+
+
+def _read(path: Path) -> Document:
+    extractor = for_path(path)
+    assert extractor is not None
+    with path.open("rb") as f:
+        return extractor.extract(f, DEFAULT_LIMITS)
+
+
+def _soffice_leftovers() -> set[str]:
+    """Conversion folders (not the LibreOffice profile a process keeps for its life)."""
+    found = Path(tempfile.gettempdir()).glob("dpe-soffice-*")
+    return {p.name for p in found if "-profile-" not in p.name}
+
+
+@needs_soffice
+def test_rtf_read_through_libreoffice(tmp_path: Path) -> None:
+    path = legacy.rtf(tmp_path)
+    before, temps = sorted(os.listdir(tmp_path)), _soffice_leftovers()
+    doc = _read(path)
+    assert sorted(os.listdir(tmp_path)) == before  # nothing written beside the file
+    assert _soffice_leftovers() == temps  # the private folder is gone
+    assert doc.metadata["converted_by"] == "LibreOffice"
+    assert doc.properties.title == "SENT-RTF-TITLE Rich report"
+    assert [p.title for p in doc.pages] == ["SENT-RTF-H1 Overview", "SENT-RTF-H1 Second"]
+    found = {(e.category, str(e.content)) for p in doc.pages for e in p.elements}
+    cats = {c for c, _ in found}
+    assert {Category.HEADING, Category.TEXT, Category.TABLE, Category.LINK} <= cats
+    assert Category.ANNOTATION in cats
+    assert any(c is Category.TABLE and "SENT-RTF-CELL North" in s for c, s in found)
+    assert any(c is Category.LINK and "https://example.org/rtf" in s for c, s in found)
+    assert any(c is Category.ANNOTATION and "SENT-RTF-FOOTNOTE" in s for c, s in found)
+
+
+@needs_soffice
+def test_doc_and_ppt_read_like_their_ooxml_source(tmp_path: Path) -> None:
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    word = next(p for p in docx.build(sources) if p.name == "doc-everything.docx")
+    deck = next(p for p in pptx.build(sources) if p.name == "deck-everything.pptx")
+    for source, suffix in ((word, "doc"), (deck, "ppt")):
+        made = legacy.converted(source, suffix, tmp_path)
+        assert made is not None
+        original, converted = _read(source), _read(made)
+        assert converted.metadata["converted_by"] == "LibreOffice"
+        assert len(converted.pages) == len(original.pages)
+        assert [p.title for p in converted.pages][:3] == [p.title for p in original.pages][:3]
+        texts = {str(e.content) for p in converted.pages for e in p.elements}
+        assert any("SENT" in t for t in texts)
+        images = [e for p in converted.pages for e in p.elements if e.category is Category.IMAGE]
+        shown = [e for e in images if "part" in e.metadata]
+        assert shown, f"no picture survived the .{suffix} round trip"
+        with made.open("rb") as f:
+            found = picture(f, made.name, shown[0].metadata)
+        assert found is not None  # a Level 3 read sends it, from the converted package
+        assert found[1].startswith("image/")
+
+
+@needs_soffice
+@pytest.mark.anyio
+async def test_conversion_runs_in_a_worker(tmp_path: Path) -> None:
+    legacy.rtf(tmp_path)
+    pb = ProcessBackend(WorkerSettings(workers=1))
+    try:
+        props = await pb.probe(tmp_path, legacy.RTF_FILE)
+        doc = await pb.extract(tmp_path, legacy.RTF_FILE)
+    finally:
+        await pb.aclose()
+    assert props.page_count == 2
+    assert [p.title for p in doc.pages] == list(props.page_titles or ())
+
+
+def _soffice_processes() -> list[int]:
+    """Pids of LibreOffice processes converting in one of our private folders."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"dpe-soffice-" in cmdline and b"soffice" in cmdline:
+            found.append(int(proc.name))
+    return found
+
+
+def _wait_until_gone(seconds: float = 20.0) -> list[int]:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while (left := _soffice_processes()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+@pytest.fixture
+def hanging_soffice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `soffice` on PATH that never finishes (a LibreOffice stuck on a hostile file)."""
+    fake = tmp_path / "hanging-bin"
+    fake.mkdir()
+    (fake / "soffice").write_text("#!/bin/sh\nwhile :; do sleep 0.1; done\n")
+    (fake / "soffice").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}/usr/bin{os.pathsep}/bin")
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+
+
+@needs_proc
+@pytest.mark.usefixtures("hanging_soffice")
+def test_conversion_deadline_kills_libreoffice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dpe_server.extractors.legacy import extract
+    from dpe_server.model.errors import ExtractionTimeout
+
+    monkeypatch.setattr(extract, "EXTRACT_TIMEOUT", 0.5)
+    path = legacy.rtf(tmp_path)
+    path.write_text(path.read_text().replace("The end.", "The end, timed out."))
+    with pytest.raises(ExtractionTimeout, match=r"LibreOffice took longer than 0\.5 seconds"):
+        _read(path)
+    assert _soffice_processes() == []  # killed, not left to finish
+
+
+@needs_proc
+@pytest.mark.usefixtures("hanging_soffice")
+@pytest.mark.anyio
+async def test_a_worker_killed_at_its_deadline_takes_libreoffice_with_it(tmp_path: Path) -> None:
+    from dpe_server.model.errors import ExtractionTimeout
+
+    path = legacy.rtf(tmp_path)
+    pb = ProcessBackend(WorkerSettings(workers=1, timeout=1.0))
+    try:
+        with pytest.raises(ExtractionTimeout):
+            await pb.extract(tmp_path, path.name)
+    finally:
+        await pb.aclose()
+    assert _wait_until_gone() == []
+    mine = f"dpe-soffice-{os.getpid()}-"
+    left = {p for p in Path(tempfile.gettempdir()).glob("dpe-soffice-*") if mine not in p.name}
+    assert left  # the killed worker could not remove its folders...
+    sweep()
+    assert not [p for p in left if p.exists()]  # ...the next conversion does
+
+
+@needs_soffice
+@pytest.mark.corpus
+def test_legacy_files_of_the_corpus(corpus: Path, tmp_path: Path) -> None:
+    """The corpus's .doc and .ppt (kept there renamed to OOXML suffixes), under their names."""
+    for kept, name in (
+        ("poi__SampleDoc.doc-renamed.docx", "SampleDoc.doc"),
+        ("poi__SampleShow.ppt-renamed.pptx", "SampleShow.ppt"),
+    ):
+        (tmp_path / name).write_bytes((corpus / "bad" / kept).read_bytes())
+    word = _read(tmp_path / "SampleDoc.doc")
+    texts = [e.content.get("text") for p in word.pages for e in p.elements]
+    assert "I am a test document" in texts
+    assert any(e.category is Category.SEPARATOR for p in word.pages for e in p.elements)
+    deck = _read(tmp_path / "SampleShow.ppt")
+    assert [p.title for p in deck.pages] == ["Title of the first slide", "This is the second slide"]
+    notes = [
+        e.content["text"]
+        for p in deck.pages
+        for e in p.elements
+        if e.category is Category.ANNOTATION
+    ]
+    assert notes[0] == "I am the notes of the first slide"
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "kind", "message"),
+    [
+        ("not.rtf", b"plain text", "corrupt", "not Rich Text"),
+        ("not.ppt", b"<html></html>", "corrupt", "not an OLE2"),
+        ("paper.ppt", b"%PDF-1.4\n", "unsupported", "PDF renamed to .ppt"),
+    ],
+)
+def test_legacy_checks_before_converting(
+    tmp_path: Path, name: str, data: bytes, kind: str, message: str
+) -> None:
+    (tmp_path / name).write_bytes(data)
+    error = run_job(Job(str(tmp_path), name, "probe"))["error"]
+    assert (error["kind"], message in error["message"]) == (kind, True)
+
+
+@needs_soffice
+def test_a_word_html_file_saved_as_doc(tmp_path: Path) -> None:
+    """Word saves web pages under .doc too; LibreOffice reads them."""
+    html = "<html><body><h1>SENT-HTML-H1 Heading</h1><p>SENT-HTML-PARA text</p></body></html>"
+    (tmp_path / "page.doc").write_text(html)
+    doc = _read(tmp_path / "page.doc")
+    found = [(e.category, e.content.get("text")) for p in doc.pages for e in p.elements]
+    assert (Category.HEADING, "SENT-HTML-H1 Heading") in found
+    assert (Category.TEXT, "SENT-HTML-PARA text") in found
