@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The project's two everyday commands, on any machine with Python 3.11+ and nothing else.
+"""The project's everyday commands, on any machine with Python 3.11+ and nothing else.
 
-    python3 dev.py serve [dpe-server serve options]   set up, build fixtures/, serve it (stdio)
+    python3 dev.py serve [dpe-server serve options]   set up, serve fixtures/ (stdio)
     python3 dev.py test [pytest options]              set up, then lint, type-check and test
+    python3 dev.py fixtures [--out DIR]               set up, rebuild the fixture documents
+                                                      (fixtures/ by default; commit them)
 
 Set-up is a virtualenv in .venv with the project installed in editable mode; it is redone
 only when pyproject.toml changes.
@@ -29,7 +31,7 @@ def run(*args: str | Path) -> None:
         sys.exit(code)
 
 
-def setup(extra: str) -> None:
+def setup(extra: str = "") -> None:
     if sys.version_info < (3, 11):  # noqa: UP036 (dev.py may run on an older python3)
         sys.exit(f"dpe-server needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
     if not PY.exists():
@@ -37,8 +39,9 @@ def setup(extra: str) -> None:
         venv.EnvBuilder(with_pip=True).create(VENV)
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
     stamp = VENV / f".installed-{extra}-{digest}"
+    target = f".[{extra}]" if extra else "."
     if not stamp.exists():
-        print(f"installing dpe-server[{extra}] into .venv", file=sys.stderr)
+        print(f"installing dpe-server{target[1:]} into .venv", file=sys.stderr)
         run(
             PY,
             "-m",
@@ -47,7 +50,7 @@ def setup(extra: str) -> None:
             "--quiet",
             "--disable-pip-version-check",
             "-e",
-            f".[{extra}]",
+            target,
         )
         stamp.touch()
 
@@ -55,8 +58,7 @@ def setup(extra: str) -> None:
 def main(argv: list[str]) -> None:
     command, rest = (argv[0], argv[1:]) if argv else ("", [])
     if command == "serve":
-        setup("fixtures")
-        run(PY, ROOT / "fixtures" / "build.py")
+        setup()  # the fixture documents are committed: nothing to build
         os.execv(
             BIN / "dpe-server", [str(BIN / "dpe-server"), "serve", str(ROOT / "fixtures"), *rest]
         )

@@ -1,16 +1,68 @@
-"""Shared test fixtures: the built fixture folder, the corpus (skipped when absent), and the
-event loop of async tests (asyncio, the one the server runs on)."""
+"""Shared test fixtures: the fixture documents, the corpus (skipped when absent) and its
+trees (extracted once per session), and the event loop of async tests (asyncio, the one the
+server runs on)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import hypothesis
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
-from fixtures.build import build_all
+from fixtures.build import copy_documents
+from tests.corpus_trees import Outcome, extract_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
+TOOL_FOLDERS = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+"""What Python and the tools that run the tests write in the repository: not the tests."""
+
+# Hypothesis keeps its caches in the temporary folder, not in .hypothesis/ of the working
+# directory, and no example database.
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "dpe-server-test-hypothesis")
+hypothesis.settings.register_profile("dpe-server", database=None)
+hypothesis.settings.load_profile("dpe-server")
+
+
+def _footprint() -> dict[str, tuple[int, int]]:
+    """Size and mtime of every file of the repository (not the tools' folders), of every
+    file of the corpus, and the names beside the corpus."""
+    found: dict[str, tuple[int, int]] = {}
+    for top in (ROOT, CORPUS):
+        for folder, dirs, files in os.walk(top):
+            dirs[:] = [d for d in dirs if d not in TOOL_FOLDERS]
+            for name in files:
+                path = Path(folder, name)
+                with contextlib.suppress(OSError):
+                    stat = path.stat()
+                    found[str(path)] = (stat.st_size, stat.st_mtime_ns)
+    if CORPUS.parent.is_dir():
+        found.update({str(p): (0, 0) for p in CORPUS.parent.iterdir()})
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _tests_write_only_into_temporary_folders() -> Iterator[None]:
+    """At the end of the session: no file of the repository or the corpus was created,
+    changed or removed, and nothing appeared beside the corpus."""
+    before = _footprint()
+    yield
+    after = _footprint()
+    changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
+    found = {
+        "created": sorted(after.keys() - before.keys()),
+        "removed": sorted(before.keys() - after.keys()),
+        "changed": changed,
+    }
+    assert found == {"created": [], "removed": [], "changed": []}, (
+        f"the tests wrote outside their temporary folders: {found} (or these files were edited "
+        "while the tests ran)"
+    )
 
 
 @pytest.fixture
@@ -20,9 +72,10 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="session")
 def fixture_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """fixtures/build.py run once per session into a temporary folder."""
+    """A copy of the committed fixture documents (fixtures/*.xlsx, ...), made once per session
+    in a temporary folder: a test that writes beside them cannot touch the repository."""
     out = tmp_path_factory.mktemp("fixtures")
-    build_all(out)
+    copy_documents(out)
     return out
 
 
@@ -32,3 +85,17 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip("../shared/corpus is not present")
     return CORPUS
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The test that first asks for the corpus trees waits for the whole extraction."""
+    for item in items:
+        if "corpus_outcomes" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.timeout(900))
+
+
+@pytest.fixture(scope="session")
+def corpus_outcomes(corpus: Path) -> dict[Path, Outcome]:
+    """Every corpus document extracted once per session (tests/corpus_trees.py): its tree or
+    its error, shared by every corpus test."""
+    return extract_corpus(corpus)

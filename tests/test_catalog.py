@@ -17,20 +17,19 @@ from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.model.errors import ElementNotFound, PageNotFound
 from dpe_server.model.tree import Document, Page, Properties
-from tests.e2e.harness import write_deck, write_encrypted
+from tests.e2e.harness import age, write_deck, write_encrypted
 
 pytestmark = pytest.mark.anyio
 
 
 class Counting(ThreadBackend):
-    """A ThreadBackend that counts its calls and can be slowed down or forbidden."""
+    """A ThreadBackend that counts its calls and can be held (until `held` is set) or
+    forbidden."""
 
-    def __init__(
-        self, delay: float = 0.0, forbid: bool = False, limits: Limits = DEFAULT_LIMITS
-    ) -> None:
+    def __init__(self, forbid: bool = False, limits: Limits = DEFAULT_LIMITS) -> None:
         super().__init__(limits=limits)
         self.calls: Counter[str] = Counter()
-        self.delay = delay
+        self.held: anyio.Event | None = None
         self.forbid = forbid
         self.ways = 1
 
@@ -41,7 +40,8 @@ class Counting(ThreadBackend):
     async def _gate(self, op: str) -> None:
         assert not self.forbid, f"{op} was called but everything should come from the cache"
         self.calls[op] += 1
-        await anyio.sleep(self.delay)
+        if self.held is not None:
+            await self.held.wait()
 
     async def probe(self, root: Path, rel: str) -> Properties:
         await self._gate("probe")
@@ -62,7 +62,7 @@ def folder(tmp_path: Path) -> Path:
     write_deck(root / "deck.pptx", ["One", "Two", "Three"])
     write_deck(root / "sub" / "deck.pptx", ["Other"])
     write_encrypted(root / "locked.docx")
-    return root
+    return age(root)
 
 
 def _catalog(folder: Path, backend: ThreadBackend, store: object | None = None) -> Catalog:
@@ -194,11 +194,16 @@ async def test_changed_file_serves_last_good_until_the_new_tree_is_ready(folder:
         ref = next(d.doc_ref for d in catalog.documents() if d.page_count == 3)
         write_deck(folder / "deck.pptx", ["Uno", "Dos", "Tres", "Cuatro"])
         os.utime(folder / "deck.pptx", ns=(1, 1_000_000_000))  # old: not a half-written file
-        backend.delay = 0.5
-        change = await catalog.rescan()
-        assert ref in change.updated
-        # The refresh is under way: the old version is served meanwhile.
+        backend.held = anyio.Event()
+        before = sum(backend.calls.values())
+        with anyio.fail_after(10):
+            change = await catalog.rescan()
+            assert ref in change.updated
+            while sum(backend.calls.values()) == before:  # the refresh reaches the backend
+                await anyio.sleep(0.01)
+        # The refresh is under way (held there): the old version is served meanwhile.
         assert (await catalog.page(ref, 0)).title == "One"
+        backend.held.set()
         with anyio.fail_after(10):
             while not any(ref in c.updated for c in changes):
                 await anyio.sleep(0.05)

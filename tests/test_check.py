@@ -4,9 +4,9 @@ and against servers broken on purpose: the report must fail naming the rule."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,32 +25,39 @@ ROOT = Path(__file__).resolve().parents[1]
 FAST = ["--max-docs", "20", "--max-pages", "2", "--max-elements", "8"]
 
 
-def _check(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dpe_server", "check", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=240,
-        check=False,
-    )
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _check(capsys: pytest.CaptureFixture[str], *args: str) -> Done:
+    """`dpe-server check ARGS`, in-process (the servers it checks are real processes)."""
+    code = main(["check", *args])
+    out = capsys.readouterr()
+    return Done(code, out.out, out.err)
 
 
 def _serve_argv(folder: Path) -> list[str]:
     return [sys.executable, "-m", "dpe_server", "serve", str(folder), "--no-watch", "--no-cache"]
 
 
-def test_check_stdio_both_eras_passes(fixture_dir: Path) -> None:
-    done = _check(*FAST, "--", *_serve_argv(fixture_dir))
+def test_check_stdio_both_eras_passes(
+    fixture_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    done = _check(capsys, *FAST, "--", *_serve_argv(fixture_dir))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "[legacy] protocol 2025" in done.stdout
     assert "[auto] protocol 2026-07-28" in done.stdout
     assert "\nOK: " in done.stdout
 
 
-def test_check_http_with_token_passes(fixture_dir: Path) -> None:
+def test_check_http_with_token_passes(
+    fixture_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with http_server(fixture_dir, "--no-watch", "--no-cache", token="s3cret") as server:
-        done = _check(*FAST, "--json", "--token", "s3cret", server.url)
+        done = _check(capsys, *FAST, "--json", "--token", "s3cret", server.url)
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["failed"] == []

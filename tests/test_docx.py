@@ -444,13 +444,6 @@ def test_registry_maps_docx_and_docm() -> None:
         assert extractor.name == "docx"
 
 
-def test_fixtures_build_deterministically(tmp_path: Path, fixture_dir: Path) -> None:
-    from fixtures.builders import docx as module
-
-    for path in module.build(tmp_path):
-        assert path.read_bytes() == (fixture_dir / path.name).read_bytes(), path.name
-
-
 # --- errors -------------------------------------------------------------------------------------
 
 

@@ -1,22 +1,22 @@
 """The docx extractor over ../shared/corpus (skipped when absent).
 
-One worker process reads every .docx/.docm of corpus/docx and corpus/bad (under a timeout,
-so a hang fails the test rather than the session) and reports per file: a tree (pages,
-categories, all text) or an error kind. Every file must end in one of the two, and the files
-that hide their text (a body inside a content control, an HTML altChunk, Strict OOXML) must
-give it.
+Every .docx/.docm of corpus/docx and corpus/bad, from the session's one extraction of the
+corpus (tests/corpus_trees.py), with the probe run here on the files that open; per file: a
+tree (pages, categories, all text) or an error kind. Every file must end in one of the two,
+and the files that hide their text (a body inside a content control, an HTML altChunk,
+Strict OOXML) must give it.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from dpe_server.extractors import DEFAULT_LIMITS
+from dpe_server.extractors.docx.extract import probe
+from tests.corpus_trees import Outcome
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
@@ -37,35 +37,6 @@ EXPECTED_ERRORS = {
 EMPTY_OK = {"poi__zero-length.docx"}
 """Readable files with no element (only a watermark picture in the header)."""
 
-_WORKER = """
-import json, sys
-from pathlib import Path
-from dpe_server.model.errors import ExtractionError
-from dpe_server.extractors import DEFAULT_LIMITS
-from dpe_server.extractors.docx.extract import extract, probe
-for name in sys.argv[1:]:
-    path = Path(name)
-    try:
-        with path.open("rb") as f:
-            doc = extract(f, DEFAULT_LIMITS)
-        with path.open("rb") as f:
-            props = probe(f, DEFAULT_LIMITS)
-        texts = [str(e.content.get("text", "")) for p in doc.pages for e in p.elements]
-        texts += [c for p in doc.pages for e in p.elements if e.category.value == "table"
-                  for row in e.content["rows"] for c in row]
-        out = {
-            "pages": len(doc.pages),
-            "elements": sum(len(p.elements) for p in doc.pages),
-            "probe_pages": props.page_count,
-            "probe_titles_match": list(props.page_titles or ()) == [p.title for p in doc.pages],
-            "categories": sorted({e.category.value for p in doc.pages for e in p.elements}),
-            "text": "\\n".join(texts),
-        }
-    except ExtractionError as exc:
-        out = {"error": exc.to_json()}
-    print(json.dumps({"name": path.name, **out}), flush=True)
-"""
-
 
 def _files() -> list[Path]:
     found = [p for p in (CORPUS / "docx").glob("*.docx")]
@@ -73,23 +44,35 @@ def _files() -> list[Path]:
     return sorted(found)
 
 
-@functools.cache
-def _sweep() -> dict[str, dict[str, Any]]:
-    done = subprocess.run(
-        [sys.executable, "-c", _WORKER, *map(str, _files())],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    rows = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return {row["name"]: row for row in rows}
+def _row(path: Path, outcome: Outcome) -> dict[str, Any]:
+    doc = outcome.doc
+    if doc is None:
+        return {"name": path.name, "error": {"kind": outcome.kind, "message": outcome.message}}
+    with path.open("rb") as f:
+        props = probe(f, DEFAULT_LIMITS)
+    texts = [str(e.content.get("text", "")) for p in doc.pages for e in p.elements]
+    texts += [
+        c
+        for p in doc.pages
+        for e in p.elements
+        if e.category.value == "table"
+        for row in e.content["rows"]
+        for c in row
+    ]
+    return {
+        "name": path.name,
+        "pages": len(doc.pages),
+        "elements": sum(len(p.elements) for p in doc.pages),
+        "probe_pages": props.page_count,
+        "probe_titles_match": list(props.page_titles or ()) == [p.title for p in doc.pages],
+        "categories": sorted({e.category.value for p in doc.pages for e in p.elements}),
+        "text": "\n".join(texts),
+    }
 
 
 @pytest.fixture(scope="module")
-def sweep(corpus: Path) -> dict[str, dict[str, Any]]:
-    return _sweep()
+def sweep(corpus: Path, corpus_outcomes: dict[Path, Outcome]) -> dict[str, dict[str, Any]]:
+    return {path.name: _row(path, corpus_outcomes[path]) for path in _files()}
 
 
 @pytest.mark.corpus

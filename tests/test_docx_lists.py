@@ -22,6 +22,7 @@ from dpe_server.extractors.docx.numformat import cjk_counting, letters, number, 
 from dpe_server.model.tree import Category, Document
 from dpe_server.views.render import render_element
 from fixtures.builders.docx_lists import LISTS
+from tests.corpus_trees import Outcome
 from tests.test_docx_units import HEADINGS, NS, _numpr, docx, p, read
 
 # --- number formats ---------------------------------------------------------------------------
@@ -267,15 +268,19 @@ CORPUS_ITEMS = {
 """List items per corpus document, measured before lists were split by numId (issue 16)."""
 
 
-def _corpus_lists(corpus: Path, name: str) -> list[dict[str, Any]]:
-    with (corpus / "docx" / name).open("rb") as f:
-        return _lists(extract(f, DEFAULT_LIMITS))
+def _corpus_lists(outcomes: dict[Path, Outcome], corpus: Path, name: str) -> list[dict[str, Any]]:
+    """The lists of a corpus document, from the session's one extraction of the corpus."""
+    doc = outcomes[corpus / "docx" / name].doc
+    assert doc is not None, outcomes[corpus / "docx" / name]
+    return _lists(doc)
 
 
 @pytest.mark.corpus
 @pytest.mark.parametrize(("name", "count"), CORPUS_ITEMS.items(), ids=list(CORPUS_ITEMS))
-def test_corpus_no_list_item_lost(corpus: Path, name: str, count: int) -> None:
-    lists = _corpus_lists(corpus, name)
+def test_corpus_no_list_item_lost(
+    corpus: Path, corpus_outcomes: dict[Path, Outcome], name: str, count: int
+) -> None:
+    lists = _corpus_lists(corpus_outcomes, corpus, name)
     assert sum(len(x["items"]) for x in lists) == count
     for x in lists:
         for item in x["items"]:
@@ -283,9 +288,11 @@ def test_corpus_no_list_item_lost(corpus: Path, name: str, count: int) -> None:
 
 
 @pytest.mark.corpus
-def test_corpus_labels_match_what_the_text_says(corpus: Path) -> None:
+def test_corpus_labels_match_what_the_text_says(
+    corpus: Path, corpus_outcomes: dict[Path, Outcome]
+) -> None:
     """POI's test document names each item's number in its text."""
-    lists = _corpus_lists(corpus, "poi__ComplexNumberedLists.docx")
+    lists = _corpus_lists(corpus_outcomes, corpus, "poi__ComplexNumberedLists.docx")
     got = [(i["text"], i.get("label"), x.get("start")) for x in lists for i in x["items"]][-7:]
     assert got == [
         ("Restarted to 1 from 5", "1.", None),

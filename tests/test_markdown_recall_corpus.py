@@ -1,6 +1,7 @@
 """The Markdown-recall rule on every document of ../shared/corpus that opens: each page's
-Level 2 Markdown holds every phrase of its elements' content (`model/words.py`). Extracted
-in-process, once per file; skipped without a corpus."""
+Level 2 Markdown holds every phrase of its elements' content (`model/words.py`). The trees
+come from the session's one extraction of the corpus (tests/corpus_trees.py); skipped
+without a corpus."""
 
 from __future__ import annotations
 
@@ -9,26 +10,22 @@ from pathlib import Path
 import pytest
 
 from dpe_server.check import rules_page
-from dpe_server.extractors import DEFAULT_LIMITS, for_path
-from dpe_server.model.errors import ExtractionError
 from dpe_server.model.uri import parse
 from dpe_server.views.payloads import page_view
 from dpe_server.views.render import render
+from tests.corpus_trees import Outcome
 
 pytestmark = pytest.mark.corpus
 
 
-def test_every_corpus_page_markdown_carries_every_phrase(corpus: Path) -> None:
+def test_every_corpus_page_markdown_carries_every_phrase(
+    corpus_outcomes: dict[Path, Outcome],
+) -> None:
     failures: list[str] = []
     opened = 0
-    for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
-        extractor = for_path(path)
-        if extractor is None:
-            continue
-        try:
-            with path.open("rb") as f:
-                doc = extractor.extract(f, DEFAULT_LIMITS)
-        except ExtractionError:
+    for path, outcome in corpus_outcomes.items():
+        doc = outcome.doc
+        if doc is None:
             continue  # does not open: the corpus tests of each format check the error kind
         opened += 1
         for page in doc.pages:

@@ -1,47 +1,23 @@
 """The pdf extractor over ../shared/corpus/pdf: every file a tree or a clear error kind.
 
-Each file is extracted in its own subprocess with a deadline (a hung parse cannot be stopped
-from inside the process), two at a time, largest first. Run with `-s` to see the table.
+The trees come from the session's one extraction of the corpus (tests/corpus_trees.py: worker
+processes, stderr captured per file). Run with `-s` to see the table.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.corpus, pytest.mark.timeout(1200)]
-
-DEADLINE_S = 240
-"""Per file; the slowest file takes 25 s of CPU (bare pypdf: 13-23 s), more on a busy host."""
-KINDS = {"encrypted", "corrupt", "unsupported", "too_large"}
-WORKER = """
-import json, sys, time
-from dpe_server.model.errors import ExtractionError
-from dpe_server.extractors import DEFAULT_LIMITS
-from dpe_server.extractors.pdf import extract as pdf
 from dpe_server.model.tree import Document
-start = time.perf_counter()
-try:
-    with open(sys.argv[1], "rb") as f:
-        doc = pdf.extract(f, DEFAULT_LIMITS)
-    cats = sorted({el.category.value for p in doc.pages for el in p.elements})
-    wire = json.dumps(doc.to_json(), ensure_ascii=False).encode("utf-8")
-    same = Document.from_json(json.loads(wire)) == doc
-    text = wire.decode("utf-8")
-    out = {"ok": True, "pages": len(doc.pages), "categories": cats, "json_round_trip": same,
-           "page_errors": sum(1 for p in doc.pages if "error" in p.metadata),
-           "ligatures": sorted({c for c in text if "\ufb00" <= c <= "\ufb4f"})}
-except ExtractionError as exc:
-    out = {"ok": False, "kind": exc.kind, "message": exc.message}
-out["seconds"] = round(time.perf_counter() - start, 2)
-print(json.dumps(out))
-"""
+from tests.corpus_trees import Outcome
+
+pytestmark = pytest.mark.corpus
+
+KINDS = {"encrypted", "corrupt", "unsupported", "too_large"}
 
 NEEDS_PASSWORD = {
     "pdfjs__issue6010_2.pdf",
@@ -55,37 +31,30 @@ OPENS_WITH_EMPTY_PASSWORD = {
 }
 
 
-def _extract(path: Path) -> dict[str, Any]:
-    root = Path(__file__).resolve().parents[1]
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", WORKER, str(path)],
-            capture_output=True,
-            text=True,
-            timeout=DEADLINE_S,
-            cwd=root,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return {"ok": False, "kind": "timeout"}
-    lines = done.stdout.splitlines()
-    if done.returncode != 0 or len(lines) != 1:
-        return {"ok": False, "kind": "crash", "stderr": done.stderr[-2000:], "stdout": lines[:3]}
-    result: dict[str, Any] = json.loads(lines[0])
-    result["stderr"] = done.stderr.strip()
-    return result
+def _row(outcome: Outcome) -> dict[str, Any]:
+    doc = outcome.doc
+    if doc is None:
+        row: dict[str, Any] = {"ok": False, "kind": outcome.kind, "message": outcome.message}
+    else:
+        wire = json.dumps(doc.to_json(), ensure_ascii=False).encode("utf-8")
+        text = wire.decode("utf-8")
+        row = {
+            "ok": True,
+            "pages": len(doc.pages),
+            "categories": sorted({el.category.value for p in doc.pages for el in p.elements}),
+            "json_round_trip": Document.from_json(json.loads(wire)) == doc,
+            "page_errors": sum(1 for p in doc.pages if "error" in p.metadata),
+            "ligatures": sorted({c for c in text if "\ufb00" <= c <= "\ufb4f"}),
+        }
+    return {**row, "stderr": outcome.stderr, "seconds": outcome.seconds}
 
 
 @pytest.fixture(scope="module")
-def sweep(corpus: Path) -> dict[str, dict[str, Any]]:
+def sweep(corpus: Path, corpus_outcomes: dict[Path, Outcome]) -> dict[str, dict[str, Any]]:
     files = sorted((corpus / "pdf").glob("*.pdf"))
     if not files:
         pytest.skip("no pdf files in the corpus")
-    slow_first = sorted(files, key=lambda f: -f.stat().st_size)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(
-            zip((f.name for f in slow_first), pool.map(_extract, slow_first), strict=True)
-        )
+    results = {f.name: _row(corpus_outcomes[f]) for f in files}
     print()
     for name, r in sorted(results.items()):
         outcome = f"{r['pages']} pages" if r["ok"] else r["kind"]

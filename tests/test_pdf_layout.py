@@ -225,16 +225,10 @@ def test_keywords_split(raw: str, expected: tuple[str, ...]) -> None:
     assert split_keywords(raw) == expected
 
 
-def test_fixtures_build_deterministically(tmp_path: Path, fixture_dir: Path) -> None:
-    first = [
-        fixture_dir / name
-        for name in ("pdf_structure.pdf", "pdf_encrypted.pdf", "pdf_owner_only.pdf")
-    ]
-    second = load_builder().build(tmp_path)
-    assert [p.name for p in second] == [p.name for p in first]
-    for a, b in zip(first, second, strict=True):
-        assert a.read_bytes() == b.read_bytes(), a.name
-        assert a.stat().st_size < 64_000
+def test_pdf_fixtures_are_small(fixture_dir: Path) -> None:
+    """Deterministic builds: tests/test_fixture_files.py."""
+    names = ("pdf_structure.pdf", "pdf_encrypted.pdf", "pdf_owner_only.pdf")
+    assert all((fixture_dir / name).stat().st_size < 64_000 for name in names)
 
 
 def test_marker_runs_make_a_list_not_a_table() -> None:

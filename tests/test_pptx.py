@@ -353,19 +353,6 @@ def test_pptx_page_limit_truncates_document(fixture_dir: Path) -> None:
     assert doc.metadata["truncated"] is True
 
 
-def test_pptx_fixtures_are_deterministic(tmp_path: Path, fixture_dir: Path) -> None:
-    """Built again (seconds after the session's build, so clocks differ): the same bytes."""
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    from fixtures.builders import pptx as builder
-
-    first = builder.build(tmp_path / "a")
-    second = builder.build(tmp_path / "b")
-    for a, b in zip(first, second, strict=True):
-        assert a.read_bytes() == b.read_bytes(), a.name
-        assert a.read_bytes() == (fixture_dir / a.name).read_bytes(), a.name
-
-
 def _rezip(source: Path, replace: dict[str, bytes | None]) -> io.BytesIO:
     out = io.BytesIO()
     with zipfile.ZipFile(source) as src, zipfile.ZipFile(out, "w") as dst:

@@ -1,13 +1,9 @@
-"""The pptx extractor over ../shared/corpus/pptx (skipped when absent), each file in its own
-process: every file ends in a tree or a clear error kind, and the SmartArt node texts and
-speaker notes the files hold actually come out."""
+"""The pptx extractor over ../shared/corpus/pptx (skipped when absent), from the session's
+one extraction of the corpus (tests/corpus_trees.py): every file ends in a tree or a clear
+error kind, and the SmartArt node texts and speaker notes the files hold actually come out."""
 
 from __future__ import annotations
 
-import functools
-import json
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -16,6 +12,7 @@ import pytest
 from lxml import etree
 
 from dpe_server.model.tree import parse_element_id
+from tests.corpus_trees import Outcome
 
 CORPUS_PPTX = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pptx"
 FILES = sorted(p.name for p in CORPUS_PPTX.glob("*.pptx")) if CORPUS_PPTX.is_dir() else []
@@ -26,34 +23,16 @@ EXPECTED_ERRORS = {
     "tika__testPPT_protected_passtika.pptx": "encrypted",
 }
 
-_WORKER = """
-import json, sys
-from dpe_server.model.errors import ExtractionError
-from dpe_server.extractors import DEFAULT_LIMITS
-from dpe_server.extractors.pptx.extract import extract
-try:
-    with open(sys.argv[1], "rb") as f:
-        print(json.dumps({"ok": extract(f, DEFAULT_LIMITS).to_json()}))
-except ExtractionError as exc:
-    print(json.dumps({"error": exc.to_json()}))
-"""
-
 A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 
 
-@functools.cache
-def _run(path: Path) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-c", _WORKER, str(path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
+def _run(outcomes: dict[Path, Outcome], path: Path) -> dict[str, Any]:
+    """The file's tree as served JSON (`ok`), or its error (`error`: kind and message)."""
+    outcome = outcomes[path]
+    if outcome.doc is None:
+        return {"error": {"kind": outcome.kind, "message": outcome.message}}
+    return {"ok": outcome.doc.to_json()}
 
 
 def _flat(text: str) -> str:
@@ -80,8 +59,10 @@ def _raw_texts(path: Path) -> tuple[list[str], list[str]]:
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("name", FILES or ["absent"])
-def test_pptx_corpus_file_gives_tree_or_clear_error(corpus: Path, name: str) -> None:
-    result = _run(corpus / "pptx" / name)
+def test_pptx_corpus_file_gives_tree_or_clear_error(
+    corpus: Path, corpus_outcomes: dict[Path, Outcome], name: str
+) -> None:
+    result = _run(corpus_outcomes, corpus / "pptx" / name)
     if name in EXPECTED_ERRORS:
         assert result.get("error", {}).get("kind") == EXPECTED_ERRORS[name]
         assert result["error"]["message"].endswith(".")
@@ -100,12 +81,14 @@ def test_pptx_corpus_file_gives_tree_or_clear_error(corpus: Path, name: str) -> 
 
 @pytest.mark.corpus
 @pytest.mark.parametrize("name", [n for n in FILES if n not in EXPECTED_ERRORS] or ["absent"])
-def test_pptx_corpus_smartart_and_notes_text_come_out(corpus: Path, name: str) -> None:
+def test_pptx_corpus_smartart_and_notes_text_come_out(
+    corpus: Path, corpus_outcomes: dict[Path, Outcome], name: str
+) -> None:
     path = corpus / "pptx" / name
     smartart, notes = _raw_texts(path)
     if not smartart and not notes:
         pytest.skip("no SmartArt text or speaker notes in this file")
-    doc = _run(path)["ok"]
+    doc = _run(corpus_outcomes, path)["ok"]
     elements = [e for p in doc["pages"] for e in p["elements"]]
     nodes = " | ".join(
         _flat(n) for e in elements if e["category"] == "diagram" for n in e["content"]["nodes"]

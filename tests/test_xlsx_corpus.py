@@ -1,41 +1,19 @@
 """Every xlsx of ../shared/corpus ends in a tree or a clear error kind, never a crash.
 
-Each file is extracted in its own child process with a deadline, as the server will do, so
-a hang or a native crash fails one case instead of the whole run. Skipped without a corpus.
+The trees come from the session's one extraction of the corpus (tests/corpus_trees.py, in
+worker processes: a hang or a crash fails its file, not the run). Skipped without a corpus.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.corpus
+from tests.corpus_trees import Outcome
 
-DEADLINE_S = 60
-CHILD = r"""
-import json, sys
-from dpe_server.model.errors import ExtractionError
-from dpe_server.extractors import DEFAULT_LIMITS
-from dpe_server.extractors.xlsx.extract import EXTRACTOR
-try:
-    with open(sys.argv[1], "rb") as f:
-        doc = EXTRACTOR.extract(f, DEFAULT_LIMITS)
-except ExtractionError as exc:
-    print(json.dumps({"kind": exc.kind, "message": exc.message}))
-else:
-    text = json.dumps([p.to_json() for p in doc.pages], ensure_ascii=False)
-    print(json.dumps({
-        "kind": "ok",
-        "pages": len(doc.pages),
-        "elements": sum(len(p.elements) for p in doc.pages),
-        "text": text[:200000],
-    }))
-"""
+pytestmark = pytest.mark.corpus
 
 EXPECTED_ERRORS = {
     "excelize__encryptAES.xlsx": "encrypted",
@@ -72,36 +50,28 @@ MUST_CONTAIN = {
 }
 
 
-def _run(path: Path) -> dict[str, object]:
-    root = Path(__file__).resolve().parents[1]
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-c", CHILD, str(path)],
-            capture_output=True,
-            text=True,
-            timeout=DEADLINE_S,
-            cwd=root,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return {"kind": "hang"}
-    if proc.returncode != 0 or not proc.stdout.strip():
-        return {"kind": "crash", "stderr": proc.stderr[-2000:]}
-    result: dict[str, object] = json.loads(proc.stdout)
-    return result
+def _row(outcome: Outcome) -> dict[str, object]:
+    doc = outcome.doc
+    if doc is None:
+        return {"kind": outcome.kind, "message": outcome.message}
+    text = json.dumps([p.to_json() for p in doc.pages], ensure_ascii=False)
+    return {
+        "kind": "ok",
+        "pages": len(doc.pages),
+        "elements": sum(len(p.elements) for p in doc.pages),
+        "text": text[:200000],
+    }
 
 
 @pytest.fixture(scope="module")
-def outcomes(corpus: Path) -> dict[str, dict[str, object]]:
+def outcomes(corpus: Path, corpus_outcomes: dict[Path, Outcome]) -> dict[str, dict[str, object]]:
     files = sorted((corpus / "xlsx").glob("*.xls[xm]")) + sorted((corpus / "bad").glob("*.xls[xm]"))
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(_run, files))
-    table = {f.name: r for f, r in zip(files, results, strict=True)}
+    table = {f.name: _row(corpus_outcomes[f]) for f in files}
     for name, r in table.items():
         detail = (
             f"{r.get('pages')} pages, {r.get('elements')} elements"
             if r["kind"] == "ok"
-            else r.get("message", r.get("stderr", ""))
+            else r.get("message", "")
         )
         print(f"{r['kind']:<11} {name:<75} {str(detail)[:110]}")
     return table

@@ -6,11 +6,13 @@ tests do not depend on the fixture builders.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
 import os
 import random
+import shutil
 import socket
 import string
 import subprocess
@@ -88,12 +90,22 @@ def write_encrypted(path: Path, password: str = "harness-unknown-password") -> N
     path.write_bytes(encrypt(plain_docx(["Locked heading", "Locked text."]), password))
 
 
+def age(root: Path) -> Path:
+    """Date every file under `root` long ago: settled files, not ones that may be half-written
+    (a server retries the failure of a file modified in its last seconds, so a folder with a
+    fresh unreadable file is not settled until those seconds have passed)."""
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(1, 1_000_000_000))
+    return root
+
+
 def make_folder(root: Path) -> Path:
     write_deck(root / "a" / "report.pptx", ["Alpha", "Beta", "Gamma"])
     write_deck(root / "b" / "report.pptx", ["Other"])
     write_doc(root / "notes.docx", ["Intro", "Details"])
     write_encrypted(root / "locked.docx")
-    return root
+    return age(root)
 
 
 def free_port() -> int:
@@ -102,12 +114,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+CACHES = Path(tempfile.mkdtemp(prefix="dpe-server-test-caches-"))
+"""The test servers' caches of this test run: a run never reads what another run (another
+checkout, another code version) left behind, so a corpus sweep extracts every time."""
+atexit.register(shutil.rmtree, CACHES, ignore_errors=True)
+
+
 def cache_dir_for(folder: Path) -> Path:
-    """Where a test server of `folder` keeps its cache: in the temporary folder, one per served
-    folder (a restart finds it again), never beside the documents (the corpus is read-only
-    material of another project)."""
+    """Where a test server of `folder` keeps its cache: in this run's temporary folder, one per
+    served folder (a restart finds it again), never beside the documents (the corpus is
+    read-only material of another project)."""
     digest = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / "dpe-server-test-caches" / f"{folder.name}-{digest}"
+    return CACHES / f"{folder.name}-{digest}"
 
 
 def server_args(folder: Path, *extra: str) -> list[str]:

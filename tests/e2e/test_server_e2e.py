@@ -3,9 +3,10 @@ in both protocol eras (`mode="legacy"`: the handshake era; `mode="auto"`: 2026-0
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.e2e.harness import (
+    HttpServer,
     Inbox,
     Mode,
     Transport,
@@ -45,15 +47,36 @@ def folder(tmp_path: Path) -> Path:
     return make_folder(tmp_path / "docs")
 
 
+@pytest.fixture(scope="module")
+def unchanged_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same folder, for the tests that only read it."""
+    return make_folder(tmp_path_factory.mktemp("e2e") / "docs")
+
+
+@pytest.fixture(scope="module")
+def unchanged_http(unchanged_folder: Path) -> Iterator[HttpServer]:
+    """One HTTP server of `unchanged_folder` for the tests that only read (both eras)."""
+    with http_server(unchanged_folder) as server:
+        yield server
+
+
 @asynccontextmanager
 async def served(
-    transport: Transport, mode: Mode, folder: Path, inbox: Inbox | None = None
+    transport: Transport,
+    mode: Mode,
+    folder: Path,
+    inbox: Inbox | None = None,
+    server: HttpServer | None = None,
 ) -> AsyncIterator[Client]:
+    """A client of `folder` over `transport`: over HTTP, of `server` when given, else of a
+    server of its own."""
     if transport == "stdio":
         async with connect(transport, mode, folder, inbox=inbox) as client:
             yield client
         return
-    with http_server(folder) as server:
+    with contextlib.ExitStack() as stack:
+        if server is None:
+            server = stack.enter_context(http_server(folder))
         async with connect(transport, mode, folder, url=server.url, inbox=inbox) as client:
             yield client
 
@@ -96,9 +119,11 @@ async def _error(client: Client, uri: str) -> MCPError:
 
 @pytest.mark.parametrize(("transport", "mode"), COMBOS, ids=IDS)
 async def test_e2e_catalog_levels_errors_completion(
-    transport: Transport, mode: Mode, folder: Path
+    transport: Transport, mode: Mode, unchanged_folder: Path, request: pytest.FixtureRequest
 ) -> None:
-    async with served(transport, mode, folder) as client:
+    """Reads only: both HTTP eras ask the same server."""
+    server = request.getfixturevalue("unchanged_http") if transport == "http" else None
+    async with served(transport, mode, unchanged_folder, server=server) as client:
         assert client.server_capabilities.resources is not None
         assert client.server_capabilities.resources.subscribe is True
         assert client.server_capabilities.resources.list_changed is True
