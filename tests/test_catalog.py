@@ -12,7 +12,7 @@ import pytest
 
 from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.sqlite import FILE_NAME, SqliteStore, open_store
-from dpe_server.catalog.store import MemoryStore
+from dpe_server.catalog.store import SCHEMA, MemoryStore
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.model.errors import ElementNotFound, PageNotFound
@@ -154,6 +154,33 @@ async def test_corrupt_cache_is_rebuilt_not_fatal(folder: Path, tmp_path: Path) 
     await catalog.start()
     await catalog.warm()
     assert len(catalog.documents()) == 3
+    assert any(p.name.startswith(FILE_NAME + ".broken-") for p in cache.iterdir())
+    store.close()
+
+
+async def test_a_cache_with_tables_of_another_build_is_rebuilt(
+    folder: Path, tmp_path: Path
+) -> None:
+    """Same schema number, other tables (a development build wrote it): pages must still be
+    stored and read, not fail on a missing column."""
+    import sqlite3
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    old = sqlite3.connect(cache / FILE_NAME)
+    old.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "CREATE TABLE element_rows (key TEXT, page_index INTEGER);"
+    )
+    old.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA,))
+    old.commit()
+    old.close()
+    store = SqliteStore(cache)
+    catalog = _catalog(folder, Counting(), store)
+    await catalog.start()
+    await catalog.warm()
+    ref = next(d.doc_ref for d in catalog.documents() if d.page_count == 3)
+    assert (await catalog.page(ref, 1)).title == "Two"
     assert any(p.name.startswith(FILE_NAME + ".broken-") for p in cache.iterdir())
     store.close()
 

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -57,6 +58,9 @@ CREATE TABLE IF NOT EXISTS pages (
     PRIMARY KEY (key, page_index)
 );
 """
+
+_TABLES = hashlib.sha256((_DDL + fulltext.DDL).encode()).hexdigest()[:16]
+"""What the cache's tables are, kept in `meta`: a file whose tables differ is rebuilt."""
 
 
 def default_cache_dir() -> Path:
@@ -104,11 +108,14 @@ class SqliteStore:
             db.execute("PRAGMA busy_timeout=10000")
             db.executescript(_DDL + fulltext.DDL)
             fulltext.serve(db, self._live.values(), ())
-            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            if "schema" not in meta:
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA,))
-            elif row[0] != SCHEMA:
-                raise sqlite3.DatabaseError(f"cache schema {row[0]}, expected {SCHEMA}")
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('tables', ?)", (_TABLES,))
+            elif meta["schema"] != SCHEMA:
+                raise sqlite3.DatabaseError(f"cache schema {meta['schema']}, expected {SCHEMA}")
+            elif meta.get("tables") != _TABLES:  # same number, other tables (a development build)
+                raise sqlite3.DatabaseError("cache tables of another build")
             db.execute("SELECT count(*) FROM docs").fetchone()
         except sqlite3.DatabaseError:
             db.close()
