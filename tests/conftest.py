@@ -22,6 +22,11 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 TOOL_FOLDERS = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 """What Python and the tools that run the tests write in the repository: not the tests."""
 
+# A server a test starts without --cache-dir (in process or as a child) keeps its cache in a
+# temporary folder of this run, never in the user's ~/.cache/dpe-server.
+_CACHE_HOME = tempfile.TemporaryDirectory(prefix="dpe-server-test-xdg-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME.name
+
 # Hypothesis keeps its caches in the temporary folder, not in .hypothesis/ of the working
 # directory, and no example database.
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "dpe-server-test-hypothesis")
