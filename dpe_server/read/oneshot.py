@@ -48,7 +48,9 @@ class OneShotReader(Index[Entry]):
         max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES,
     ) -> None:
         root = root.resolve()
-        super().__init__(root, host or default_host(root), open_store(cache_dir, root, cache))
+        super().__init__(
+            root, host or default_host(root), open_store(cache_dir, root, cache), limits
+        )
         self._jobs = InlineJobs(limits)
         self._max_element_bytes = max_element_bytes
         self._restored: set[str] = set()

@@ -10,7 +10,8 @@ properties and the outline).
 Extraction is per page: `extract_pages(f, [37], limits)` reads page 37 and, for header and
 footer detection, at most four neighbours (see `pdf_furniture`); the outline → page map is
 computed once per reader. A page with no text layer gets `metadata.no_text_layer: true` and
-its images are described as scanned pages; nothing is OCRed.
+its images are described as scanned pages; a page that is a picture is recognised (OCR, the
+`dpe-server[ocr]` extra: see `pdf_scanned`).
 
 Page title: the page's first outline entry, else its first heading, else `Page {N+1}`.
 """
@@ -31,6 +32,7 @@ from dpe_server.extractors.pdf.images import alt_texts, page_images, read_image
 from dpe_server.extractors.pdf.lines import make_lines, reading_groups
 from dpe_server.extractors.pdf.open import PLAIN_ERRORS, open_pdf, translated
 from dpe_server.extractors.pdf.props import outline_map, properties
+from dpe_server.extractors.pdf.scanned import mark, recognise_page, to_recognise
 from dpe_server.extractors.pdf.tables import ruled_tables
 from dpe_server.model import summaries
 from dpe_server.model.content import FormContent, HeaderFooterContent, ImageContent
@@ -55,8 +57,9 @@ Box = tuple[float, float, float, float]
 class _Doc:
     """One open reader and what its pages share (outline, alt texts, neighbours' edges)."""
 
-    def __init__(self, reader: PdfReader, limits: Limits) -> None:
+    def __init__(self, reader: PdfReader, limits: Limits, f: BinaryIO) -> None:
         self.reader = reader
+        self.file = f
         self.limits = limits
         self.count = len(reader.pages)
         self._outline: dict[int, list[tuple[str, int]]] | None = None
@@ -233,6 +236,14 @@ def _page(doc: _Doc, index: int) -> Page:
     if len(furniture_runs) >= len(content.runs):
         furniture, furniture_runs = [], set()
     body_runs = [r for r in content.runs if id(r) not in furniture_runs]
+    scanned = not content.runs
+    images = _image_blocks(doc, index, content, scanned)
+    recognised = (
+        recognise_page(doc.file, index, box) if to_recognise(content, box, images, limits) else None
+    )
+    if recognised is not None:
+        meta["ocr"] = recognised.state
+        body_runs, furniture = recognised.runs, []
 
     tables, flow_runs = ruled_tables(body_runs, content.segments)
     groups = [make_lines(g) for g in reading_groups(flow_runs)]
@@ -240,8 +251,8 @@ def _page(doc: _Doc, index: int) -> Page:
     outline = doc.outline.get(index, [])
     outline_levels = {norm(title): level for title, level in outline}
     blocks = build_blocks(groups, body_size(all_lines), outline_levels)
-    scanned = not content.runs
-    images = _image_blocks(doc, index, content, scanned)
+    if recognised is not None:
+        mark([*blocks, *tables], recognised)
     placed = [im for im in images if im.top >= 0]
     blocks = _insert_by_position(blocks, [*tables, *placed])
     blocks += [im for im in images if im.top < 0]
@@ -323,7 +334,7 @@ def probe(f: BinaryIO, limits: Limits) -> Properties:
 def extract(f: BinaryIO, limits: Limits) -> Document:
     reader = open_pdf(f)
     with translated(f):
-        doc = _Doc(reader, limits)
+        doc = _Doc(reader, limits, f)
         props = properties(reader, limits)
         count = min(doc.count, limits.max_pages)
         pages = []
@@ -338,7 +349,7 @@ def extract(f: BinaryIO, limits: Limits) -> Document:
 def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
     reader = open_pdf(f)
     with translated(f):
-        doc = _Doc(reader, limits)
+        doc = _Doc(reader, limits, f)
         wanted = [i for i in indices if 0 <= i < min(doc.count, limits.max_pages)]
         return [_safe_page(doc, index, f) for index in wanted]
 

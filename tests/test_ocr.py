@@ -1,0 +1,173 @@
+"""OCR of pages that are pictures (extractors/ocr, pdf_scanned): word recall on the scanned
+fixtures, the page and element flags, `--ocr` modes, and the page without the extra."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dpe_server.cli.command import main
+from dpe_server.extractors import DEFAULT_LIMITS, Limits
+from dpe_server.extractors.ocr import cache_variant
+from dpe_server.extractors.ocr import engine as ocr_engine
+from dpe_server.extractors.pdf.blocks import Block
+from dpe_server.extractors.pdf.collect import PageContent, Run
+from dpe_server.extractors.pdf.extract import extract
+from dpe_server.extractors.pdf.scanned import is_picture
+from dpe_server.model.content import ImageContent
+from dpe_server.model.tree import Page
+from dpe_server.read.oneshot import OneShotReader
+from fixtures.builders import scanned
+
+HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
+needs_ocr = pytest.mark.skipif(
+    not HAS_OCR,
+    reason="the ocr extra is not installed (pip install -e '.[ocr]'; python3 dev.py test does)",
+)
+LETTER = (0.0, 0.0, 612.0, 792.0)
+
+
+@pytest.fixture(scope="module")
+def scans(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("scans")
+    scanned.build(out)
+    return out
+
+
+def _page(path: Path, limits: Limits = DEFAULT_LIMITS) -> Page:
+    with path.open("rb") as f:
+        return extract(f, limits).pages[0]
+
+
+@pytest.fixture(scope="module")
+def english(scans: Path) -> Page:
+    return _page(scans / "scanned_en.pdf")
+
+
+@pytest.fixture(scope="module")
+def chinese(scans: Path) -> Page:
+    path = scans / "scanned_zh.pdf"
+    if not path.exists():
+        pytest.skip(f"no CJK font at {scanned.CJK_FONT} (apt-get install fonts-wqy-microhei)")
+    return _page(path)
+
+
+def _recognised_text(page: Page) -> str:
+    parts = []
+    for e in page.elements:
+        if e.metadata.get("ocr") is True:
+            parts.append(" ".join(str(v) for v in e.content.values() if isinstance(v, str)))
+    return "\n".join(parts)
+
+
+def _recall(truth: list[str], got: list[str]) -> float:
+    want, have = Counter(truth), Counter(got)
+    return sum(min(n, have[w]) for w, n in want.items()) / sum(want.values())
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+@needs_ocr
+def test_english_page_recall(english: Page) -> None:
+    truth = _words(" ".join([scanned.EN_TITLE, *scanned.EN_TEXT]))
+    recall = _recall(truth, _words(_recognised_text(english)))
+    assert recall >= 0.95, recall
+
+
+@needs_ocr
+def test_chinese_page_recall(chinese: Page) -> None:
+    def chars(text: str) -> list[str]:
+        return re.findall(r"[\u4e00-\u9fff]", text)
+
+    truth = chars("".join([scanned.ZH_TITLE, *scanned.ZH_TEXT]))
+    recall = _recall(truth, chars(_recognised_text(chinese)))
+    assert recall >= 0.90, recall
+
+
+@needs_ocr
+def test_recognised_page_says_ocr_and_keeps_reading_order(english: Page) -> None:
+    assert english.metadata["ocr"] is True
+    assert english.metadata["no_text_layer"] is True
+    assert english.elements[0].category.value == "image"  # the scan itself is still listed
+    text_elements = [e for e in english.elements if e.category.value != "image"]
+    assert text_elements
+    for e in text_elements:
+        assert e.metadata["ocr"] is True
+        confidence = e.metadata["confidence"]
+        assert isinstance(confidence, float)
+        assert 0.5 <= confidence <= 1.0
+    text = _recognised_text(english)
+    first, last = text.find("Quarterly"), text.find("operations office")
+    assert 0 <= first < text.find("pumping station") < text.find("settling basin") < last
+
+
+@pytest.fixture
+def no_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The engine's import fails, as without the extra."""
+    ocr_engine._engine.cache_clear()
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)
+    yield
+    ocr_engine._engine.cache_clear()
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_without_the_extra_the_page_says_unavailable(scans: Path) -> None:
+    page = _page(scans / "scanned_en.pdf")
+    assert page.metadata["ocr"] == "unavailable"
+    assert page.metadata["no_text_layer"] is True
+    assert [e.category.value for e in page.elements] == ["image"]
+    assert not ocr_engine.available()
+
+
+def test_ocr_off_leaves_the_page_as_a_picture(scans: Path) -> None:
+    page = _page(scans / "scanned_en.pdf", Limits(ocr="off"))
+    assert "ocr" not in page.metadata
+    assert page.metadata["no_text_layer"] is True
+    assert [e.category.value for e in page.elements] == ["image"]
+
+
+def _run(text: str, y: float) -> Run:
+    return Run(text, 72, 72 + 6 * len(text), y, 12, "Helvetica", False, False)
+
+
+def _image(pixels: int, bbox: tuple[float, float, float, float]) -> Block:
+    content = ImageContent(description="", mime_type="image/png", width=pixels, height=pixels)
+    return Block("image", content, bbox[3], bbox[0], bbox[2], {"bbox": list(bbox)})
+
+
+def test_auto_recognises_pictures_not_pages_with_a_text_layer() -> None:
+    scan = [_image(1700, LETTER)]
+    assert is_picture(PageContent(), LETTER, scan)
+    assert is_picture(PageContent(runs=[_run("12", 40)]), LETTER, scan)  # a stray page number
+    line = "A line of real text that fills the page width well enough"
+    lines = [_run(line, y) for y in range(60, 760, 14)]
+    assert not is_picture(PageContent(runs=lines), LETTER, scan)
+    assert not is_picture(PageContent(), LETTER, [_image(300, (72, 600, 172, 680))])  # a logo
+    assert not is_picture(PageContent(), LETTER, [_image(40, LETTER)])  # 5 dpi: nothing legible
+
+
+def test_ocr_settings_are_part_of_the_cache_key(tmp_path: Path) -> None:
+    modes = (Limits(), Limits(ocr="off"), Limits(ocr="force"), Limits(ocr_languages=("en",)))
+    keys = set()
+    for limits in modes:
+        with OneShotReader(tmp_path, cache=False, limits=limits) as reader:
+            keys.add(reader._fingerprint)
+    assert len(keys) == 4
+    assert cache_variant("off", ("en",)) == cache_variant("off", ("en", "zh"))
+
+
+def test_unknown_ocr_language_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["read", str(tmp_path), "dpe://x", "--ocr-languages", "en,fr"])
+    assert exited.value.code == 2
+    assert "OCR languages fr not supported; choose among en, zh" in capsys.readouterr().err
