@@ -4,9 +4,7 @@ fixtures, the page and element flags, `--ocr` modes, and the page without the ex
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from dpe_server.extractors.pdf.blocks import Block
 from dpe_server.extractors.pdf.collect import PageContent, Run
 from dpe_server.extractors.pdf.extract import extract
 from dpe_server.extractors.pdf.scanned import is_picture
+from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.content import ImageContent
 from dpe_server.model.tree import Page
 from dpe_server.read.oneshot import OneShotReader
@@ -66,29 +65,15 @@ def _recognised_text(page: Page) -> str:
     return "\n".join(parts)
 
 
-def _recall(truth: list[str], got: list[str]) -> float:
-    want, have = Counter(truth), Counter(got)
-    return sum(min(n, have[w]) for w, n in want.items()) / sum(want.values())
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
 @needs_ocr
 def test_english_page_recall(english: Page) -> None:
-    truth = _words(" ".join([scanned.EN_TITLE, *scanned.EN_TEXT]))
-    recall = _recall(truth, _words(_recognised_text(english)))
+    recall = scanned.recall_en(_recognised_text(english))
     assert recall >= 0.95, recall
 
 
 @needs_ocr
 def test_chinese_page_recall(chinese: Page) -> None:
-    def chars(text: str) -> list[str]:
-        return re.findall(r"[\u4e00-\u9fff]", text)
-
-    truth = chars("".join([scanned.ZH_TITLE, *scanned.ZH_TEXT]))
-    recall = _recall(truth, chars(_recognised_text(chinese)))
+    recall = scanned.recall_zh(_recognised_text(chinese))
     assert recall >= 0.90, recall
 
 
@@ -171,3 +156,17 @@ def test_unknown_ocr_language_is_a_usage_error(
         main(["read", str(tmp_path), "dpe://x", "--ocr-languages", "en,fr"])
     assert exited.value.code == 2
     assert "OCR languages fr not supported; choose among en, zh" in capsys.readouterr().err
+
+
+@needs_ocr
+@pytest.mark.anyio
+async def test_a_worker_process_recognises_under_its_limits(scans: Path) -> None:
+    """The server's path: a worker process under the default deadline and address-space cap
+    (the engine loads within them), with the serve options' OCR settings."""
+    backend = ProcessBackend(WorkerSettings(workers=1), Limits(ocr_languages=("en",)))
+    try:
+        (page,) = await backend.extract_pages(scans, "scanned_en.pdf", [0])
+    finally:
+        await backend.aclose()
+    assert page.metadata["ocr"] is True
+    assert scanned.recall_en(_recognised_text(page)) >= 0.95
