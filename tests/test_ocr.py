@@ -14,10 +14,11 @@ from dpe_server.cli.command import main
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.extractors.ocr import cache_variant
 from dpe_server.extractors.ocr import engine as ocr_engine
+from dpe_server.extractors.ocr.engine import MAX_SIDE
 from dpe_server.extractors.pdf.blocks import Block
 from dpe_server.extractors.pdf.collect import PageContent, Run
 from dpe_server.extractors.pdf.extract import extract
-from dpe_server.extractors.pdf.scanned import is_picture
+from dpe_server.extractors.pdf.scanned import _render, is_picture
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.content import ImageContent
 from dpe_server.model.tree import Page
@@ -170,3 +171,17 @@ async def test_a_worker_process_recognises_under_its_limits(scans: Path) -> None
         await backend.aclose()
     assert page.metadata["ocr"] is True
     assert scanned.recall_en(_recognised_text(page)) >= 0.95
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pypdfium2") is None, reason="pypdfium2 absent")
+def test_a_huge_page_is_rendered_within_the_pixel_cap(tmp_path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    side = 5000.0  # points: 13,900 pixels a side at 200 dpi
+    path = tmp_path / "poster.pdf"
+    c = canvas.Canvas(str(path), pagesize=(side, side / 2), invariant=1)
+    c.showPage()
+    c.save()
+    with path.open("rb") as f:
+        image = _render(f, 0, (0.0, 0.0, side, side / 2))
+    assert image.size == (MAX_SIDE, MAX_SIDE // 2)

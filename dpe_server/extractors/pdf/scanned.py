@@ -1,16 +1,16 @@
 """Pages that are pictures: which pdf pages are recognised (`--ocr`), and their words as runs.
 
 In `auto` mode a page is a picture when its images of at least `MIN_DPI` cover at least
-`PICTURE_SHARE` of it and
-its text layer is empty or covers under `TEXT_SHARE` of the images' area (a scan with a
-stray page number); `force` takes every page, its text layer ignored; `off` none.
+`PICTURE_SHARE` of it and its text layer is empty or covers under `TEXT_SHARE` of the images'
+area (a scan with a stray page number); `force` takes every page, its text layer ignored;
+`off` none.
 
-The page is rendered by pdfium at `DPI` (the pypdfium2 the extra brings) and recognised by
-`extractors.ocr`; each recognised box becomes a `Run` in page coordinates (y up, size from
-the box's height), so the page's usual layout analysis (lines, columns, paragraphs, headings,
-aligned tables) lays the words out. Every element made of them says `ocr: true` and the mean
-confidence of its runs; the page says `ocr: true`, or `ocr: "unavailable"` (no extra) or
-`ocr: "failed"` (the page could not be rendered).
+The page is rendered by pdfium at `DPI` (at most `MAX_SIDE` pixels a side; the pypdfium2 the
+extra brings) and recognised by `extractors.ocr`; each recognised box becomes a `Run` in page
+coordinates (y up, size from the box's height), so the page's usual layout analysis (lines,
+columns, paragraphs, headings, aligned tables) lays the words out. Every element made of them
+says `ocr: true` and the mean confidence of its runs; the page says `ocr: true`, or
+`ocr: "unavailable"` (no extra) or `ocr: "failed"` (the page could not be rendered).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.ocr import Word, recognise
-from dpe_server.extractors.ocr.engine import Unavailable
+from dpe_server.extractors.ocr.engine import MAX_SIDE, Unavailable
 from dpe_server.extractors.pdf.blocks import Block
 from dpe_server.extractors.pdf.collect import PageContent, Run
 from dpe_server.model.tree import JSON
@@ -74,7 +74,7 @@ def to_recognise(content: PageContent, box: Box, images: Sequence[Block], limits
 def recognise_page(f: BinaryIO, index: int, box: Box) -> Recognised:
     """Render page `index` of the pdf in `f` and recognise it."""
     try:
-        image = _render(f, index)
+        image = _render(f, index, box)
     except ImportError:
         return Recognised("unavailable")
     except Exception as exc:  # pdfium refused the page: say so, keep the rest of the page
@@ -87,14 +87,17 @@ def recognise_page(f: BinaryIO, index: int, box: Box) -> Recognised:
     return _as_runs(words, image.width, image.height, box)
 
 
-def _render(f: BinaryIO, index: int) -> Any:
+def _render(f: BinaryIO, index: int, box: Box) -> Any:
+    """The page as a grey PIL image at `DPI`, or smaller so that no side passes `MAX_SIDE`."""
     import pypdfium2 as pdfium
 
+    longest = max(1.0, box[2] - box[0], box[3] - box[1])
+    scale = min(DPI / 72, MAX_SIDE / longest)
     f.seek(0)
     pdf = pdfium.PdfDocument(f.read())
     try:
         page = pdf[index]
-        return page.render(scale=DPI / 72, grayscale=True).to_pil()
+        return page.render(scale=scale, grayscale=True).to_pil()
     finally:
         pdf.close()
 
