@@ -4,10 +4,12 @@ fixtures, the page and element flags, `--ocr` modes, and the page without the ex
 from __future__ import annotations
 
 import importlib.util
+import io
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import docx
 import pytest
 
 from dpe_server.cli.command import main
@@ -15,14 +17,16 @@ from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.extractors.ocr import cache_variant
 from dpe_server.extractors.ocr import engine as ocr_engine
 from dpe_server.extractors.ocr.engine import MAX_SIDE
+from dpe_server.extractors.ooxml import picture_text
 from dpe_server.extractors.pdf.blocks import Block
 from dpe_server.extractors.pdf.collect import PageContent, Run
 from dpe_server.extractors.pdf.extract import extract
 from dpe_server.extractors.pdf.scanned import _render, is_picture
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.content import ImageContent
-from dpe_server.model.tree import Page
+from dpe_server.model.tree import Element, Page
 from dpe_server.read.oneshot import OneShotReader
+from dpe_server.views.render import render_element
 from fixtures.builders import scanned
 
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
@@ -185,3 +189,54 @@ def test_a_huge_page_is_rendered_within_the_pixel_cap(tmp_path: Path) -> None:
     with path.open("rb") as f:
         image = _render(f, 0, (0.0, 0.0, side, side / 2))
     assert image.size == (MAX_SIDE, MAX_SIDE // 2)
+
+
+def _docx_picture(path: Path) -> Element:
+    from dpe_server.extractors.docx.extract import extract as extract_docx
+
+    with path.open("rb") as f:
+        doc = extract_docx(f, DEFAULT_LIMITS)
+    (picture,) = [e for p in doc.pages for e in p.elements if e.category.value == "image"]
+    return picture
+
+
+@needs_ocr
+def test_a_picture_of_a_table_in_a_docx_gives_its_text(scans: Path) -> None:
+    picture = _docx_picture(scans / "picture_table.docx")
+    assert picture.metadata["ocr"] is True
+    text = str(picture.content["text"])
+    rows = [line.split() for line in text.splitlines()]
+    assert rows == scanned.TABLE, text  # one line per row, cells left to right
+    element = {**picture.to_json(), "uri": "dpe://h/d/elements/p0-img1"}
+    markdown = render_element(element, markdown=True, full=True)
+    assert markdown.endswith("Item Qty Price  \nBolts 120 36.00  \nWashers 300 12.50\n")
+    assert render_element(element, markdown=False, full=True).endswith("Washers 300 12.50\n")
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_without_the_extra_a_docx_picture_says_unavailable(scans: Path) -> None:
+    picture = _docx_picture(scans / "picture_table.docx")
+    assert picture.metadata["ocr"] == "unavailable"
+    assert "text" not in picture.content
+
+
+def test_a_document_past_its_ocr_budget_skips_its_pictures(
+    scans: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(picture_text, "BUDGET_SECONDS", 0.0)
+    picture = _docx_picture(scans / "picture_table.docx")
+    assert picture.metadata["ocr"] == "skipped"
+    assert "text" not in picture.content
+
+
+def test_small_pictures_are_not_recognised(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from fixtures.builders.docx import save
+
+    doc = docx.Document()
+    buf = io.BytesIO()
+    Image.new("L", (120, 30), 255).save(buf, "PNG")  # an icon: under 200 x 40 pixels
+    doc.add_picture(io.BytesIO(buf.getvalue()))
+    icon = _docx_picture(save(doc, tmp_path / "icon.docx"))
+    assert "ocr" not in icon.metadata
