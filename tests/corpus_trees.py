@@ -2,7 +2,7 @@
 
 The format sweeps (tests/test_*_corpus.py), the Markdown-recall rule and the content shapes
 all look at the same trees: `extract_corpus` reads each file the registry knows once, with
-the production limits, two worker processes at a time (largest first), and hands back its
+the production limits (OCR off), two worker processes at a time (largest first), and hands back its
 `Document` or its error, with what it wrote to stderr. Crash and hang isolation per file is
 the server's (tests/hostile/test_corpus_sweep.py reads the whole corpus through a real
 server and its workers); here a file that hangs or kills its worker is reported as
@@ -11,6 +11,7 @@ server and its workers); here a file that hangs or kills its worker is reported 
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import sys
@@ -24,6 +25,9 @@ from dpe_server.extractors import DEFAULT_LIMITS, for_path
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import Document
 
+LIMITS = dataclasses.replace(DEFAULT_LIMITS, ocr="off")
+"""The production limits without OCR: the corpus tests look at structure, words of text layers
+and shapes; OCR (tests/test_ocr.py) would add minutes of CPU for the corpus's few scans."""
 DEADLINE_S = 600.0
 """For the whole corpus; the slowest pdf takes 25 s of CPU, the whole corpus about 60 s."""
 
@@ -56,7 +60,7 @@ def _extract(path: str) -> Outcome:
         os.dup2(err.fileno(), 2)
         try:
             with open(path, "rb") as f:
-                outcome = Outcome(extractor.extract(f, DEFAULT_LIMITS), "ok")
+                outcome = Outcome(extractor.extract(f, LIMITS), "ok")
         except ExtractionError as exc:
             outcome = Outcome(None, exc.kind, exc.message)
         finally:

@@ -18,6 +18,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
+from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.surface.progress import progress
 from tests.e2e.harness import connect, http_server, make_folder, wait_for
@@ -70,21 +71,27 @@ def test_read_of_the_catalog_parses_under_the_worker_options(
     from dpe_server.cli import command as cli
     from dpe_server.isolation import workers
 
-    used: list[workers.WorkerSettings | None] = []
+    used: list[tuple[workers.WorkerSettings | None, Limits]] = []
 
     class Recording(ThreadBackend):
-        def __init__(self, settings: workers.WorkerSettings | None = None) -> None:
-            super().__init__()
-            used.append(settings)
+        def __init__(
+            self, settings: workers.WorkerSettings | None = None, limits: Limits = DEFAULT_LIMITS
+        ) -> None:
+            super().__init__(limits=limits)
+            used.append((settings, limits))
 
     monkeypatch.setattr(workers, "ProcessBackend", Recording)
     folder = make_folder(tmp_path / "docs")
     options = ["--no-cache", "--workers", "1", "--timeout", "7", "--memory-mb", "900"]
+    options += ["--ocr", "off", "--ocr-languages", "en"]
     assert cli.main(["read", str(folder), "dpe://local.dpe.docs?format=text", *options]) == 0
     assert capsys.readouterr().out.startswith("Documents (4)")
     assert used == [
-        workers.WorkerSettings(
-            workers=1, timeout=7.0, probe_timeout=1.75, memory_bytes=900 * 1024 * 1024
+        (
+            workers.WorkerSettings(
+                workers=1, timeout=7.0, probe_timeout=1.75, memory_bytes=900 * 1024 * 1024
+            ),
+            Limits(ocr="off", ocr_languages=("en",)),
         )
     ]
 

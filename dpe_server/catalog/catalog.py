@@ -39,7 +39,7 @@ from dpe_server.catalog.index import Index, outline_of
 from dpe_server.catalog.shared import Claim, SharedStore
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, Store
-from dpe_server.extractors import DEFAULT_LIMITS, is_paged
+from dpe_server.extractors import DEFAULT_LIMITS, Limits, is_paged
 from dpe_server.isolation.backends import Backend
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.info import DocumentInfo, PageInfo
@@ -123,9 +123,11 @@ class Catalog(Index[Entry]):
         backend: Backend,
         on_change: ChangeListener | None = None,
         store: Store | None = None,
+        *,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         super().__init__(
-            root, host, store if store is not None else MemoryStore(), backend.passwords
+            root, host, store if store is not None else MemoryStore(), backend.passwords, limits
         )
         self.backend = backend
         self.on_change = on_change

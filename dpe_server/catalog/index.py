@@ -26,7 +26,15 @@ from typing import Any, Generic, TypeVar
 from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, Steps, StoreCall
 from dpe_server.catalog.store import Cached, Outline, PageCache, Store, cache_key
-from dpe_server.extractors import extractor_fingerprint, file_type, format_of, is_paged
+from dpe_server.extractors import (
+    DEFAULT_LIMITS,
+    Limits,
+    extractor_fingerprint,
+    file_type,
+    format_of,
+    is_paged,
+    ocr,
+)
 from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import (
     DocumentNotFound,
@@ -125,7 +133,12 @@ def outline_of(doc: Document, entry: Entry) -> Outline:
 
 class Index(ABC, Generic[E]):
     def __init__(
-        self, root: Path, host: str, store: Store, passwords: Passwords = NO_PASSWORDS
+        self,
+        root: Path,
+        host: str,
+        store: Store,
+        passwords: Passwords = NO_PASSWORDS,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.root = root.resolve()
         self.passwords = passwords
@@ -136,7 +149,10 @@ class Index(ABC, Generic[E]):
         self.pages_lru = PageCache()
         self._entries: dict[str, E] = {}
         self._by_ref: dict[str, E] = {}
-        self._fingerprint = extractor_fingerprint()
+        # The settings that change trees (OCR) are part of every key, like the code.
+        self._fingerprint = extractor_fingerprint() + ocr.cache_variant(
+            limits.ocr, limits.ocr_languages
+        )
         self._touched: dict[Entry, list[str]] = {}
         """Entries whose served version changed since the search index was last told, with
         the keys they served meanwhile."""

@@ -350,7 +350,8 @@ CONTENT: Final[dict[str, ContentCheck]] = {
     ),
     "diagram": _content({"kind": "str", "nodes": "list", "data_summary": "str"}),
     "image": _content(
-        {"description": "str", "mime_type": "str"}, {"width": "int?", "height": "int?"}
+        {"description": "str", "mime_type": "str"},
+        {"width": "int?", "height": "int?", "text": "str"},
     ),
     "formula": _content({"expression": "str"}, {"cells": "any", "result": "any"}),
     "link": _content({"text": "str", "url": "str"}),

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
 from dpe_server import PASSWORDS_ENV, TOKEN_ENV, __version__
 
 if TYPE_CHECKING:
+    from dpe_server.extractors import Limits
     from dpe_server.isolation.passwords import Passwords
     from dpe_server.isolation.workers import WorkerSettings
     from dpe_server.views.render import Body
@@ -265,6 +266,35 @@ def _worker_options(parser: argparse.ArgumentParser) -> None:
         metavar="MB",
         help="memory (address space) of one parsing process; 0 for no limit",
     )
+    parser.add_argument(
+        "--ocr",
+        choices=("auto", "off", "force"),
+        default="auto",
+        help="recognise pages that are pictures (auto), none (off), every pdf page (force); "
+        "needs the dpe-server[ocr] extra",
+    )
+    parser.add_argument(
+        "--ocr-languages",
+        type=_ocr_languages,
+        default=("en", "zh"),
+        metavar="LANGS",
+        help="comma list of the languages OCR reads: en, zh (default: both)",
+    )
+
+
+def _ocr_languages(value: str) -> tuple[str, ...]:
+    from dpe_server.extractors.ocr.settings import parse_languages
+
+    try:
+        return parse_languages(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    from dpe_server.extractors import Limits
+
+    return Limits(ocr=args.ocr, ocr_languages=args.ocr_languages)
 
 
 def _passwords_file(value: str) -> str:
@@ -348,6 +378,7 @@ def _serve(args: argparse.Namespace) -> int:
         debounce_ms=max(10, args.debounce_ms),  # the watcher polls at most every 10 ms
         max_element_bytes=args.max_element_bytes,
         workers=_worker_settings(args),
+        limits=_limits(args),
     )
     server = build_server(settings)
     banner = Banner(server.app)
@@ -423,6 +454,7 @@ def _read_document(args: argparse.Namespace) -> list[Body]:
             args.dpe_host,
             args.cache_dir,
             not args.no_cache,
+            _limits(args),
             max_element_bytes=args.max_element_bytes,
             passwords=_passwords(args),
         ) as r:
@@ -439,7 +471,9 @@ async def _read_folder(args: argparse.Namespace) -> list[Body]:
 
     cache = not args.no_cache
     workers = _worker_settings(args)
-    async with local_reader(args.dir, args.dpe_host, args.cache_dir, cache, workers=workers) as r:
+    async with local_reader(
+        args.dir, args.dpe_host, args.cache_dir, cache, workers=workers, limits=_limits(args)
+    ) as r:
         catalog = r.catalog
         async with progress("reading", lambda: (catalog.warm_count, catalog.scanned)):
             await catalog.warm()

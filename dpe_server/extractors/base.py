@@ -13,7 +13,8 @@ from dpe_server.model.tree import JSON, Document, Page, Properties
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Caps every extraction honours; where one stops it, the output says `truncated`."""
+    """Caps every extraction honours (where one stops it, the output says `truncated`), and
+    the OCR settings."""
 
     max_pages: int = 2_000
     """Pages (sheets, slides, pdf pages, docx sections) extracted at most."""
@@ -31,6 +32,10 @@ class Limits:
     """Zip members in one OOXML package at most."""
     max_ratio: float = 200.0
     """Compression ratio (inflated / compressed) of one member at most, for members > 1 MiB."""
+    ocr: str = "auto"
+    """Which pages that are pictures are recognised: auto, off, force (`extractors.ocr`)."""
+    ocr_languages: tuple[str, ...] = ("en", "zh")
+    """Languages OCR reads (`--ocr-languages`)."""
 
 
 DEFAULT_LIMITS = Limits()

@@ -119,6 +119,8 @@ class ImageContent(TypedDict, total=False):
     mime_type: Required[str]
     width: int
     height: int
+    text: str
+    """The picture's recognised text (OCR), when it has any."""
     embedded: EmbeddedObject
 
 

@@ -51,7 +51,7 @@ class OneShotReader(Index[Entry]):
     ) -> None:
         root = root.resolve()
         store = open_store(cache_dir, root, cache)
-        super().__init__(root, host or default_host(root), store, passwords)
+        super().__init__(root, host or default_host(root), store, passwords, limits)
         self._jobs = InlineJobs(limits, passwords)
         self._max_element_bytes = max_element_bytes
         self._restored: set[str] = set()

@@ -17,6 +17,7 @@ import anyio
 import anyio.to_thread
 
 from dpe_server.catalog.catalog import Catalog
+from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.model.errors import ExtractionError, reading
 from dpe_server.model.tree import Category
 from dpe_server.model.uri import DpeUri, Format, parse
@@ -37,6 +38,7 @@ async def local_reader(
     cache: bool = True,
     *,
     workers: WorkerSettings | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> AsyncIterator[Reader]:
     """A `Reader` over a folder without a server: what `dpe-server read` of Level 0 uses.
 
@@ -51,8 +53,8 @@ async def local_reader(
     root = root.resolve()
     host = host or default_host(root)
     store = open_store(cache_dir, root, cache)
-    backend = ProcessBackend(workers)
-    catalog = Catalog(root, host, backend, store=store)
+    backend = ProcessBackend(workers, limits)
+    catalog = Catalog(root, host, backend, store=store, limits=limits)
     try:
         await catalog.start(probe=False)
         yield Reader(catalog, host)

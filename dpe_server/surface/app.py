@@ -27,6 +27,7 @@ from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.folder import default_host
 from dpe_server.catalog.stores import open_store
 from dpe_server.catalog.watcher import watch
+from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.backends import Backend
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.errors import RequestError, reading
@@ -68,6 +69,8 @@ class Settings:
     """A Level 3 element whose JSON is larger is served cut (`element_cap`); 0: never."""
     workers: WorkerSettings = field(default_factory=WorkerSettings)
     """The worker pool parsing files when no `backend` is given (process isolation)."""
+    limits: Limits = DEFAULT_LIMITS
+    """What every extraction honours, the OCR settings among them (part of the cache key)."""
     backend: Backend | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -101,13 +104,20 @@ class DpeApp:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.host = settings.host
-        self.backend: Backend = settings.backend or ProcessBackend(settings.workers)
+        self.backend: Backend = settings.backend or ProcessBackend(
+            settings.workers, settings.limits
+        )
         self.hub = Hub(self.host, broadcast_updates=settings.broadcast_updates)
         self.store = open_store(
             settings.store_url, settings.cache_dir, settings.root, settings.cache
         )
         self.catalog = Catalog(
-            settings.root, self.host, self.backend, on_change=self._changed, store=self.store
+            settings.root,
+            self.host,
+            self.backend,
+            on_change=self._changed,
+            store=self.store,
+            limits=settings.limits,
         )
         self.reader = Reader(self.catalog, self.host, settings.max_element_bytes)
         self.limiter = RateLimiter(settings.completion_rate, settings.completion_burst)

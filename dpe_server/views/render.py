@@ -222,7 +222,9 @@ def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str)
             return f"[图表: {c.get('title', '')}] {c.get('data_summary', '')}".rstrip()
         case Category.IMAGE:
             description = _md_inline(str(c.get("description", "")))
-            return f"![{description}]({uri})" if uri else f"[图片: {description}]"
+            shown = f"![{description}]({uri})" if uri else f"[图片: {description}]"
+            seen = str(c.get("text") or "")
+            return f"{shown}\n\n" + "  \n".join(seen.splitlines()) if seen else shown
         case Category.LINK:
             return f"[{_md_inline(str(c.get('text') or c.get('url', '')))}]({c.get('url', '')})"
         case Category.FORMULA:
@@ -257,7 +259,7 @@ def _text(category: Category, c: Mapping[str, JSON], summary: str) -> str:
         case Category.CHART:
             return f"图表: {c.get('title', '')}\n{c.get('data_summary', '')}".rstrip()
         case Category.IMAGE:
-            return f"图片: {c.get('description', '')}".rstrip()
+            return f"图片: {c.get('description', '')}\n{c.get('text') or ''}".strip()
         case Category.LINK:
             text, url = c.get("text") or "", c.get("url", "")
             return f"{text} ({url})" if text and text != url else str(url)

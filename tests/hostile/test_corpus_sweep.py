@@ -71,7 +71,7 @@ async def _read_all(url: str, sweep: Sweep) -> None:
 def sweep(corpus: Path) -> Iterator[Sweep]:
     result = Sweep(corpus, set(scan(corpus.resolve())))
     result.beside_before = sorted(p.name for p in corpus.parent.iterdir())
-    with http_server(corpus, "--page-size", "100", "--no-watch") as server:
+    with http_server(corpus, "--page-size", "100", "--no-watch", "--ocr", "off") as server:
         anyio.run(_read_all, server.url, result, backend="asyncio")
         result.alive = server.process.poll() is None
         result.peak_mb = vm_hwm_mb(server.process.pid)

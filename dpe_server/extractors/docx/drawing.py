@@ -24,6 +24,7 @@ from dpe_server.extractors.ooxml.drawingml import (
     smartart_nodes,
 )
 from dpe_server.extractors.ooxml.package import NS
+from dpe_server.extractors.ooxml.picture_text import recognise_picture
 from dpe_server.model import summaries
 from dpe_server.model.content import (
     ChartContent,
@@ -91,6 +92,8 @@ def _image(
         content["height"] = height
     if rel is not None:
         meta["external" if rel.external else "part"] = part
+        if not rel.external and ctx.pkg.has(part):
+            recognise_picture(ctx.pkg, part, content, meta)
     return Item(
         Category.IMAGE, summaries.image(description, mime, width, height), content, meta, at
     )

@@ -20,6 +20,7 @@ from dpe_server.extractors.ooxml.drawingml import (
     smartart_drawing_texts,
     smartart_nodes,
 )
+from dpe_server.extractors.ooxml.picture_text import recognise_picture
 from dpe_server.extractors.pptx.context import SlideContext, emit_links, shape_meta
 from dpe_server.extractors.pptx.text import A, P, R, cell_links, plain_text
 from dpe_server.extractors.row_blocks import split_rows
@@ -271,6 +272,8 @@ def image(
     content: ImageContent = {"description": description, "mime_type": mime}
     if width and height:
         content["width"], content["height"] = width, height
+    if "part" in meta:
+        recognise_picture(ctx.pkg, rel.target if rel is not None else "", content, meta)
     summary = summaries.image(description, mime, width, height)
     ctx.sink.add(Category.IMAGE, summary, content, meta, len(description))
 

@@ -14,6 +14,7 @@ from lxml import etree
 from dpe_server.extractors.ooxml import drawingml
 from dpe_server.extractors.ooxml.a1 import cell_ref
 from dpe_server.extractors.ooxml.package import Package, Relationship
+from dpe_server.extractors.ooxml.picture_text import recognise_picture
 from dpe_server.extractors.xlsx.book import kid, local, rel_id, walk
 from dpe_server.extractors.xlsx.cells import Item
 from dpe_server.model import summaries
@@ -141,6 +142,7 @@ def _picture(pkg: Package, obj: etree._Element, rels: dict[str, Relationship]) -
     if width and height:
         content["width"], content["height"] = width, height
     meta: dict[str, JSON] = {"part": rel.target, "name": shape_name, "bytes": pkg.size(rel.target)}
+    recognise_picture(pkg, rel.target, content, meta)
     return Item(Category.IMAGE, summaries.image(description, mime, width, height), content, meta)
 
 

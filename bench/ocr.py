@@ -1,0 +1,164 @@
+"""OCR bench (issue 20): seconds per scanned page, and a folder of scanned pages listed and
+recognised.
+
+    python bench/ocr.py [--runs N] [--pages N] [--tesseract] [--skip-pages] [--skip-folder]
+
+1. Per page: the English and Chinese fixture pages (`fixtures/builders/scanned.py`) extracted
+   by the pdf extractor in this process, the engine loaded first (not timed; its load time
+   is printed apart); the median of `--runs` runs (5), with the word recall of the result.
+2. Folder: `--pages` (20) one-page scanned pdfs (the English page with different seeds) in
+   `bench/out/ocr/folder`, served by a `Catalog` over the worker processes as `dpe-server
+   serve` does (no cache): the time until the folder is listed (probes only: no OCR) and
+   until every page is recognised (the background warm-up), with how many pages say
+   `ocr: true`.
+3. `--tesseract`: the same two pages' images recognised by the `tesseract` command (Debian's
+   tesseract-ocr, tesseract-ocr-chi-sim), for the engine choice (docs/ocr.md).
+
+Prints Markdown lines; figures are wall times on this machine at its load (printed first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import anyio  # noqa: E402
+
+from dpe_server.catalog.catalog import Catalog  # noqa: E402
+from dpe_server.extractors import DEFAULT_LIMITS  # noqa: E402
+from dpe_server.extractors.ocr import engine  # noqa: E402
+from dpe_server.extractors.pdf.extract import extract  # noqa: E402
+from dpe_server.isolation.workers import ProcessBackend, WorkerSettings  # noqa: E402
+from fixtures.builders import scanned  # noqa: E402
+
+OUT = ROOT / "bench" / "out" / "ocr"
+
+
+def _text(path: Path) -> tuple[float, float, str]:
+    """Wall and CPU seconds of extracting the page (one engine thread: on an idle core the
+    two agree; on a busy machine CPU seconds say what the page costs), and its OCR text."""
+    start, cpu = time.perf_counter(), time.process_time()
+    with path.open("rb") as f:
+        page = extract(f, DEFAULT_LIMITS).pages[0]
+    took, used = time.perf_counter() - start, time.process_time() - cpu
+    text = "\n".join(str(e.content.get("text", "")) for e in page.elements if e.metadata.get("ocr"))
+    return took, used, text
+
+
+def per_page(runs: int) -> None:
+    files = scanned.build(OUT / "pages")
+    start = time.perf_counter()
+    engine.available()
+    print(f"- engine load: {time.perf_counter() - start:.2f} s (once per worker process)")
+    for path, recall in (
+        (OUT / "pages" / "scanned_en.pdf", scanned.recall_en),
+        (OUT / "pages" / "scanned_zh.pdf", scanned.recall_zh),
+    ):
+        if path not in files:
+            print(f"- {path.name}: not built (no CJK font)")
+            continue
+        times, cpus, text = [], [], ""
+        for _ in range(runs):
+            took, used, text = _text(path)
+            times.append(took)
+            cpus.append(used)
+        print(
+            f"- {path.name}: median {statistics.median(times):.2f} s per page "
+            f"(min {min(times):.2f}, max {max(times):.2f}, n={runs}), "
+            f"CPU {statistics.median(cpus):.2f} s; recall {recall(text):.3f}"
+        )
+
+
+async def folder(pages: int) -> None:
+    where = OUT / "folder"
+    shutil.rmtree(where, ignore_errors=True)
+    where.mkdir(parents=True)
+    for n in range(pages):
+        image = scanned.page_image(scanned.EN_TITLE, scanned.EN_TEXT, False, 100 + n)
+        scanned.write_pdf(where / f"scan_{n:02d}.pdf", [image])
+    backend = ProcessBackend(WorkerSettings())
+    catalog = Catalog(where, "local.dpe.bench", backend)
+    try:
+        start = time.perf_counter()
+        await catalog.start()
+        listed = time.perf_counter() - start
+        await catalog.warm()
+        done = time.perf_counter() - start
+        recognised = 0
+        for entry in list(catalog._entries.values()):
+            page = await catalog.page(entry.doc_ref, 0)
+            recognised += page.metadata.get("ocr") is True
+    finally:
+        await backend.aclose()
+    print(
+        f"- folder of {pages} scanned pages, {WorkerSettings().pool_size} workers: listed in "
+        f"{listed:.2f} s, every page recognised in {done:.1f} s "
+        f"({done / pages:.2f} s per page); {recognised}/{pages} pages say ocr: true"
+    )
+
+
+def tesseract(runs: int) -> None:
+    if shutil.which("tesseract") is None:
+        print("- tesseract: not installed (apt-get install tesseract-ocr tesseract-ocr-chi-sim)")
+        return
+    for name, title, lines, cjk, lang, recall in (
+        ("en", scanned.EN_TITLE, scanned.EN_TEXT, False, "eng", scanned.recall_en),
+        ("zh", scanned.ZH_TITLE, scanned.ZH_TEXT, True, "chi_sim", scanned.recall_zh),
+    ):
+        if cjk and not scanned.CJK_FONT.exists():
+            continue
+        png = OUT / f"tesseract_{name}.png"
+        scanned.page_image(title, lines, cjk, 1 if name == "en" else 2).save(png)
+        times, cpus, text = [], [], ""
+        for _ in range(runs):
+            start, before = time.perf_counter(), os.times()
+            text = subprocess.run(
+                ["tesseract", str(png), "-", "-l", lang],
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+            ).stdout
+            times.append(time.perf_counter() - start)
+            after = os.times()
+            cpus.append(
+                after.children_user
+                + after.children_system
+                - before.children_user
+                - before.children_system
+            )
+        print(
+            f"- tesseract {lang} ({name} page image): median {statistics.median(times):.2f} s "
+            f"(n={runs}), CPU {statistics.median(cpus):.2f} s; recall {recall(text):.3f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--pages", type=int, default=20)
+    parser.add_argument("--tesseract", action="store_true")
+    parser.add_argument("--skip-folder", action="store_true")
+    parser.add_argument("--skip-pages", action="store_true")
+    args = parser.parse_args()
+    load = os.getloadavg()[0]
+    print(f"OCR bench: {os.cpu_count()} CPUs, load average {load:.1f}")
+    if not args.skip_pages:
+        per_page(args.runs)
+    if args.tesseract:
+        tesseract(args.runs)
+    if not args.skip_folder:
+        anyio.run(folder, args.pages)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""The text of a picture inside a docx, pptx or xlsx (OCR, the `dpe-server[ocr]` extra).
+
+A picture of at least `MIN_WIDTH` × `MIN_HEIGHT` pixels in a format Pillow reads, under
+`MAX_PIXELS`, is recognised unless `--ocr off`: its text (lines top to bottom) goes into the
+image element's `content.text`, and its metadata says `ocr: true` and the mean confidence;
+without the extra, `ocr: "unavailable"`. Smaller pictures (icons, logos, bullets) are not.
+
+A document spends at most `BUDGET_SECONDS` recognising its pictures (a file of many photos must
+still fit the extraction deadline); pictures after that say `ocr: "skipped"`.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import time
+import weakref
+
+from dpe_server.extractors.ocr import recognise
+from dpe_server.extractors.ocr.engine import Unavailable
+from dpe_server.extractors.ocr.layout import text_of
+from dpe_server.extractors.ooxml.package import Package
+from dpe_server.model.content import ImageContent
+from dpe_server.model.errors import ExtractionError
+from dpe_server.model.tree import JSON
+
+log = logging.getLogger(__name__)
+
+MIN_WIDTH, MIN_HEIGHT = 200, 40
+BUDGET_SECONDS = 15.0
+_spent: weakref.WeakKeyDictionary[Package, float] = weakref.WeakKeyDictionary()
+MAX_PIXELS = 40_000_000
+_READABLE = {"image/png", "image/jpeg", "image/gif", "image/bmp", "image/tiff", "image/webp"}
+
+
+def recognise_picture(
+    pkg: Package, part: str, content: ImageContent, meta: dict[str, JSON]
+) -> None:
+    """Add the picture's text to `content` and say so in `meta` (see the module)."""
+    width, height = content.get("width") or 0, content.get("height") or 0
+    if pkg.limits.ocr == "off" or content["mime_type"] not in _READABLE:
+        return
+    if width < MIN_WIDTH or height < MIN_HEIGHT or width * height > MAX_PIXELS:
+        return
+    if _spent.get(pkg, 0.0) >= BUDGET_SECONDS:
+        meta["ocr"] = "skipped"
+        return
+    start = time.monotonic()
+    try:
+        _read_text(pkg, part, content, meta)
+    finally:
+        _spent[pkg] = _spent.get(pkg, 0.0) + time.monotonic() - start
+
+
+def _read_text(pkg: Package, part: str, content: ImageContent, meta: dict[str, JSON]) -> None:
+    try:
+        from PIL import Image
+
+        data = pkg.read(part)
+        image = Image.open(io.BytesIO(data))
+        if image.width * image.height > MAX_PIXELS:
+            return
+        image.load()
+    except (ExtractionError, ImportError, OSError, ValueError) as exc:
+        log.debug("picture %s not decoded: %s", part, exc)
+        return
+    try:
+        words = recognise(image)
+    except Unavailable:
+        meta["ocr"] = "unavailable"
+        return
+    meta["ocr"] = True
+    if words:
+        content["text"] = text_of(words)
+        meta["confidence"] = round(sum(w.confidence for w in words) / len(words), 3)

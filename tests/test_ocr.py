@@ -1,0 +1,242 @@
+"""OCR of pages that are pictures (extractors/ocr, pdf_scanned): word recall on the scanned
+fixtures, the page and element flags, `--ocr` modes, and the page without the extra."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import docx
+import pytest
+
+from dpe_server.cli.command import main
+from dpe_server.extractors import DEFAULT_LIMITS, Limits
+from dpe_server.extractors.ocr import cache_variant
+from dpe_server.extractors.ocr import engine as ocr_engine
+from dpe_server.extractors.ocr.engine import MAX_SIDE
+from dpe_server.extractors.ooxml import picture_text
+from dpe_server.extractors.pdf.blocks import Block
+from dpe_server.extractors.pdf.collect import PageContent, Run
+from dpe_server.extractors.pdf.extract import extract
+from dpe_server.extractors.pdf.scanned import _render, is_picture
+from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
+from dpe_server.model.content import ImageContent
+from dpe_server.model.tree import Element, Page
+from dpe_server.read.oneshot import OneShotReader
+from dpe_server.views.render import render_element
+from fixtures.builders import scanned
+
+HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
+needs_ocr = pytest.mark.skipif(
+    not HAS_OCR,
+    reason="the ocr extra is not installed (pip install -e '.[ocr]'; python3 dev.py test does)",
+)
+LETTER = (0.0, 0.0, 612.0, 792.0)
+
+
+@pytest.fixture(scope="module")
+def scans(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("scans")
+    scanned.build(out)
+    return out
+
+
+def _page(path: Path, limits: Limits = DEFAULT_LIMITS) -> Page:
+    with path.open("rb") as f:
+        return extract(f, limits).pages[0]
+
+
+@pytest.fixture(scope="module")
+def english(scans: Path) -> Page:
+    return _page(scans / "scanned_en.pdf")
+
+
+@pytest.fixture(scope="module")
+def chinese(scans: Path) -> Page:
+    path = scans / "scanned_zh.pdf"
+    if not path.exists():
+        pytest.skip(f"no CJK font at {scanned.CJK_FONT} (apt-get install fonts-wqy-microhei)")
+    return _page(path)
+
+
+def _recognised_text(page: Page) -> str:
+    parts = []
+    for e in page.elements:
+        if e.metadata.get("ocr") is True:
+            parts.append(" ".join(str(v) for v in e.content.values() if isinstance(v, str)))
+    return "\n".join(parts)
+
+
+@needs_ocr
+def test_english_page_recall(english: Page) -> None:
+    recall = scanned.recall_en(_recognised_text(english))
+    assert recall >= 0.95, recall
+
+
+@needs_ocr
+def test_chinese_page_recall(chinese: Page) -> None:
+    recall = scanned.recall_zh(_recognised_text(chinese))
+    assert recall >= 0.90, recall
+
+
+@needs_ocr
+def test_recognised_page_says_ocr_and_keeps_reading_order(english: Page) -> None:
+    assert english.metadata["ocr"] is True
+    assert english.metadata["no_text_layer"] is True
+    assert english.elements[0].category.value == "image"  # the scan itself is still listed
+    text_elements = [e for e in english.elements if e.category.value != "image"]
+    assert text_elements
+    for e in text_elements:
+        assert e.metadata["ocr"] is True
+        confidence = e.metadata["confidence"]
+        assert isinstance(confidence, float)
+        assert 0.5 <= confidence <= 1.0
+    text = _recognised_text(english)
+    first, last = text.find("Quarterly"), text.find("operations office")
+    assert 0 <= first < text.find("pumping station") < text.find("settling basin") < last
+
+
+@pytest.fixture
+def no_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The engine's import fails, as without the extra."""
+    ocr_engine._engine.cache_clear()
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)
+    yield
+    ocr_engine._engine.cache_clear()
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_without_the_extra_the_page_says_unavailable(scans: Path) -> None:
+    page = _page(scans / "scanned_en.pdf")
+    assert page.metadata["ocr"] == "unavailable"
+    assert page.metadata["no_text_layer"] is True
+    assert [e.category.value for e in page.elements] == ["image"]
+    assert not ocr_engine.available()
+
+
+def test_ocr_off_leaves_the_page_as_a_picture(scans: Path) -> None:
+    page = _page(scans / "scanned_en.pdf", Limits(ocr="off"))
+    assert "ocr" not in page.metadata
+    assert page.metadata["no_text_layer"] is True
+    assert [e.category.value for e in page.elements] == ["image"]
+
+
+def _run(text: str, y: float) -> Run:
+    return Run(text, 72, 72 + 6 * len(text), y, 12, "Helvetica", False, False)
+
+
+def _image(pixels: int, bbox: tuple[float, float, float, float]) -> Block:
+    content = ImageContent(description="", mime_type="image/png", width=pixels, height=pixels)
+    return Block("image", content, bbox[3], bbox[0], bbox[2], {"bbox": list(bbox)})
+
+
+def test_auto_recognises_pictures_not_pages_with_a_text_layer() -> None:
+    scan = [_image(1700, LETTER)]
+    assert is_picture(PageContent(), LETTER, scan)
+    assert is_picture(PageContent(runs=[_run("12", 40)]), LETTER, scan)  # a stray page number
+    line = "A line of real text that fills the page width well enough"
+    lines = [_run(line, y) for y in range(60, 760, 14)]
+    assert not is_picture(PageContent(runs=lines), LETTER, scan)
+    assert not is_picture(PageContent(), LETTER, [_image(300, (72, 600, 172, 680))])  # a logo
+    assert not is_picture(PageContent(), LETTER, [_image(40, LETTER)])  # 5 dpi: nothing legible
+
+
+def test_ocr_settings_are_part_of_the_cache_key(tmp_path: Path) -> None:
+    modes = (Limits(), Limits(ocr="off"), Limits(ocr="force"), Limits(ocr_languages=("en",)))
+    keys = set()
+    for limits in modes:
+        with OneShotReader(tmp_path, cache=False, limits=limits) as reader:
+            keys.add(reader._fingerprint)
+    assert len(keys) == 4
+    assert cache_variant("off", ("en",)) == cache_variant("off", ("en", "zh"))
+
+
+def test_unknown_ocr_language_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["read", str(tmp_path), "dpe://x", "--ocr-languages", "en,fr"])
+    assert exited.value.code == 2
+    assert "OCR languages fr not supported; choose among en, zh" in capsys.readouterr().err
+
+
+@needs_ocr
+@pytest.mark.anyio
+async def test_a_worker_process_recognises_under_its_limits(scans: Path) -> None:
+    """The server's path: a worker process under the default deadline and address-space cap
+    (the engine loads within them), with the serve options' OCR settings."""
+    backend = ProcessBackend(WorkerSettings(workers=1), Limits(ocr_languages=("en",)))
+    try:
+        (page,) = await backend.extract_pages(scans, "scanned_en.pdf", [0])
+    finally:
+        await backend.aclose()
+    assert page.metadata["ocr"] is True
+    assert scanned.recall_en(_recognised_text(page)) >= 0.95
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pypdfium2") is None, reason="pypdfium2 absent")
+def test_a_huge_page_is_rendered_within_the_pixel_cap(tmp_path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    side = 5000.0  # points: 13,900 pixels a side at 200 dpi
+    path = tmp_path / "poster.pdf"
+    c = canvas.Canvas(str(path), pagesize=(side, side / 2), invariant=1)
+    c.showPage()
+    c.save()
+    with path.open("rb") as f:
+        image = _render(f, 0, (0.0, 0.0, side, side / 2))
+    assert image.size == (MAX_SIDE, MAX_SIDE // 2)
+
+
+def _docx_picture(path: Path) -> Element:
+    from dpe_server.extractors.docx.extract import extract as extract_docx
+
+    with path.open("rb") as f:
+        doc = extract_docx(f, DEFAULT_LIMITS)
+    (picture,) = [e for p in doc.pages for e in p.elements if e.category.value == "image"]
+    return picture
+
+
+@needs_ocr
+def test_a_picture_of_a_table_in_a_docx_gives_its_text(scans: Path) -> None:
+    picture = _docx_picture(scans / "picture_table.docx")
+    assert picture.metadata["ocr"] is True
+    text = str(picture.content["text"])
+    rows = [line.split() for line in text.splitlines()]
+    assert rows == scanned.TABLE, text  # one line per row, cells left to right
+    element = {**picture.to_json(), "uri": "dpe://h/d/elements/p0-img1"}
+    markdown = render_element(element, markdown=True, full=True)
+    assert markdown.endswith("Item Qty Price  \nBolts 120 36.00  \nWashers 300 12.50\n")
+    assert render_element(element, markdown=False, full=True).endswith("Washers 300 12.50\n")
+
+
+@pytest.mark.usefixtures("no_engine")
+def test_without_the_extra_a_docx_picture_says_unavailable(scans: Path) -> None:
+    picture = _docx_picture(scans / "picture_table.docx")
+    assert picture.metadata["ocr"] == "unavailable"
+    assert "text" not in picture.content
+
+
+def test_a_document_past_its_ocr_budget_skips_its_pictures(
+    scans: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(picture_text, "BUDGET_SECONDS", 0.0)
+    picture = _docx_picture(scans / "picture_table.docx")
+    assert picture.metadata["ocr"] == "skipped"
+    assert "text" not in picture.content
+
+
+def test_small_pictures_are_not_recognised(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from fixtures.builders.docx import save
+
+    doc = docx.Document()
+    buf = io.BytesIO()
+    Image.new("L", (120, 30), 255).save(buf, "PNG")  # an icon: under 200 x 40 pixels
+    doc.add_picture(io.BytesIO(buf.getvalue()))
+    icon = _docx_picture(save(doc, tmp_path / "icon.docx"))
+    assert "ocr" not in icon.metadata
