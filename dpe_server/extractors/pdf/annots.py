@@ -35,6 +35,7 @@ from dpe_server.model.content import (
     AnnotationContent,
     FieldKind,
     FormField,
+    LinkContent,
     MediaContent,
     WidgetContent,
 )
@@ -232,12 +233,12 @@ def _link(annot: DictionaryObject, targets: _Targets, text: str) -> AnnotItem | 
             url = _s(action.get("/F"))
     elif annot.get("/Dest") is not None:
         page = targets.page_of(annot.get("/Dest"))
-    content: dict[str, JSON] = {"text": text or url, "url": url}
+    content: LinkContent = {"text": text or url, "url": url}
     if page is not None:
-        content.update(url=f"#page={page + 1}", target_page=page)
+        content["url"], content["target_page"] = f"#page={page + 1}", page
     if not content["url"]:
         return None
-    return AnnotItem("link", content)
+    return AnnotItem("link", dict(content))
 
 
 def _media(annot: DictionaryObject, subtype: str) -> AnnotItem:
