@@ -8,7 +8,8 @@
 The catalog entries are built directly (doc_refs of generated relative paths and titles of
 random words): what is measured is the completion index, not the folder. Each size times the
 index build (once per listing change) and every typed value in `TYPED` (prefixes of a few
-doc_refs of every length, words and fuzzy fragments, and misses), 5 rounds; prints medians.
+doc_refs of every length, words and fuzzy fragments, and misses), 5 rounds; prints medians,
+and the memory the index holds (traced by tracemalloc in one more build, not timed).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import random
 import statistics
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -87,12 +89,17 @@ def measure(n: int) -> dict[str, float]:
             index.complete(typed)
             times.append(time.perf_counter() - t0)
     times.sort()
+    tracemalloc.start()
+    index = DocRefs(pairs)
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
     return {
         "docs": n,
         "build_ms": statistics.median(builds) * 1000,
         "p50_ms": times[len(times) // 2] * 1000,
         "p95_ms": times[int(len(times) * 0.95)] * 1000,
         "max_ms": times[-1] * 1000,
+        "index_mb": held / 1e6,
         "n": len(times),
     }
 
@@ -100,11 +107,15 @@ def measure(n: int) -> dict[str, float]:
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [1_000, 10_000, 100_000]
     rows = [measure(n) for n in sizes]
-    print("| documents | index build (median) | complete p50 | complete p95 | max | n |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| documents | index build (median) | index memory "
+        "| complete p50 | complete p95 | max | n |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(
-            f"| {r['docs']:,} | {r['build_ms']:.0f} ms | {r['p50_ms']:.2f} ms "
+            f"| {r['docs']:,} | {r['build_ms']:.0f} ms | {r['index_mb']:.1f} MB "
+            f"| {r['p50_ms']:.2f} ms "
             f"| {r['p95_ms']:.2f} ms | {r['max_ms']:.2f} ms | {r['n']:.0f} |"
         )
     if len(rows) > 1:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from dpe_server.catalog.folder import doc_ref_for
+from dpe_server.read import completion
 from dpe_server.read.completion import FUZZY_RANKED, MAX_VALUES, DocRefs, rank
 
 WORDS = ("budget", "report", "revenue", "plan", "deck", "2024", "north", "q3", "élan", "数据")
@@ -20,12 +23,22 @@ def _catalog(n: int, seed: int) -> dict[str, str]:
     return titles
 
 
-def test_values_and_totals_are_those_of_a_full_ranking() -> None:
+@pytest.mark.parametrize("chunk", [4_096, 7])  # lines filtered and joined at a time
+def test_values_and_totals_are_those_of_a_full_ranking(
+    chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(completion, "_CHUNK", chunk)
     titles = _catalog(1500, seed=3)
     index = DocRefs(titles.items())
     flat = {ref: title.replace("\t", " ") for ref, title in titles.items()}
     typed_values = ["", "b", "bu", "budg", "rpt", "q3", "QUAR", "xyz", "é", "数", "n-", "9", "t r"]
     typed_values += [ref[:4] for ref in list(titles)[:5]]
+    # long values, and values whose characters few lines hold: the pattern is tried only on
+    # the lines holding every letter and digit typed
+    typed_values += [ref[:k] for ref in list(titles)[5:10] for k in (9, len(ref))]
+    typed_values += [ref[2:] for ref in list(titles)[10:13]]
+    typed_values += ["budget report 2024", "rvn24", "n3 q", "élan 数据", "plan-1", "dk2"]
+    typed_values += ["revenue deck", "d9", "\t", "\n", "a\tb", "n\n", " ", "-"]
     for typed in typed_values:
         expected = rank(typed, flat, flat)
         done = index.complete(typed)

@@ -7,19 +7,28 @@ first. At most 100 values, with `total` and `hasMore`.
 
 doc_refs are completed from a `DocRefs` index of the catalog, rebuilt when its listing changes:
 the doc_refs sorted (a prefix is a range found by bisection) and one text of every doc_ref
-and title that a compiled pattern searches for the typed characters in order (at C speed).
-When more than 100 doc_refs start with what is typed, those are the values and no fuzzy match
-is looked for; at most `FUZZY_RANKED` fuzzy matches are ranked. `total` then counts those
-found, a lower bound (`hasMore` is set).
+and title, a line each, that a compiled pattern searches for the typed characters in order (at
+C speed, from each field's start: the first occurrence of the first character, then the first
+of each next one). When more than 100 doc_refs start with what is typed, those are the values
+and no fuzzy match is looked for; at most `FUZZY_RANKED` fuzzy matches are ranked. `total` then
+counts those found, a lower bound (`hasMore` is set). The pattern is tried only on the lines
+holding every ASCII letter and digit typed: the index keeps, per such character, a bitmap of
+the lines holding it (n/8 bytes each); the lines whose bits are all set are joined, in doc_ref
+order and a chunk at a time, into the text searched, so the matches and the order they are
+found in are those of the whole text.
 """
 
 from __future__ import annotations
 
 import bisect
+import operator
 import re
+import string
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import reduce
+from itertools import compress, repeat
 
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.index import Entry
@@ -101,9 +110,10 @@ class DocRefs:
         flat = str.maketrans("\t\n\r", "   ")  # one line of text per document
         items = sorted((ref.lower(), title.lower().translate(flat)) for ref, title in pairs)
         self.refs = [ref for ref, _ in items]
-        self.titles = dict(items)
-        self.by_length = sorted(self.refs, key=lambda r: (len(r), r))
-        self.text = "".join(f"{ref}\t{title}\n" for ref, title in items)
+        self.by_length = sorted(self.refs, key=len)  # stable: alphabetical within a length
+        self.lines = [f"\n{ref}\t{title}" for ref, title in items]
+        self.text = "".join(self.lines)
+        self.holding = {c: _bitmap(map(operator.contains, self.lines, repeat(c))) for c in INDEXED}
 
     def complete(self, typed: str) -> Completed:
         """The best `MAX_VALUES` doc_refs for `typed`, and how many match: every one, unless
@@ -116,32 +126,107 @@ class DocRefs:
             )
         lo = bisect.bisect_left(self.refs, needle)
         hi = bisect.bisect_left(self.refs, needle + "\U0010ffff", lo)
-        prefix = sorted(self.refs[lo:hi], key=lambda r: (len(r), r))
+        prefix = sorted(self.refs[lo:hi], key=len)
         if len(prefix) > MAX_VALUES:  # the values are prefix matches: no fuzzy scan
             return Completed(prefix[:MAX_VALUES], len(prefix), True)
-        fuzzy: list[str] = []
-        text, whole = self.text, True
-        for match in _in_order(needle).finditer(text):
-            start = text.rfind("\n", 0, match.start()) + 1
-            ref = text[start : text.index("\t", start)]
-            if not ref.startswith(needle):
-                fuzzy.append(ref)
-            if len(fuzzy) >= FUZZY_RANKED:
-                whole = False
-                break
+        fuzzy = self.fuzzy(needle)
         values = prefix[:MAX_VALUES]
-        values += rank(needle, fuzzy, self.titles)[: MAX_VALUES - len(values)]
+        values += _ranked(needle, fuzzy)[: MAX_VALUES - len(values)]
         total = len(prefix) + len(fuzzy)
+        whole = len(fuzzy) < FUZZY_RANKED
         return Completed(values, total, not whole or total > len(values))
 
+    def fuzzy(self, needle: str) -> list[tuple[str, str]]:
+        """The doc_refs not starting with `needle` whose doc_ref or title holds its characters
+        in order, with their titles: the first `FUZZY_RANKED` in doc_ref order."""
+        found: list[tuple[str, str]] = []
+        if "\t" in needle or "\n" in needle:  # in no doc_ref or title (as `rank` finds)
+            return found
+        pattern = _in_a_field(needle)
+        for text in self.texts(needle):
+            for match in pattern.finditer(text):  # from a field's start to the line's end
+                ref, _, title = text[
+                    text.rfind("\n", 0, match.start() + 1) + 1 : match.end()
+                ].partition("\t")
+                if not ref.startswith(needle):
+                    found.append((ref, title))
+                    if len(found) >= FUZZY_RANKED:
+                        return found
+        return found
 
-def _in_order(needle: str) -> re.Pattern[str]:
-    """A pattern matching once in each line of `DocRefs.text` whose doc_ref or title holds the
-    characters of `needle` in order: from an occurrence of the first, the first occurrence of
-    each next one within the same field (no backtracking), then the rest of the line."""
+    def texts(self, needle: str) -> Iterator[str]:
+        """`text`, or its lines holding every indexed character of `needle`, in order (joined
+        a chunk at a time: a search stopping early joins no more)."""
+        bitmaps = [self.holding[c] for c in set(needle) if c in self.holding]
+        if not bitmaps:
+            yield self.text
+            return
+        lines = reduce(operator.and_, bitmaps)
+        if lines.bit_count() * 2 > len(self.lines):  # joining would cost more than it saves
+            yield self.text
+            return
+        selector = bin(lines)[:1:-1].encode("ascii").translate(_BITS_TO_BYTES)
+        for at in range(0, len(selector), _CHUNK):
+            yield "".join(compress(self.lines[at : at + _CHUNK], selector[at : at + _CHUNK]))
+
+
+_CHUNK = 4_096
+"""Lines of `DocRefs.text` filtered and joined at a time."""
+
+
+def _ranked(needle: str, fuzzy: list[tuple[str, str]]) -> list[str]:
+    """`rank(needle, refs, titles)` of (doc_ref, title) pairs none of whose doc_refs starts
+    with `needle`, the windows found by a compiled pattern rather than character by character."""
+    windows = re.compile(f"(?=({_in_order(needle)}))")
+    keys: list[tuple[int, int, str]] = []
+    for ref, title in fuzzy:
+        where = ref.find(needle)
+        if where != -1:
+            keys.append((0, where, ref))
+            continue
+        span = _window_span(windows, ref)
+        if span is None and title:  # a title holding `needle` whole has a window of its length
+            span = _window_span(windows, title)
+        if span is not None:
+            keys.append((1, span, ref))
+    keys.sort()
+    return [ref for _, _, ref in keys]
+
+
+INDEXED = frozenset(string.ascii_lowercase + string.digits)
+"""The characters `DocRefs` keeps a bitmap of lines for: those of every doc_ref but '-'."""
+
+_BYTES_TO_BITS = bytes.maketrans(b"\x00\x01", b"01")
+_BITS_TO_BYTES = bytes.maketrans(b"01", b"\x00\x01")
+
+
+def _bitmap(flags: Iterable[bool]) -> int:
+    """An int whose bit i is set where the i-th flag is true."""
+    digits = bytes(flags).translate(_BYTES_TO_BITS)[::-1]
+    return int(digits, 2) if digits else 0
+
+
+def _in_order(needle: str) -> str:
+    """A pattern of the characters of `needle` in order in one field (doc_ref or title): from
+    an occurrence of the first, the first occurrence of each next one (no backtracking)."""
     chars = [re.escape(c) for c in needle]
-    rest = "".join(f"[^{c}\t\n]*{c}" for c in chars[1:])
-    return re.compile(f"{chars[0]}{rest}[^\n]*")
+    return chars[0] + "".join(f"[^{c}\t\n]*{c}" for c in chars[1:])
+
+
+def _in_a_field(needle: str) -> re.Pattern[str]:
+    """A pattern matching once in each line of `DocRefs.text` whose doc_ref or title holds the
+    characters of `needle` in order: from the field's start, `_in_order` from the first
+    occurrence of the first character (a later one cannot match where it does not), then the
+    rest of the line."""
+    first = re.escape(needle[0])
+    return re.compile(f"[\t\n][^{first}\t\n]*{_in_order(needle)}[^\n]*")
+
+
+def _window_span(windows: re.Pattern[str], hay: str) -> int | None:
+    """`_subsequence_span` of a `hay` without tabs or line ends, `windows` being
+    `_in_order(needle)` in a lookahead: the window from every occurrence of the first
+    character that has one (one that has none has none after it)."""
+    return min(map(len, windows.findall(hay)), default=None)
 
 
 @dataclass(frozen=True, slots=True)
