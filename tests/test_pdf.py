@@ -189,6 +189,27 @@ def test_header_footer_removed_from_body(doc: Document, index: int) -> None:
     assert not re.search(r"\bPage \d\b", body)
 
 
+def test_whole_document_lays_out_each_pages_edge_lines_once(
+    structure: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The edge lines built when a neighbour needs them serve the page itself (issue 17):
+    one layout of a page's header and footer candidates, and the furniture still found."""
+    calls: list[int] = []
+    real = pdf_mod.edge_lines
+
+    def counting(runs: Any, box: Any) -> Any:
+        calls.append(len(runs))
+        return real(runs, box)
+
+    monkeypatch.setattr(pdf_mod, "edge_lines", counting)
+    with structure.open("rb") as f:
+        doc = pdf_mod.extract(f, DEFAULT_LIMITS)
+    assert len(calls) == len(doc.pages)
+    for index in range(4):
+        assert _texts(doc.pages[index], Category.HEADER) == ["PDFSENT Running Header"]
+        assert _texts(doc.pages[index], Category.FOOTER) == [f"Page {index + 1}"]
+
+
 def test_ruled_table_cells(doc: Document) -> None:
     tables = _of(doc.pages[1], Category.TABLE)
     ruled = next(t for t in tables if t.metadata.get("ruled"))

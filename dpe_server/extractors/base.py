@@ -55,7 +55,7 @@ class Extractor:
 
 Check = Callable[[BinaryIO, str, str, Limits], None]
 """`check(f, file_type, kind, limits)`: raise the project's error when `f` (whose first bytes
-`ooxml.package.sniff` calls `kind`: zip, pdf, cfb, other) is not a plausible file of the format."""
+`magic.sniff` calls `kind`: zip, pdf, cfb, other) is not a plausible file of the format."""
 Picture = Callable[[BinaryIO, str, Mapping[str, JSON], int], bytes | None]
 """`picture(f, file_type, metadata, max_bytes)`: the bytes of the picture an image element's
 metadata names, or None (also when it is over `max_bytes`)."""

@@ -50,12 +50,14 @@ def format_of(path: PurePath | str) -> Format | None:
 def read_as(f: BinaryIO, path: PurePath | str) -> str:
     """The suffix a file is read as: its own, unless it is a legacy Office file (OLE2) under
     an OOXML suffix whose real format is served (an .xls named .xlsx is read as .xls)."""
-    from dpe_server.extractors.ooxml.package import cfb_kind, sniff
+    from dpe_server.extractors.magic import sniff
 
     suffix = PurePath(path).suffix.lower()
     fmt = FORMATS.get(suffix)
     if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb":
         return suffix
+    from dpe_server.extractors.ooxml.package import cfb_kind  # only for an OLE2 file
+
     real = cfb_kind(f)
     return real if real in FORMATS else suffix
 
@@ -64,10 +66,14 @@ def unlocked(f: BinaryIO, suffix: str) -> BinaryIO:
     """`f`, or its decrypted copy in memory when it is a password-protected OOXML package
     (`ooxml.decrypt`: the passwords tried are `extractors.passwords`'); raises
     `EncryptedError` when none opens it."""
-    from dpe_server.extractors.ooxml.package import cfb_kind, sniff
+    from dpe_server.extractors.magic import sniff
 
     fmt = FORMATS.get(suffix.lower())
-    if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb" or cfb_kind(f) != "encrypted":
+    if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb":
+        return f
+    from dpe_server.extractors.ooxml.package import cfb_kind  # only for an OLE2 file
+
+    if cfb_kind(f) != "encrypted":
         return f
     from dpe_server.extractors.ooxml.decrypt import unlock
 

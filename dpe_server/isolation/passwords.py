@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -89,6 +88,8 @@ def parse_passwords(data: Mapping[str, object]) -> Passwords:
 
 def load_passwords(path: Path) -> Passwords:
     """Read the passwords file at `path`; `PasswordsFileError` names what is wrong."""
+    import tomllib  # only when a passwords file is given
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -12,7 +12,7 @@ from pathlib import PurePath
 from typing import BinaryIO
 
 from dpe_server.extractors import Limits, file_type, format_of
-from dpe_server.extractors.ooxml.package import sniff
+from dpe_server.extractors.magic import sniff
 from dpe_server.model.errors import CorruptError
 
 

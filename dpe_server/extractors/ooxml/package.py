@@ -2,9 +2,10 @@
 
 Every extractor of an OOXML format goes through `Package`:
 
-- `sniff` tells what a file really is from its first bytes: a password-protected OOXML file
-  is an OLE2/CFB container (`D0 CF 11 E0`), reported as `encrypted`; a legacy .doc/.xls/.ppt
-  is CFB too but without an `EncryptionInfo` stream, reported as `unsupported`.
+- `sniff` (`extractors.magic`) tells what a file really is from its first bytes: a
+  password-protected OOXML file is an OLE2/CFB container (`D0 CF 11 E0`), reported as
+  `encrypted`; a legacy .doc/.xls/.ppt is CFB too but without an `EncryptionInfo` stream,
+  reported as `unsupported`.
 - zip member names are normalised (backslashes, a leading slash, case-insensitive lookup),
   because Excel opens packages written with `xl\\worksheets\\sheet1.xml`;
 - sizes are enforced while inflating (declared sizes lie), per member and in total, along
@@ -29,13 +30,9 @@ from typing import BinaryIO
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.magic import sniff
 from dpe_server.extractors.passwords import HOW_TO_GIVE
 from dpe_server.model.errors import CorruptError, EncryptedError, TooLargeError, UnsupportedError
-
-CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-ZIP_MAGIC = b"PK\x03\x04"
-EMPTY_ZIP_MAGIC = b"PK\x05\x06"
-PDF_MAGIC = b"%PDF-"
 
 NS = {
     "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
@@ -53,22 +50,6 @@ NS = {
 
 _CHUNK = 64 * 1024
 _RATIO_FLOOR = 1024 * 1024  # members smaller than this are never refused for their ratio
-
-
-def sniff(f: BinaryIO) -> str:
-    """What the file is by its magic bytes: zip, cfb, pdf, empty or other. Rewinds `f`."""
-    f.seek(0)
-    head = f.read(8)
-    f.seek(0)
-    if not head:
-        return "empty"
-    if head.startswith((ZIP_MAGIC, EMPTY_ZIP_MAGIC)):
-        return "zip"
-    if head == CFB_MAGIC:
-        return "cfb"
-    if head.startswith(PDF_MAGIC):
-        return "pdf"
-    return "other"
 
 
 LEGACY_STREAMS = {

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.ooxml.checks import zip_kind
 from dpe_server.model.errors import CorruptError, UnsupportedError
 
 PDF_HEAD = 1024
@@ -15,6 +14,8 @@ PDF_HEAD = 1024
 
 def check_pdf(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
     if kind == "zip":
+        from dpe_server.extractors.ooxml.checks import zip_kind  # only for a renamed zip
+
         raise UnsupportedError(f"This file is {zip_kind(f)} renamed to .pdf, not a PDF.")
     if kind == "cfb":
         raise UnsupportedError(

@@ -101,6 +101,8 @@ class _Doc:
         self._styles: Styles | None = None
         self._contents: dict[int, PageContent] = {}
         self._edges: dict[int, list[EdgeLine]] = {}
+        self._edges_current: set[int] = set()
+        """Pages whose kept edge lines were built from the pass now kept in `_contents`."""
 
     @property
     def outline(self) -> dict[int, list[tuple[str, int]]]:
@@ -147,6 +149,7 @@ class _Doc:
                 with PDFIUM_LOCK:
                     page.close()
             self._contents[index] = hit
+            self._edges_current.discard(index)
         return hit
 
     def edges(self, index: int) -> list[EdgeLine]:
@@ -156,13 +159,19 @@ class _Doc:
                 hit = edge_lines(self.content(index).runs, self.box(index))
             except PLAIN_ERRORS:
                 hit = []
+            else:
+                self._edges_current.add(index)
             self._edges[index] = hit
         return hit
 
     def own_edges(self, index: int, content: PageContent) -> list[EdgeLine]:
-        """The page's edge lines built from `content` itself (so its runs can be removed)."""
+        """The page's edge lines built from `content` itself (so its runs can be removed):
+        those kept from a neighbour's read when they were built from this same pass."""
+        if index in self._edges_current and self._contents.get(index) is content:
+            return self._edges[index]
         edges = edge_lines(content.runs, self.box(index))
         self._edges[index] = edges
+        self._edges_current.add(index)
         return edges
 
     def forget(self, index: int) -> None:

@@ -12,8 +12,10 @@ nothing is taken.
 
 Cost: the neighbours come from the same per-page pass as the page itself (`pdf_collect`),
 kept per reader: whole-document extraction runs each page's pass once and reuses it for its
-neighbours; a single-page read runs the pass over at most four neighbours besides the page
-(only their edge lines are kept; no layout analysis is done for them).
+neighbours, and a page's edge lines, built once when a neighbour first needs them, serve the
+page itself (while the pass they came from is still the page's); a single-page read runs the
+pass over at most four neighbours besides the page (only their edge lines are kept; no layout
+analysis is done for them).
 """
 
 from __future__ import annotations

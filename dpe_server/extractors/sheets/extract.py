@@ -16,7 +16,8 @@ from typing import Any, BinaryIO
 from python_calamine import CalamineError, CalamineWorkbook, PasswordError
 
 from dpe_server.extractors.base import Extractor, Limits
-from dpe_server.extractors.ooxml.package import Package, sniff
+from dpe_server.extractors.magic import sniff
+from dpe_server.extractors.ooxml.package import Package
 from dpe_server.extractors.sheets import FORMAT
 from dpe_server.extractors.xlsx.values import ValueSheet, values_page
 from dpe_server.model.errors import CorruptError, EncryptedError
