@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -59,9 +60,18 @@ def main(argv: list[str]) -> None:
     command, rest = (argv[0], argv[1:]) if argv else ("", [])
     if command == "serve":
         setup()  # the fixture documents are committed: nothing to build
-        os.execv(
-            BIN / "dpe-server", [str(BIN / "dpe-server"), "serve", str(ROOT / "fixtures"), *rest]
+        # Serve exactly the documents the goldens describe (fixtures/ also holds the builders,
+        # the goldens and the sources of two documents), from a folder named `fixtures` so
+        # that the host is local.dpe.fixtures as in the goldens.
+        served = VENV / "served" / "fixtures"
+        shutil.rmtree(served, ignore_errors=True)
+        run(
+            PY,
+            "-c",
+            "import sys, pathlib, fixtures.build as b; b.copy_documents(pathlib.Path(sys.argv[1]))",
+            served,
         )
+        os.execv(BIN / "dpe-server", [str(BIN / "dpe-server"), "serve", str(served), *rest])
     elif command == "test":
         setup("dev")
         run(PY, "-m", "ruff", "check", ".")
