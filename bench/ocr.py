@@ -55,7 +55,7 @@ def _text(path: Path) -> tuple[float, float, str]:
 
 
 def per_page(runs: int) -> None:
-    files = scanned.build(OUT / "pages")
+    files = scanned.build_pictures(OUT / "pages")
     start = time.perf_counter()
     engine.available()
     print(f"- engine load: {time.perf_counter() - start:.2f} s (once per worker process)")

@@ -40,7 +40,7 @@ LETTER = (0.0, 0.0, 612.0, 792.0)
 @pytest.fixture(scope="module")
 def scans(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("scans")
-    scanned.build(out)
+    scanned.build_pictures(out)
     return out
 
 
