@@ -8,6 +8,7 @@ refuses root), and is stopped at the end. `available()` says why it cannot run, 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import glob
 import importlib.util
@@ -40,12 +41,42 @@ def _free_port() -> int:
         return port
 
 
+_PUBLIC: dict[Path, Path] = {}
+"""Installations copied where `nobody` can run them, per original `bin` folder."""
+
+
+def _runnable_by(user: str, bins: Path) -> Path:
+    """`bins`, or a copy of its installation (bin/, lib/, share/) in a temporary folder open to
+    everyone when `user` cannot reach it (a clone in a private folder, as CI makes)."""
+    try:
+        probe = subprocess.run(
+            [str(bins / "initdb"), "--version"], capture_output=True, user=user, check=False
+        )
+        if probe.returncode == 0:
+            return bins
+    except OSError:  # cannot even be started as `user`
+        pass
+    if bins not in _PUBLIC:
+        # pgserver's binaries find their libraries at $ORIGIN/../../../pgserver.libs: keep the
+        # layout of site-packages/{pgserver/pginstall, pgserver.libs}.
+        install, package = bins.parent, bins.parent.parent
+        root = Path(tempfile.mkdtemp(prefix="dpe-pg-install-"))
+        atexit.register(shutil.rmtree, root, True)
+        root.chmod(0o755)
+        shutil.copytree(install, root / package.name / install.name, symlinks=True)
+        libs = package.parent / f"{package.name}.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, root / libs.name, symlinks=True)
+        _PUBLIC[bins] = root / package.name / install.name / bins.name
+    return _PUBLIC[bins]
+
+
 class Postgres:
     """One throw-away server: `start()`, `stop()` (and start again: a restart), `url`."""
 
     def __init__(self, bins: Path) -> None:
-        self.bins = bins
         self.user = "nobody" if os.geteuid() == 0 else None
+        self.bins = _runnable_by(self.user, bins) if self.user else bins
         self.dir = Path(tempfile.mkdtemp(prefix="dpe-pg-"))
         self.data = self.dir / "data"
         self.port = _free_port()
