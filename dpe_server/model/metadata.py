@@ -9,9 +9,9 @@ name such as "Microsoft Word - x.docx" or the document's own name) counts as abs
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from dpe_server.model.tree import Category, Document, Page, one_line
+from dpe_server.model.tree import JSON, Category, Document, Page, Properties, one_line
 
 SUMMARY_LIMIT = 200
 MAX_DERIVED_KEYWORDS = 5
@@ -58,6 +58,33 @@ def split_keywords(value: str | None) -> tuple[str, ...]:
         if word:
             seen.setdefault(word, None)
     return tuple(seen)
+
+
+AUTHORSHIP = ("creator", "lastModifiedBy", "created", "modified")
+"""The core properties docx and OpenDocument texts report as metadata, when present."""
+
+
+def authorship(core: Mapping[str, str]) -> dict[str, JSON]:
+    """The `AUTHORSHIP` fields a file's core properties hold."""
+    return {k: core[k] for k in AUTHORSHIP if k in core}
+
+
+def from_core(
+    core: Mapping[str, str],
+    page_count: int,
+    page_titles: tuple[str, ...] | None,
+    extra: Mapping[str, JSON],
+) -> Properties:
+    """`Properties` from a file's core properties (OOXML `docProps/core.xml`, OpenDocument
+    `meta.xml`): its title, its keywords, its description (else subject) as the summary."""
+    return Properties(
+        page_count=page_count,
+        title=core.get("title") or None,
+        keywords=split_keywords(core.get("keywords")),
+        summary=core.get("description") or core.get("subject") or None,
+        page_titles=page_titles,
+        extra=extra,
+    )
 
 
 def first_heading(pages: Sequence[Page]) -> str | None:

@@ -72,8 +72,8 @@ from dpe_server.extractors.magic import sniff
 from dpe_server.extractors.ooxml.macros import package_extractor
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedError
-from dpe_server.model.metadata import split_keywords
-from dpe_server.model.tree import JSON, Document, Page, Properties
+from dpe_server.model.metadata import authorship, from_core
+from dpe_server.model.tree import Document, Page, Properties
 
 VERSION = "1"
 STREAM_ABOVE = 4 * 1024 * 1024
@@ -94,18 +94,7 @@ class _Opened:
 
 def _properties(pkg: Package, plans: list[PagePlan]) -> Properties:
     core = pkg.core_properties()
-    summary = core.get("description") or core.get("subject") or None
-    extra: dict[str, JSON] = {
-        k: core[k] for k in ("creator", "lastModifiedBy", "created", "modified") if k in core
-    }
-    return Properties(
-        page_count=len(plans),
-        title=core.get("title") or None,
-        keywords=split_keywords(core.get("keywords")),
-        summary=summary,
-        page_titles=tuple(p.title for p in plans),
-        extra=extra,
-    )
+    return from_core(core, len(plans), tuple(p.title for p in plans), authorship(core))
 
 
 def _open(pkg: Package, limits: Limits) -> _Opened:

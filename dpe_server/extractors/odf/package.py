@@ -9,8 +9,8 @@ from lxml import etree
 
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model.errors import CorruptError
-from dpe_server.model.metadata import split_keywords
-from dpe_server.model.tree import JSON, Properties
+from dpe_server.model.metadata import authorship, from_core
+from dpe_server.model.tree import Properties
 
 _NS = {
     "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -79,17 +79,7 @@ def meta(pkg: Package) -> dict[str, str]:
 
 def properties(pkg: Package, page_titles: list[str]) -> Properties:
     info = meta(pkg)
-    extra: dict[str, JSON] = {
-        k: info[k] for k in ("creator", "lastModifiedBy", "created", "modified") if k in info
-    }
-    return Properties(
-        page_count=len(page_titles),
-        title=info.get("title") or None,
-        keywords=split_keywords(info.get("keywords")),
-        summary=info.get("description") or info.get("subject") or None,
-        page_titles=tuple(page_titles),
-        extra=extra,
-    )
+    return from_core(info, len(page_titles), tuple(page_titles), authorship(info))
 
 
 _LENGTH = re.compile(r"^\s*(-?[0-9]*\.?[0-9]+)\s*(cm|mm|in|pt|pc|px)?\s*$")

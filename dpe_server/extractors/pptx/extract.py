@@ -44,7 +44,7 @@ from dpe_server.extractors.pptx.extras import (
 from dpe_server.extractors.pptx.shapes import walk
 from dpe_server.extractors.pptx.text import P, R, plain_text
 from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedError
-from dpe_server.model.metadata import split_keywords
+from dpe_server.model.metadata import from_core
 from dpe_server.model.tree import JSON, Document, Page, Properties
 
 VERSION = "1"
@@ -177,14 +177,7 @@ class Deck:
                 extra["hidden_pages"] = hidden
         if core.get("creator"):
             extra["author"] = core["creator"]
-        return Properties(
-            page_count=len(self.slides),
-            title=core.get("title") or None,
-            keywords=split_keywords(core.get("keywords")),
-            summary=core.get("description") or core.get("subject") or None,
-            page_titles=titles,
-            extra=extra,
-        )
+        return from_core(core, len(self.slides), titles, extra)
 
     def page(self, index: int) -> Page:
         part = self.slides[index]

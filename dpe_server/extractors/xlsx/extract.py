@@ -42,8 +42,8 @@ from dpe_server.extractors.xlsx.format import Styles
 from dpe_server.extractors.xlsx.page import build_sheet_items
 from dpe_server.extractors.xlsx.scan import STREAM_MAX_CELLS, SheetScan, read_cells, scan_sheet
 from dpe_server.model.errors import CorruptError, DpeError, ExtractionError, UnsupportedError
-from dpe_server.model.metadata import split_keywords
-from dpe_server.model.tree import Document, Page, PageBuilder, Properties
+from dpe_server.model.metadata import from_core
+from dpe_server.model.tree import JSON, Document, Page, PageBuilder, Properties
 
 VERSION = "1"
 
@@ -100,15 +100,8 @@ def _cell_package(pkg: Package, known: dict[str, bytes]) -> io.BytesIO:
 
 def _properties(wb: Workbook, core: dict[str, str], limits: Limits) -> Properties:
     sheets = wb.sheets[: limits.max_pages]
-    summary = core.get("description") or core.get("subject") or None
-    return Properties(
-        page_count=len(sheets),
-        title=core.get("title") or None,
-        keywords=split_keywords(core.get("keywords")),
-        summary=summary,
-        page_titles=tuple(s.name for s in sheets),
-        extra={"hidden_sheets": [s.name for s in sheets if s.hidden]},
-    )
+    hidden: JSON = [s.name for s in sheets if s.hidden]
+    return from_core(core, len(sheets), tuple(s.name for s in sheets), {"hidden_sheets": hidden})
 
 
 def _workbook(pkg: Package, with_rels: bool) -> Workbook:
