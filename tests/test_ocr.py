@@ -170,9 +170,13 @@ async def test_a_worker_process_recognises_under_its_limits(scans: Path) -> None
     (the engine loads within them), with the serve options' OCR settings."""
     backend = ProcessBackend(WorkerSettings(workers=1), Limits(ocr_languages=("en",)))
     try:
-        (page,) = await backend.extract_pages(scans, "scanned_en.pdf", [0])
+        (pending,) = await backend.extract_pages(scans, "scanned_en.pdf", [0])
+        page = await backend.recognise(scans, "scanned_en.pdf", 0)
     finally:
         await backend.aclose()
+    assert pending.metadata["ocr"] == "pending"  # extraction jobs leave it to an ocr job
+    assert [e.category.value for e in pending.elements] == ["image"]
+    assert page is not None
     assert page.metadata["ocr"] is True
     assert scanned.recall_en(_recognised_text(page)) >= 0.95
 
