@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import anyio
 import docx
+import mcp_types as types
 import pytest
+from mcp import Client
 
+from dpe_server.catalog.catalog import Catalog, Change
+from dpe_server.catalog.store import MemoryStore
 from dpe_server.cli.command import main
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.extractors.ocr import cache_variant
@@ -24,10 +30,13 @@ from dpe_server.extractors.pdf.extract import extract
 from dpe_server.extractors.pdf.scanned import _render, is_picture
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.content import ImageContent
-from dpe_server.model.tree import Element, Page
+from dpe_server.model.info import PageInfo
+from dpe_server.model.tree import JSON, Element, Page
 from dpe_server.read.oneshot import OneShotReader
+from dpe_server.surface.app import Settings, build_server
 from dpe_server.views.render import render_element
 from fixtures.builders import scanned
+from tests.e2e.harness import Inbox, is_updated
 
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 needs_ocr = pytest.mark.skipif(
@@ -244,3 +253,132 @@ def test_small_pictures_are_not_recognised(tmp_path: Path) -> None:
     doc.add_picture(io.BytesIO(buf.getvalue()))
     icon = _docx_picture(save(doc, tmp_path / "icon.docx"))
     assert "ocr" not in icon.metadata
+
+
+# ---- the server: text layers first, then one job per page to recognise ----------------------
+
+FAKE_OCR = "tests.hostile.runners:fake_ocr"
+
+
+def _scans_folder(root: Path, pages: int) -> Path:
+    """`root/docs/scan.pdf`: `pages` scanned English pages (different noise)."""
+    folder = root / "docs"
+    folder.mkdir()
+    images = [scanned.page_image(scanned.EN_TITLE, scanned.EN_TEXT, False, n) for n in range(pages)]
+    scanned.write_pdf(folder / "scan.pdf", images)
+    return folder
+
+
+def _states(infos: Sequence[PageInfo]) -> list[JSON]:
+    return [info.metadata.get("ocr") for info in infos]
+
+
+@needs_ocr
+@pytest.mark.anyio
+async def test_the_server_lists_scans_pending_and_recognises_each_page(tmp_path: Path) -> None:
+    """The warm-up extracts the text layer only (pages say `pending`); a read recognises the
+    page it reads at once; the background pass the others; each is announced; once none waits
+    the document's summary comes from the recognised text."""
+    folder = _scans_folder(tmp_path, 2)
+    changes: list[Change] = []
+
+    async def listen(change: Change) -> None:
+        changes.append(change)
+
+    backend = ProcessBackend(WorkerSettings(workers=2), Limits(ocr_languages=("en",)))
+    catalog = Catalog(folder, "h", backend, listen)
+    try:
+        await catalog.start()
+        await catalog.warm()
+        (doc,) = catalog.documents()
+        assert _states(await catalog.page_infos(doc.doc_ref)) == ["pending", "pending"]
+        assert catalog.indexing() == 1  # its words are not all searchable yet
+        assert "Maintenance" not in doc.summary
+        changes.clear()  # the warm-up's own (titles refined from the probe's)
+
+        page = await catalog.page(doc.doc_ref, 1)  # read: recognised now, ahead of the queue
+        assert page.metadata["ocr"] is True
+        assert scanned.recall_en(_recognised_text(page)) >= 0.95
+        assert _states(await catalog.page_infos(doc.doc_ref)) == ["pending", True]
+        assert changes == [Change(updated=frozenset({doc.doc_ref}))]
+
+        await catalog.recognise_pending()
+        assert _states(await catalog.page_infos(doc.doc_ref)) == [True, True]
+        assert catalog.indexing() == 0
+        assert changes[-1] == Change(list_changed=True, updated=frozenset({doc.doc_ref}))
+        (doc,) = catalog.documents()
+        assert "Maintenance" in doc.summary  # its first line of recognised text
+    finally:
+        await backend.aclose()
+
+
+@needs_ocr
+@pytest.mark.anyio
+async def test_a_page_past_its_deadline_fails_alone_and_stays_failed(tmp_path: Path) -> None:
+    """Each page is a job with its own deadline: the page that hangs says `ocr: "failed"` and
+    why, the others are recognised; a restart on the same store recognises what was pending;
+    the failed page is served as it is (no new job)."""
+    folder = _scans_folder(tmp_path, 3)
+    (tmp_path / "ocr-go").touch()
+    store = MemoryStore()
+    backend = ProcessBackend(WorkerSettings(workers=2, timeout=4.0, runner=FAKE_OCR))
+    try:
+        first = Catalog(folder, "h", backend, store=store)
+        await first.start()
+        await first.warm()  # text layers only: nothing recognised yet
+        again = Catalog(folder, "h", backend, store=store)  # a restart over the same store
+        await again.start()
+        (doc,) = again.documents()
+        assert again.indexing() == 1
+        assert _states(await again.page_infos(doc.doc_ref)) == ["pending"] * 3
+
+        await again.recognise_pending()
+        infos = await again.page_infos(doc.doc_ref)
+        assert _states(infos) == [True, "failed", True]
+        failed = await again.page(doc.doc_ref, 1)
+        assert failed.metadata["ocr_error"] == {
+            "kind": "timeout",
+            "message": "Recognising the text of this page took longer than 4 seconds "
+            "and was stopped.",
+        }
+        assert [e.category.value for e in failed.elements] == ["image"]
+        assert (await again.page(doc.doc_ref, 0)).metadata["recognised_by"] == "test"
+        assert again.documents()[0].error is None
+        started = backend.started
+        assert (await again.page(doc.doc_ref, 1)).metadata["ocr"] == "failed"
+        assert backend.started == started  # kept like any page: no new job
+    finally:
+        await backend.aclose()
+
+
+@needs_ocr
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_a_subscriber_is_told_when_a_page_is_recognised(tmp_path: Path) -> None:
+    """Through MCP: Level 1 lists the page `pending` while it waits, then the document's
+    subscriber gets `notifications/resources/updated` and the page reads recognised."""
+    folder = _scans_folder(tmp_path, 1)
+    inbox = Inbox()
+    backend = ProcessBackend(WorkerSettings(workers=2, runner=FAKE_OCR))
+    server = build_server(
+        Settings(root=folder, host="h", watch=False, cache=False, backend=backend)
+    )
+    async with Client(server, mode="legacy", cache=None, message_handler=inbox.handler) as client:
+        with anyio.fail_after(30):
+            await server.app.catalog.warmed.wait()
+        (resource,) = (await client.list_resources()).resources
+        uri = str(resource.uri)
+        listed = json.loads(await _text(client, f"{uri}?depth=pages"))
+        assert [p["ocr"] for p in listed["pages"]] == ["pending"]
+        await client.subscribe_resource(uri)
+        (tmp_path / "ocr-go").touch()  # the background pass may recognise now
+        await inbox.wait_for(is_updated(uri), timeout=30)
+        page = json.loads(await _text(client, f"{uri}/pages/0"))
+        assert page["ocr"] is True
+
+
+async def _text(client: Client, uri: str) -> str:
+    result = await client.read_resource(uri)
+    item = result.contents[0]
+    assert isinstance(item, types.TextResourceContents)
+    return item.text
