@@ -20,14 +20,14 @@ from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.store import MemoryStore
 from dpe_server.cli.command import main
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
-from dpe_server.extractors.ocr import cache_variant
+from dpe_server.extractors.ocr import Word, cache_variant
 from dpe_server.extractors.ocr import engine as ocr_engine
 from dpe_server.extractors.ocr.engine import MAX_SIDE
 from dpe_server.extractors.ooxml import picture_text
 from dpe_server.extractors.pdf.blocks import Block
 from dpe_server.extractors.pdf.collect import PageContent, Run
 from dpe_server.extractors.pdf.extract import extract
-from dpe_server.extractors.pdf.scanned import _render, is_picture
+from dpe_server.extractors.pdf.scanned import _render, is_picture, picture_table
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.content import ImageContent
 from dpe_server.model.info import PageInfo
@@ -220,10 +220,46 @@ def test_a_picture_of_a_table_in_a_docx_gives_its_text(scans: Path) -> None:
     text = str(picture.content["text"])
     rows = [line.split() for line in text.splitlines()]
     assert rows == scanned.TABLE, text  # one line per row, cells left to right
+    assert picture.content["table"] == {
+        "headers": scanned.TABLE[0],
+        "rows": scanned.TABLE[1:],
+        "total_rows": 2,
+        "total_columns": 3,
+    }
     element = {**picture.to_json(), "uri": "dpe://h/d/elements/p0-img1"}
     markdown = render_element(element, markdown=True, full=True)
-    assert markdown.endswith("Item Qty Price  \nBolts 120 36.00  \nWashers 300 12.50\n")
-    assert render_element(element, markdown=False, full=True).endswith("Washers 300 12.50\n")
+    table = (
+        "| Item | Qty | Price |\n|---|---|---|\n| Bolts | 120 | 36.00 |\n"
+        "| Washers | 300 | 12.50 |\n"
+    )
+    assert markdown == f"![](dpe://h/d/elements/p0-img1)\n\n{table}"  # its words once
+    text = render_element(element, markdown=False, full=True)
+    assert text.endswith("\nItem\tQty\tPrice\nBolts\t120\t36.00\nWashers\t300\t12.50\n")
+
+
+def _boxes(rows: list[list[tuple[str, int]]], pitch: int = 80) -> list[Word]:
+    """Recognised boxes: each row's (text, left pixel), 32 pixels tall, `pitch` apart."""
+    return [
+        Word(text, x, 30 + pitch * i, x + 14 * len(text), 62 + pitch * i, 0.99)
+        for i, row in enumerate(rows)
+        for text, x in row
+    ]
+
+
+def test_a_picture_is_a_table_only_where_its_boxes_stand_in_columns() -> None:
+    columns = [[("Item", 20), ("Qty", 336), ("Price", 658)], [("Bolts", 20), ("120", 336)]]
+    columns += [[("Nuts", 20), ("75", 336), ("9.10", 658)]]
+    table = picture_table(_boxes(columns), 760, 260)
+    assert table == {
+        "headers": ["Item", "Qty", "Price"],
+        "rows": [["Bolts", "120", ""], ["Nuts", "75", "9.10"]],
+        "total_rows": 2,
+        "total_columns": 3,
+    }
+    prose = [[(line, 20)] for line in scanned.EN_TEXT[:4]]  # one box a line: text, no table
+    assert picture_table(_boxes(prose, 48), 1400, 260) is None
+    two_rows = columns[:2]  # a table is at least three rows
+    assert picture_table(_boxes(two_rows), 760, 180) is None
 
 
 @pytest.mark.usefixtures("no_engine")

@@ -39,18 +39,17 @@ from pypdf import PdfReader, PdfWriter
 
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.pdf.annots import TextAt, read_annots
-from dpe_server.extractors.pdf.blocks import Block, build_blocks
+from dpe_server.extractors.pdf.blocks import Block, lay_out
 from dpe_server.extractors.pdf.collect import PDFIUM_LOCK, Draw, PageContent, Run, collect_page
 from dpe_server.extractors.pdf.furniture import NEIGHBOURS, EdgeLine, edge_lines, repeated
 from dpe_server.extractors.pdf.headings import (
     PROFILE_PAGES,
     Styles,
-    body_size,
     document_styles,
     norm,
 )
 from dpe_server.extractors.pdf.images import alt_texts, page_images, read_image
-from dpe_server.extractors.pdf.lines import make_lines, reading_groups
+from dpe_server.extractors.pdf.lines import make_lines
 from dpe_server.extractors.pdf.open import PLAIN_ERRORS, open_pdf, translated
 from dpe_server.extractors.pdf.props import outline_map, properties
 from dpe_server.extractors.pdf.scanned import later, mark, recognise_page, to_recognise
@@ -355,11 +354,8 @@ def _page(doc: _Doc, index: int) -> Page:
         body_runs, furniture = recognised.runs, []
 
     tables, flow_runs = ruled_tables(body_runs, content.segments)
-    groups = [make_lines(g) for g in reading_groups(flow_runs)]
-    all_lines = [ln for g in groups for ln in g]
     outline = doc.outline.get(index, [])
-    outline_levels = {norm(title): level for title, level in outline}
-    blocks = build_blocks(groups, body_size(all_lines), outline_levels, doc.styles)
+    blocks = lay_out(flow_runs, {norm(title): level for title, level in outline}, doc.styles)
     if recognised is not None and recognised.replaces_text_layer:
         mark([*blocks, *tables], recognised)
     placed = [im for im in images if im.top >= 0]

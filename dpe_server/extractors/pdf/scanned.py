@@ -30,8 +30,9 @@ from dpe_server.extractors.ocr import Word, recognise
 from dpe_server.extractors.ocr.engine import MAX_SIDE, Unavailable
 from dpe_server.extractors.ocr.settings import engine_version
 from dpe_server.extractors.ocr.states import PENDING, failure
-from dpe_server.extractors.pdf.blocks import Block
+from dpe_server.extractors.pdf.blocks import Block, lay_out
 from dpe_server.extractors.pdf.collect import PageContent, Run
+from dpe_server.model.content import TableContent
 from dpe_server.model.tree import JSON
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,9 @@ PICTURE_SHARE = 0.3
 TEXT_SHARE = 0.02
 FONT_SHARE = 0.8
 """A recognised box's height → the run's font size (boxes hold ascenders and descenders)."""
+PICTURE_FONT = 12.0
+"""A picture's words are laid out as if its median text were this size (points): its pixels
+have no size on a page, and the layout's tolerances are in points."""
 Box = tuple[float, float, float, float]
 
 
@@ -150,6 +154,33 @@ def _as_runs(words: Sequence[Word], width: int, height: int, box: Box) -> Recogn
         out.runs.append(run)
         out.confidence[id(run)] = w.confidence
     return out
+
+
+def picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
+    """The table in a picture (docx, pptx, xlsx) whose recognised boxes stand in columns over
+    several rows: the page layout's aligned table (`pdf_aligned`), its words laid out as a
+    page's runs (the largest table, when it finds several); None when it finds none.
+
+    A picture's pixels have no size on a page: it is scaled so that its median box is
+    `PICTURE_FONT` points tall, every run that size (box heights vary with the letters more
+    than with the type, and a table's cells are of one size)."""
+    if not words:
+        return None
+    tall = sorted(w.y1 - w.y0 for w in words)[len(words) // 2]
+    scale = PICTURE_FONT / max(1.0, tall)
+    runs = _as_runs(words, width, height, (0.0, 0.0, width * scale, height * scale)).runs
+    for run in runs:
+        run.size = PICTURE_FONT
+    tables = [b for b in lay_out(runs, {}) if b.kind == "table"]
+    if not tables:
+        return None
+    c = max(tables, key=lambda b: len(b.content["rows"] or [])).content
+    return TableContent(
+        headers=c["headers"],
+        rows=c["rows"],
+        total_rows=c["total_rows"],
+        total_columns=c["total_columns"],
+    )
 
 
 def mark(blocks: Sequence[Block], recognised: Recognised) -> None:
