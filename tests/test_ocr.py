@@ -355,7 +355,7 @@ async def test_a_page_past_its_deadline_fails_alone_and_stays_failed(tmp_path: P
     why, the others are recognised; a restart on the same store recognises what was pending;
     the failed page is served as it is (no new job)."""
     folder = _scans_folder(tmp_path, 3)
-    (tmp_path / "ocr-go").touch()
+    (tmp_path / "ocr-go").write_text('{"hang": [1]}')
     store = MemoryStore()
     backend = ProcessBackend(WorkerSettings(workers=2, timeout=4.0, runner=FAKE_OCR))
     try:
@@ -389,6 +389,26 @@ async def test_a_page_past_its_deadline_fails_alone_and_stays_failed(tmp_path: P
 
 @needs_ocr
 @pytest.mark.anyio
+async def test_a_scan_longer_than_one_deadline_is_recognised_page_by_page(tmp_path: Path) -> None:
+    """Six pages of 1 s each under a 3 s deadline: one job for the whole document would be
+    stopped; a job per page is not."""
+    folder = _scans_folder(tmp_path, 6)
+    (tmp_path / "ocr-go").write_text('{"seconds": 1}')
+    backend = ProcessBackend(WorkerSettings(workers=2, timeout=3.0, runner=FAKE_OCR))
+    catalog = Catalog(folder, "h", backend)
+    try:
+        await catalog.start()
+        await catalog.warm()
+        await catalog.recognise_pending()
+        (doc,) = catalog.documents()
+        assert doc.error is None
+        assert _states(await catalog.page_infos(doc.doc_ref)) == [True] * 6
+    finally:
+        await backend.aclose()
+
+
+@needs_ocr
+@pytest.mark.anyio
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 async def test_a_subscriber_is_told_when_a_page_is_recognised(tmp_path: Path) -> None:
     """Through MCP: Level 1 lists the page `pending` while it waits, then the document's
@@ -407,7 +427,7 @@ async def test_a_subscriber_is_told_when_a_page_is_recognised(tmp_path: Path) ->
         listed = json.loads(await _text(client, f"{uri}?depth=pages"))
         assert [p["ocr"] for p in listed["pages"]] == ["pending"]
         await client.subscribe_resource(uri)
-        (tmp_path / "ocr-go").touch()  # the background pass may recognise now
+        (tmp_path / "ocr-go").write_text("{}")  # the background pass may recognise now
         await inbox.wait_for(is_updated(uri), timeout=30)
         page = json.loads(await _text(client, f"{uri}/pages/0"))
         assert page["ocr"] is True

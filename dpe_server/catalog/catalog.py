@@ -46,6 +46,7 @@ from dpe_server.catalog.shared import Claim, SharedStore
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, Store
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, is_paged
+from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.isolation.backends import Backend
 from dpe_server.model.errors import DpeError, ExtractionError
 from dpe_server.model.info import DocumentInfo, PageInfo
@@ -325,7 +326,7 @@ class Catalog(Index[Entry]):
 
     def indexing(self, file_type: str = "", doc_ref: str = "") -> int:
         """Documents not yet extracted, or with pages not yet recognised."""
-        waiting = [e for e in self._ocr_todo if e.current and self._entries.get(e.rel) is e]
+        waiting = [e for e in list(self._ocr_todo) if e.current and self._entries.get(e.rel) is e]
         return super().indexing(file_type, doc_ref) + sum(
             1 for e in waiting if self._in_scope(e, file_type, doc_ref)
         )
@@ -354,7 +355,7 @@ class Catalog(Index[Entry]):
         wait for more (documents extracted or changed later)."""
         while True:
             while self._ocr_todo:
-                entry = max(self._ocr_todo, key=lambda e: e.stat.mtime_ns)
+                entry = max(list(self._ocr_todo), key=lambda e: e.stat.mtime_ns)
                 try:
                     await self._recognise_document(entry)
                 finally:
@@ -375,9 +376,16 @@ class Catalog(Index[Entry]):
                 if self._entries.get(entry.rel) is not entry or not entry.current:
                     return  # gone, or changed: its new version is queued when extracted
                 try:
-                    await self.keyed_page(entry.doc_ref, index)  # a read recognises it
+                    key, page = await self.keyed_page(entry.doc_ref, index)  # a read recognises it
                 except DpeError as exc:
                     log.info("page %d of %s not recognised: %s", index, entry.rel, exc.message)
+                    return
+                except Exception:  # a failure of ours costs this page, not the server
+                    log.exception("page %d of %s not recognised", index, entry.rel)
+                    return
+                if not ocr_states.is_pending(page.metadata):
+                    # Recognised meanwhile by another replica sharing the store: listed so.
+                    self._recognised_outline(entry, key, page)
 
         async with anyio.create_task_group() as tg:
             for index in pending_pages(entry.outline):

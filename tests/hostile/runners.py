@@ -8,8 +8,8 @@ stdout, then answers; `json*`: a stored JSON result read from `job.root`; `exit*
 exits mid-job.
 
 `fake_ocr` runs jobs as the server does, except `ocr` jobs: each waits for a file `ocr-go`
-beside the served folder, then hangs on page 1, and on other pages says the page recognised
-without running the engine (fast).
+beside the served folder, then hangs on the pages its JSON lists as `hang`, and on the others
+takes its `seconds` and says the page recognised without running the engine.
 """
 
 from __future__ import annotations
@@ -66,8 +66,10 @@ def fake_ocr(job: Job) -> dict[str, Any]:
     gate = Path(job.root).parent / "ocr-go"
     while not gate.exists():
         time.sleep(0.02)
-    if 1 in job.pages:
+    told = json.loads(gate.read_text() or "{}")
+    if set(job.pages) & set(told.get("hang", ())):
         time.sleep(3600)
+    time.sleep(told.get("seconds", 0))
     result = run_job(dataclasses.replace(job, op="pages"))
     for page in result.get("ok") or ():
         page["metadata"]["ocr"] = True
