@@ -16,15 +16,24 @@ answer the same URI with the same bytes.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any, Generic, TypeVar
 
 from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
-from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, Steps, StoreCall
+from dpe_server.catalog.steps import (
+    MakeCurrent,
+    PagesJob,
+    Probe,
+    Recognise,
+    Step,
+    Steps,
+    StoreCall,
+)
 from dpe_server.catalog.store import Cached, Outline, PageCache, Store, cache_key
 from dpe_server.extractors import (
     DEFAULT_LIMITS,
@@ -35,6 +44,7 @@ from dpe_server.extractors import (
     is_paged,
     ocr,
 )
+from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import (
     DocumentNotFound,
@@ -119,6 +129,13 @@ _SERVING = frozenset({"key", "outline", "outline_key"})
 """The fields of an `Entry` that decide its `served_key`."""
 E = TypeVar("E", bound=Entry)
 T = TypeVar("T")
+
+
+def pending_pages(outline: Outline | None) -> list[int]:
+    """The pages of a document that extraction left to recognise (`ocr: "pending"`)."""
+    if outline is None:
+        return []
+    return [p.page_index for p in outline.pages if ocr_states.is_pending(p.metadata)]
 
 
 def outline_of(doc: Document, entry: Entry) -> Outline:
@@ -220,9 +237,13 @@ class Index(ABC, Generic[E]):
         return sum(
             1
             for e in self._entries.values()
-            if not (e.current or e.failed)
-            and (not file_type or e.file_type == file_type)
-            and (not doc_ref or e.doc_ref == doc_ref)
+            if not (e.current or e.failed) and self._in_scope(e, file_type, doc_ref)
+        )
+
+    @staticmethod
+    def _in_scope(entry: Entry, file_type: str, doc_ref: str) -> bool:
+        return (not file_type or entry.file_type == file_type) and (
+            not doc_ref or entry.doc_ref == doc_ref
         )
 
     def _restore(self, entry: Entry) -> bool:
@@ -403,6 +424,8 @@ class Index(ABC, Generic[E]):
             page = yield StoreCall(self.store.page, (key, index))
         if page is None:
             return None
+        if ocr_states.is_pending(page.metadata):
+            page = yield Recognise(entry, key, page)  # read: recognised now, ahead of the queue
         self.pages_lru.put(key, page)
         return key, page
 
@@ -427,6 +450,53 @@ class Index(ABC, Generic[E]):
             if loaded is not None and found is not None:
                 return loaded[0], hint, found
         raise self._no_element(entry, element_id)
+
+    # ---- pages extraction left to recognise (`ocr: "pending"`) ----------------------------
+
+    @staticmethod
+    async def _recognition(job: Awaitable[Page | None], page: Page) -> Page | None:
+        """What a pending page becomes once the job recognising it ran: the recognised page,
+        or the page saying `ocr: "failed"` and why (that page only: the job had its own
+        deadline); None when it stays pending (a transient failure: shutting down...)."""
+        try:
+            found = await job
+        except ExtractionError as exc:
+            if exc.transient:
+                return None
+            return ocr_states.failed(page, exc.kind, exc.message)
+        return found
+
+    def _recognised_outline(self, entry: Entry, key: str, page: Page) -> Outline | None:
+        """The outline of `key` with `page` recognised (its Level 1 line), made the entry's;
+        None when `key` is not the version whose outline is served."""
+        outline = entry.outline
+        if outline is None or entry.outline_key != key or page.page_index >= len(outline.pages):
+            return None
+        infos = list(outline.pages)
+        infos[page.page_index] = PageInfo.of(page)
+        entry.outline = dataclasses.replace(outline, pages=tuple(infos))
+        return entry.outline
+
+    def _keep_recognised(self, entry: Entry, key: str, page: Page, outline: Outline | None) -> None:
+        """Store a recognised page (and the outline that lists it) like any page (blocking)."""
+        self.pages_lru.put(key, page)
+        if outline is not None:
+            self.store.put_document(key, outline, [page])
+        elif key == entry.served_key:
+            self.store.put_pages(key, [page])
+
+    def _settled_outline(self, entry: Entry, key: str) -> Outline | None:
+        """Once no page of `key` waits to be recognised: its outline derived again from every
+        page (title, keywords and summary from the recognised text), when the document's
+        properties are known; else None (blocking: reads the pages from the store)."""
+        outline, props = entry.outline, entry.props
+        if outline is None or entry.outline_key != key or props is None or pending_pages(outline):
+            return None
+        pages = [self.store.page(key, info.page_index) for info in outline.pages]
+        if any(p is None for p in pages):
+            return None
+        doc = Document(props, tuple(p for p in pages if p is not None), outline.metadata)
+        return outline_of(doc, entry)
 
     async def run_steps(self, steps: Steps[T]) -> T:
         """Perform every step of `steps` (an extraction error goes back into the sequence)."""

@@ -121,6 +121,8 @@ class ImageContent(TypedDict, total=False):
     height: int
     text: str
     """The picture's recognised text (OCR), when it has any."""
+    table: TableContent
+    """The table the recognised text stands in, when it is a picture of a table."""
     embedded: EmbeddedObject
 
 

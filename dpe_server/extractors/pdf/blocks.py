@@ -24,8 +24,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from dpe_server.extractors.pdf.aligned import table_rows
-from dpe_server.extractors.pdf.headings import Styles, heading_level, outline_level
-from dpe_server.extractors.pdf.lines import Line
+from dpe_server.extractors.pdf.collect import Run
+from dpe_server.extractors.pdf.headings import Styles, body_size, heading_level, outline_level
+from dpe_server.extractors.pdf.lines import Line, make_lines, reading_groups
 from dpe_server.extractors.pdf.markers import Marker, list_marker, value
 from dpe_server.model.content import (
     CodeContent,
@@ -232,3 +233,12 @@ def build_blocks(
     for lines in groups:
         builder.run(lines)
     return builder.blocks
+
+
+def lay_out(
+    runs: Sequence[Run], outline: dict[str, int], styles: Callable[[], Styles] = Styles
+) -> list[Block]:
+    """Blocks in reading order from runs that flow (columns, lines, then `build_blocks`)."""
+    groups = [make_lines(g) for g in reading_groups(list(runs))]
+    lines = [ln for g in groups for ln in g]
+    return build_blocks(groups, body_size(lines), outline, styles)
