@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 from python_calamine import CalamineError, CalamineWorkbook, PasswordError
 
 from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.magic import sniff
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.extractors.sheets import FORMAT
@@ -109,11 +110,13 @@ def _run(f: BinaryIO, limits: Limits, indices: Sequence[int] | None) -> Document
 
 
 def extract(f: BinaryIO, limits: Limits) -> Document:
-    return _run(f, limits, None)
+    with collector_paused():
+        return _run(f, limits, None)
 
 
 def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
-    return list(_run(f, limits, indices).pages)
+    with collector_paused():
+        return list(_run(f, limits, indices).pages)
 
 
 EXTRACTOR = Extractor(FORMAT.name, FORMAT.suffixes, VERSION, probe, extract, extract_pages)
