@@ -130,6 +130,32 @@ def test_xls_read_by_calamine(fixture_dir: Path) -> None:
     assert "read_as" not in doc.metadata
 
 
+def test_xlsb_values_of_every_kind(fixture_dir: Path) -> None:
+    doc = extract(fixture_dir, xls.XLSB)
+    assert [p.title for p in doc.pages] == ["Sheet1", "Sheet2", "Sheet3", "Merged Cells"]
+    (table,) = doc.pages[0].elements
+    assert table.category is Category.TABLE
+    date_and_times = ["2010-10-10", "2010-10-10T10:10:10", "10:10:10", "10:10:10", "255:10:10"]
+    assert table.content["rows"] == [  # type: ignore[index]
+        ["String", "1", "1.1", "TRUE", "FALSE", *date_and_times]
+    ]
+    assert doc.pages[0].metadata["used_range"] == "A2:J2"
+    assert doc.pages[1].elements == ()
+    assert doc.pages[2].metadata["used_range"] == "B2:D4"
+
+
+def test_xlsb_hidden_and_chart_sheets(fixture_dir: Path) -> None:
+    doc = extract(fixture_dir, xls.XLSB_SHEETS)
+    visible, hidden, very_hidden, chart = doc.pages
+    assert doc.properties.extra["hidden_sheets"] == ["Hidden", "VeryHidden"]
+    assert "This workbook contains 4 sheets" in texts(visible)
+    assert hidden.metadata["hidden"] is very_hidden.metadata["hidden"] is True
+    # calamine reads no chart, and fails on an .xlsb chart sheet's part: a page with no
+    # elements that says what it is, the rest of the workbook read.
+    assert chart.metadata["sheet_type"] == "chartsheet"
+    assert chart.elements == ()
+
+
 def test_legacy_file_renamed_to_a_new_suffix_is_read_as_what_it_is(fixture_dir: Path) -> None:
     doc = extract(fixture_dir, xls.RENAMED)
     assert doc.metadata["read_as"] == "xls"

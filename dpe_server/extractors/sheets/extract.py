@@ -25,7 +25,9 @@ from dpe_server.model.errors import CorruptError, EncryptedError
 from dpe_server.model.tree import Document, Page, Properties
 
 VERSION = "1"
-_ERRORS = (CalamineError, ValueError, OverflowError, TypeError, IndexError, KeyError)
+_ERRORS = (CalamineError, ValueError, OverflowError, TypeError, IndexError, KeyError, OSError)
+_KINDS = {"ChartSheet": "chartsheet", "DialogSheet": "dialogsheet", "MacroSheet": "macrosheet"}
+"""calamine's sheet types as the pages' `sheet_type` (any other: worksheet)."""
 
 
 def _open(f: BinaryIO, limits: Limits) -> Any:
@@ -64,6 +66,10 @@ def _hidden(book: Any) -> list[bool]:
     return [str(m.visible).rsplit(".", 1)[-1] != "Visible" for m in book.sheets_metadata]
 
 
+def _kinds(book: Any) -> list[str]:
+    return [_KINDS.get(str(m.typ).rsplit(".", 1)[-1], "worksheet") for m in book.sheets_metadata]
+
+
 def _properties(book: Any, limits: Limits) -> Properties:
     names = list(book.sheet_names)[: limits.max_pages]
     hidden = _hidden(book)
@@ -78,7 +84,9 @@ def probe(f: BinaryIO, limits: Limits) -> Properties:
     return _properties(_open(f, limits), limits)
 
 
-def _sheet(book: Any, index: int, hidden: bool) -> ValueSheet:
+def _sheet(book: Any, index: int, hidden: bool, kind: str) -> ValueSheet:
+    if kind == "chartsheet":  # calamine reads no chart (an .xlsb chart sheet fails to read)
+        return ValueSheet(book.sheet_names[index], [], hidden=hidden, kind=kind)
     try:
         sheet = book.get_sheet_by_index(index)
         rows = sheet.to_python()
@@ -88,19 +96,20 @@ def _sheet(book: Any, index: int, hidden: bool) -> ValueSheet:
         raise CorruptError(f"The sheet {index + 1} could not be read ({_reason(exc)}).") from None
     except BaseException as exc:
         raise _panic(exc) from None
-    return ValueSheet(sheet.name, rows, tuple(origin), merged, hidden)
+    return ValueSheet(sheet.name, rows, tuple(origin), merged, hidden, kind)
 
 
 def _run(f: BinaryIO, limits: Limits, indices: Sequence[int] | None) -> Document:
     book = _open(f, limits)
     props = _properties(book, limits)
-    hidden = _hidden(book)
+    hidden, kinds = _hidden(book), _kinds(book)
     wanted = range(props.page_count) if indices is None else indices
     budget = limits.max_cells
     pages: list[Page] = []
     for i in wanted:
         if 0 <= i < props.page_count:
-            page, used = values_page(i, _sheet(book, i, hidden[i]), limits, max(budget, 1))
+            sheet = _sheet(book, i, hidden[i], kinds[i])
+            page, used = values_page(i, sheet, limits, max(budget, 1))
             budget -= used
             pages.append(page)
     cut = len(book.sheet_names) > limits.max_pages or any(
