@@ -1,6 +1,6 @@
 """Spreadsheets read through python-calamine: legacy Excel 97-2003 (.xls, BIFF8), Excel binary
 workbooks (.xlsb) and OpenDocument spreadsheets (.ods). A page is a sheet, in workbook order;
-cell values (and merged ranges where calamine gives them: .xls, .xlsb) become the tables,
+cell values (and merged ranges where calamine gives them: .xls) become the tables,
 headings and text an xlsx sheet's cells become. `extract` is the extractor, imported when a
 file of the format is first read."""
 
