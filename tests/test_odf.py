@@ -3,8 +3,10 @@ the fixtures written by `fixtures/builders/odf.py`, and the checks before parsin
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -290,3 +292,25 @@ def test_an_odf_under_an_ooxml_suffix_is_named(tmp_path: Path, suffix: str) -> N
     f = io.BytesIO(path.read_bytes())
     with pytest.raises(UnsupportedError, match=rf"OpenDocument text renamed to \{suffix}"):
         precheck(f, suffix, DEFAULT_LIMITS)
+
+
+@pytest.mark.parametrize("build", [odf.build_text, odf.build_deck])
+def test_a_text_over_the_character_cap_is_cut_and_flagged(
+    tmp_path: Path, build: Callable[[Path], Path]
+) -> None:
+    """As a docx paragraph: a paragraph's text longer than `max_chars_per_page` is cut to it
+    and its page (and the document) say `truncated`."""
+    path = build(tmp_path)
+    extractor = for_path(path)
+    assert extractor is not None
+    whole = _read(path)
+    longest = max(len(str(e.content.get("text", ""))) for e in _all(whole, Category.TEXT))
+    cap = longest - 3
+    with path.open("rb") as f:
+        doc = extractor.extract(f, dataclasses.replace(DEFAULT_LIMITS, max_chars_per_page=cap))
+    assert doc.metadata.get("truncated") is True
+    cut = [p for p in doc.pages if p.metadata.get("truncated")]
+    assert cut
+    assert max(len(str(e.content["text"])) for e in _all(doc, Category.TEXT)) <= cap
+    assert not any(p.metadata.get("truncated") for p in whole.pages)
+    assert "truncated" not in whole.metadata

@@ -105,7 +105,7 @@ class _Opened:
     def page(self, index: int) -> Page:
         slide = self.slides[index]
         b = PageBuilder(index, self.limits.max_elements_per_page)
-        writer = FlowWriter(b, self.reader, self.styles)
+        writer = FlowWriter(b, self.reader, self.styles, self.limits.max_chars_per_page)
         notes: list[str] = []
         self._shapes(slide, writer, notes)
         self._footers(slide, b)
@@ -120,6 +120,8 @@ class _Opened:
             meta["master_page"] = slide.get(DRAW + "master-page-name")
         if slide.get(DRAW + "style-name") in self.hidden_styles:
             meta["hidden"] = True
+        if writer.truncated:
+            meta["truncated"] = True
         return b.build(self.titles[index], meta)
 
     def _shapes(self, holder: etree._Element, writer: FlowWriter, notes: list[str]) -> None:

@@ -97,7 +97,7 @@ class _Opened:
         plan = self.plans[index]
         b = PageBuilder(plan.index, self.limits.max_elements_per_page)
         self._header_footers(b, "header")
-        writer = FlowWriter(b, self.reader, self.styles)
+        writer = FlowWriter(b, self.reader, self.styles, self.limits.max_chars_per_page)
         for block in plan.blocks:
             writer.block(block.el)
         writer.flush()
@@ -105,6 +105,8 @@ class _Opened:
         meta: dict[str, JSON] = {"section": plan.section + 1}
         if plan.continuation > 1:
             meta.update(continuation=plan.continuation, continued_from=plan.first_page)
+        if writer.truncated:
+            meta["truncated"] = True
         return b.build(plan.title, meta)
 
     def _header_footers(self, b: PageBuilder, kind: str) -> None:
