@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from dpe_server.extractors import DEFAULT_LIMITS, for_path
+from dpe_server.extractors import DEFAULT_LIMITS, file_type, for_path, format_of
+from dpe_server.extractors.odf.flat import FlatDocument
 from dpe_server.isolation.precheck import precheck
-from dpe_server.model.errors import EncryptedError, UnsupportedError
+from dpe_server.model.errors import CorruptError, EncryptedError, TooLargeError, UnsupportedError
 from dpe_server.model.tree import Category, Document, Element
-from fixtures.builders import odf
+from fixtures.builders import flat_odf, odf
 
 
 def _read(path: Path) -> Document:
@@ -314,3 +315,53 @@ def test_a_text_over_the_character_cap_is_cut_and_flagged(
     assert max(len(str(e.content["text"])) for e in _all(doc, Category.TEXT)) <= cap
     assert not any(p.metadata.get("truncated") for p in whole.pages)
     assert "truncated" not in whole.metadata
+
+
+# ---- flat XML OpenDocument (.fodt, .fodp) -----------------------------------------------
+
+
+def _contents(doc: Document) -> list[tuple[str, object]]:
+    return [(e.category.value, e.content) for p in doc.pages for e in p.elements]
+
+
+def test_a_flat_text_reads_as_its_package(tmp_path: Path) -> None:
+    """doc-flat.fodt is doc-open.odt's parts in one XML document, its picture inline and its
+    formula and chart inline objects: the same pages, metadata and elements."""
+    flat_path = flat_odf.build(tmp_path)[0]
+    flat, package = _read(flat_path), _read(odf.build_text(tmp_path))
+    assert file_type(flat_path) == "fodt"
+    assert flat.properties == package.properties
+    assert [p.title for p in flat.pages] == [p.title for p in package.pages]
+    assert _contents(flat) == _contents(package)
+    kinds = {e.category for e in _all(flat, Category.FORMULA) + _all(flat, Category.CHART)}
+    assert kinds == {Category.FORMULA, Category.CHART}
+
+
+def test_a_flat_deck_and_its_inline_picture(tmp_path: Path) -> None:
+    deck_path = flat_odf.build(tmp_path)[1]
+    deck = _read(deck_path)
+    assert _contents(deck) == _contents(_read(odf.build_plain(tmp_path)[1]))
+    (image,) = _all(deck, Category.IMAGE)
+    fmt = format_of(deck_path)
+    assert fmt is not None
+    assert fmt.picture is not None
+    with deck_path.open("rb") as f:
+        data = fmt.picture(f, "fodp", image.metadata, 1_000_000)
+    assert data == odf.plain_deck_parts()["Pictures/only.png"]
+
+
+def test_flat_files_that_are_not_what_their_suffix_says(tmp_path: Path) -> None:
+    deck = flat_odf.build(tmp_path)[1].read_bytes()
+    with pytest.raises(UnsupportedError, match=r"flat XML OpenDocument presentation renamed"):
+        precheck(io.BytesIO(deck), ".fodt", DEFAULT_LIMITS)
+    with pytest.raises(CorruptError, match="nor a flat OpenDocument XML document"):
+        precheck(io.BytesIO(b"<html><body>not a document</body></html>"), ".fodt", DEFAULT_LIMITS)
+    doctype = deck.replace(b"?>", b'?><!DOCTYPE x [<!ENTITY e "e">]>', 1)
+    with pytest.raises(CorruptError, match="DOCTYPE"):
+        FlatDocument(io.BytesIO(doctype), "fodp", DEFAULT_LIMITS)
+    small = dataclasses.replace(DEFAULT_LIMITS, max_part_bytes=len(deck) - 1)
+    with pytest.raises(TooLargeError):
+        FlatDocument(io.BytesIO(deck), "fodp", small)
+    # An .odt package under a flat suffix is read as the package it is.
+    package = odf.build_text(tmp_path).read_bytes()
+    precheck(io.BytesIO(package), ".fodt", DEFAULT_LIMITS)

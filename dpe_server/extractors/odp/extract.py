@@ -38,6 +38,7 @@ from dpe_server.extractors.odf.package import (
 from dpe_server.extractors.odf.reader import extractor
 from dpe_server.extractors.odf.styles import Styles
 from dpe_server.extractors.odf.tables import read_table
+from dpe_server.extractors.odp import FORMAT
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model import summaries
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder, one_line
@@ -175,4 +176,4 @@ class _Opened:
                 b.add(Category.FOOTER, summaries.footer(text), content)
 
 
-EXTRACTOR = extractor("odp", (".odp", ".otp"), "an OpenDocument presentation", _Opened)
+EXTRACTOR = extractor("odp", FORMAT.suffixes, "an OpenDocument presentation", _Opened)

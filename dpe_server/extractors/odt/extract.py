@@ -1,4 +1,4 @@
-"""OpenDocument text (.odt, .ott) → DPE tree, with the page rules of docx (SPEC §5).
+"""OpenDocument text (.odt, .ott, flat .fodt) → DPE tree, with the page rules of docx (SPEC §5).
 
 content.xml's `office:text` is flattened into blocks (paragraphs, headings, lists, tables,
 frames; sections and indexes read through) and cut into pages by `docx.pages.plan_pages`:
@@ -30,6 +30,7 @@ from dpe_server.extractors.odf.package import (
 )
 from dpe_server.extractors.odf.reader import extractor
 from dpe_server.extractors.odf.styles import Styles
+from dpe_server.extractors.odt import FORMAT
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model import summaries
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder
@@ -119,4 +120,4 @@ class _Opened:
             b.add(category, summary, content, {"master_page": master})
 
 
-EXTRACTOR = extractor("odt", (".odt", ".ott"), "an OpenDocument text", _Opened)
+EXTRACTOR = extractor("odt", FORMAT.suffixes, "an OpenDocument text", _Opened)
