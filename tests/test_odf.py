@@ -287,6 +287,14 @@ def test_odt_form_controls(odt: Document) -> None:
     )
 
 
+def test_odp_form_controls(odp: Document) -> None:
+    form = _one(odp, Category.FORM, "SENT-ODP-FORM-ok")
+    assert form.metadata == {"source": "form", "form": "Poll"}
+    assert form in odp.pages[2].elements
+    (field,) = form.content["fields"]
+    assert (field["kind"], field["checked"], field["label"]) == ("checkbox", True, "Looks right")
+
+
 @pytest.mark.parametrize("suffix", [".docx", ".pptx", ".xlsx"])
 def test_an_odf_under_an_ooxml_suffix_is_named(tmp_path: Path, suffix: str) -> None:
     path = odf.build_text(tmp_path)

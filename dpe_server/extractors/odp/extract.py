@@ -11,6 +11,7 @@ slide whose drawing-page style hides it. Elements in the slide's order:
 - a frame with a table → table elements; with a picture, an object (chart, formula) or a
   plugin (audio, video) → that element (`odf.frames`); groups are read through;
 - `office:annotation` → annotation `comment` with its author and date;
+- `office:forms` → one form element per form (`odf.forms`, as in odt), after the shapes;
 - the footer and date declared for the slide (`presentation:use-footer-name`,
   `use-date-time-name`) → footer elements (`kind`: `footer`, `date`);
 - the speaker notes (`presentation:notes`) last → annotation `speaker_notes`.
@@ -23,6 +24,7 @@ from lxml import etree
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.docx.tables import emit_table
 from dpe_server.extractors.odf.flow import FlowWriter
+from dpe_server.extractors.odf.forms import form_items
 from dpe_server.extractors.odf.inline import InlineReader, comment_item
 from dpe_server.extractors.odf.package import (
     DRAW,
@@ -109,6 +111,9 @@ class _Opened:
         writer = FlowWriter(b, self.reader, self.styles, self.limits.max_chars_per_page)
         notes: list[str] = []
         self._shapes(slide, writer, notes)
+        forms = slide.find(OFFICE + "forms")  # first in the slide; its controls are shapes
+        if forms is not None:
+            writer.add_items(form_items(forms))
         self._footers(slide, b)
         text = "\n".join(n for n in notes if n)
         if text:
