@@ -287,6 +287,17 @@ def test_odt_form_controls(odt: Document) -> None:
     )
 
 
+def test_odp_master_page_footer_text(odp: Document) -> None:
+    """The master's footer frame holds its own text: a footer on every slide but the one whose
+    drawing-page style hides footers; its date frame holds only a field: nothing."""
+    shown = [
+        [e.metadata for e in p.elements if "SENT-ODP-MASTER-FOOTER" in str(e.content)]
+        for p in odp.pages
+    ]
+    assert shown == [[{"master_page": "Default"}]] * 3 + [[]]
+    assert not [e for e in _all(odp, Category.FOOTER) if e.content["kind"] == "date"]
+
+
 def test_odp_form_controls(odp: Document) -> None:
     form = _one(odp, Category.FORM, "SENT-ODP-FORM-ok")
     assert form.metadata == {"source": "form", "form": "Poll"}
