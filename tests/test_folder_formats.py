@@ -19,7 +19,7 @@ from dpe_server.isolation.client import InlineJobs, run_inline
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import Category, Document, Page
 from dpe_server.read.oneshot import OneShotReader
-from fixtures.builders import delimited, ods, xls
+from fixtures.builders import delimited, flat_odf, ods, xls
 
 
 def extract(root: Path, rel: str) -> Document:
@@ -121,6 +121,23 @@ def test_ods_sheets_values_and_row_blocks(fixture_dir: Path) -> None:
 def test_ods_pages_alone(fixture_dir: Path) -> None:
     pages = run_inline(InlineJobs().extract_pages(fixture_dir, ods.WORKBOOK, [1]))
     assert [p.title for p in pages] == ["OS-Long"]
+
+
+def test_flat_ods_reads_as_its_package(fixture_dir: Path, tmp_path: Path) -> None:
+    """ods-flat.fods is ods-workbook.ods's parts in one XML document: the same sheets, hidden
+    sheet and cells; a flat file of another kind, or with a DOCTYPE, is refused."""
+    flat, package = extract(fixture_dir, flat_odf.SHEETS_FILE), extract(fixture_dir, ods.WORKBOOK)
+    assert flat.properties == package.properties
+    assert [(p.title, p.metadata, p.elements) for p in flat.pages] == [
+        (p.title, p.metadata, p.elements) for p in package.pages
+    ]
+    shutil.copy(fixture_dir / flat_odf.DECK_FILE, tmp_path / "deck.fods")
+    data = (fixture_dir / flat_odf.SHEETS_FILE).read_bytes()
+    (tmp_path / "doctype.fods").write_bytes(data.replace(b"?>", b"?><!DOCTYPE x>", 1))
+    err = error_of(tmp_path, "deck.fods")
+    assert (err.kind, "flat XML OpenDocument presentation" in err.message) == ("unsupported", True)
+    err = error_of(tmp_path, "doctype.fods")
+    assert (err.kind, "DOCTYPE" in err.message) == ("corrupt", True)
 
 
 def test_xls_read_by_calamine(fixture_dir: Path) -> None:

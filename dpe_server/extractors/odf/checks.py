@@ -37,7 +37,7 @@ def check_package(
     f: BinaryIO, fmt: str, kind: str, limits: Limits, mimetypes: tuple[str, ...]
 ) -> None:
     if kind == "other":
-        _check_flat(f, fmt, mimetypes)
+        check_flat(f, fmt, mimetypes)
         return
     check_zip(f, fmt, kind, limits)
     mimetype, encrypted = _mimetype(f, fmt, limits)
@@ -59,7 +59,8 @@ def check_package(
     raise UnsupportedError(f"This file is a zip of type {mimetype!r}, not a .{fmt} document.")
 
 
-def _check_flat(f: BinaryIO, fmt: str, mimetypes: tuple[str, ...]) -> None:
+def check_flat(f: BinaryIO, fmt: str, mimetypes: tuple[str, ...]) -> None:
+    """A flat OpenDocument file's root names one of `mimetypes` (read from its first bytes)."""
     f.seek(0)
     found = _FLAT_MIMETYPE.search(f.read(_FLAT_HEAD))
     f.seek(0)

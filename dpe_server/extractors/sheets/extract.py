@@ -3,8 +3,9 @@
 
 A .xlsb or .ods is a zip: every member is first inflated once by the guarded package reader
 (`ooxml.Package.check`: member count, inflated sizes and ratio capped, DOCTYPEs refused), so
-calamine never meets a zip bomb. A panic inside calamine (a malformed file) is reported as
-`corrupt`.
+calamine never meets a zip bomb. A flat .fods is parsed by the same guarded parser, then given
+to calamine as the content.xml of a package made in memory. A panic inside calamine (a
+malformed file) is reported as `corrupt`.
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ _KINDS = {"ChartSheet": "chartsheet", "DialogSheet": "dialogsheet", "MacroSheet"
 
 def _open(f: BinaryIO, limits: Limits) -> Any:
     """The workbook calamine opens, or the project's error."""
-    if sniff(f) == "zip":
+    kind = sniff(f)
+    if kind == "zip":
         with Package(f, "spreadsheet", limits) as pkg:
             pkg.check()  # every member inflated once under the caps, DOCTYPEs refused
     f.seek(0)
-    source = io.BytesIO(f.read())
+    source = _flat_package(f, limits) if kind == "other" else io.BytesIO(f.read())
     try:
         return CalamineWorkbook.from_filelike(source)
     except PasswordError:
@@ -48,6 +50,37 @@ def _open(f: BinaryIO, limits: Limits) -> Any:
         raise CorruptError(f"The spreadsheet could not be read ({_reason(exc)}).") from None
     except BaseException as exc:
         raise _panic(exc) from None
+
+
+_MANIFEST = (
+    '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest='
+    '"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">'
+    '<manifest:file-entry manifest:full-path="/" manifest:media-type="{mime}"/>'
+    '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>'
+    "</manifest:manifest>"
+)
+
+
+def _flat_package(f: BinaryIO, limits: Limits) -> io.BytesIO:
+    """A flat XML spreadsheet (.fods) as the package calamine reads: parsed first by the
+    guarded parser (size cap, no DOCTYPE, an `office:document` of a spreadsheet), then its
+    bytes stored as the content.xml of a zip in memory."""
+    import zipfile
+
+    from dpe_server.extractors.odf.flat import FlatDocument
+    from dpe_server.extractors.sheets.checks import SPREADSHEET
+
+    flat = FlatDocument(f, "fods", limits)
+    if flat.mimetype != SPREADSHEET:
+        raise CorruptError("The file is not a flat OpenDocument spreadsheet.")
+    f.seek(0)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("mimetype", SPREADSHEET)
+        z.writestr("META-INF/manifest.xml", _MANIFEST.format(mime=SPREADSHEET))
+        z.writestr("content.xml", f.read())
+    out.seek(0)
+    return out
 
 
 def _reason(exc: BaseException) -> str:
