@@ -10,8 +10,12 @@ of text (runs less than half an em apart) at least 60 % of the side's width, whi
 column-aligned tables from being read as columns. Lines that
 cross the gutter (a run over it, or runs either side less than 1.5 em apart: titles, author
 lists, captions) split the page into bands read top to bottom;
-inside a band the left column is read before the right one. Each side is searched again, so
-three columns work too.
+inside a band the left column is read before the right one. Blank space across the whole
+page (more than two ems between a line and the next) also ends a band, unless the band above
+it already holds column text on both sides (three full lines each): a line above the columns
+with words at both ends (a page number and a date) is read before them, while blank space
+that happens to run across both columns (figures side by side) does not cut them. Each side is
+searched again, so three columns work too.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from dpe_server.extractors.pdf.collect import Run
 from dpe_server.extractors.pdf.textnorm import rtl_majority
 
 _MIN_GUTTER = 8.0
+_BAND_GAP = 2.0
+"""Blank space, in ems, across the whole page that ends a band of lines above the columns."""
 _CJK_START = 0x2E80
 
 
@@ -213,16 +219,24 @@ def _crosses(line: Line, g0: float, g1: float) -> bool:
     return False
 
 
+def _columns(left: list[Run], left_w: float, right: list[Run], right_w: float) -> bool:
+    """Whether both sides hold column text (three full lines each, as `_gutter` asks)."""
+    return _full_lines(left, left_w) >= 3 and _full_lines(right, right_w) >= 3
+
+
 def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
     """Split runs into groups in reading order (bands top to bottom, columns left to right)."""
     gutter = _gutter(runs) if depth < 2 else None
     if gutter is None:
         return [runs] if runs else []
     g0, g1 = gutter
+    lo = min(r.x0 for r in runs)
+    hi = max(r.x1 for r in runs)
     groups: list[list[Run]] = []
     band_left: list[Run] = []
     band_right: list[Run] = []
     spanning: list[Run] = []
+    prev: Line | None = None
 
     def flush_columns() -> None:
         for side in (band_left, band_right):
@@ -231,6 +245,10 @@ def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
             side.clear()
 
     for line in make_lines(runs):
+        apart = prev is not None and prev.y - line.y - line.size > _BAND_GAP * max(
+            prev.size, line.size
+        )
+        prev = line
         if _crosses(line, g0, g1):
             if band_left or band_right:
                 flush_columns()
@@ -239,6 +257,8 @@ def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
         if spanning:
             groups.append(list(spanning))
             spanning.clear()
+        elif apart and not _columns(band_left, g0 - lo, band_right, hi - g1):
+            flush_columns()
         for run in line.runs:
             (band_left if run.x1 <= g0 + 0.5 or run.x0 < g0 else band_right).append(run)
     if spanning:

@@ -1,0 +1,100 @@
+"""Pdf column detection: what is read before, inside and after two columns.
+
+A line above the columns with words at both ends (a running header's page number and date)
+is read before the columns when blank space across the whole page parts it from them; blank
+space across both columns inside the column text does not cut the columns into bands.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from reportlab.pdfgen import canvas
+
+from dpe_server.extractors import DEFAULT_LIMITS
+from dpe_server.extractors.pdf import extract as pdf_mod
+from dpe_server.extractors.pdf.lines import reading_groups
+from dpe_server.model.tree import Category, Page
+from tests.test_pdf_layout import run
+
+PROSE = "the employer withholds the tax of every worker in each pay period"
+
+
+def _texts(page: Page) -> list[str]:
+    return [
+        str(e.content["text"])
+        for e in page.elements
+        if e.category in (Category.TEXT, Category.HEADING)
+    ]
+
+
+def test_line_above_the_columns_is_read_first() -> None:
+    top = [run("Page 1 of 67", 42, 876, 14), run("15:46 - 5-Feb-2013", 451, 876, 14)]
+    left = [run(f"cover line {i} of the left column here", 42, 750 - 14 * i) for i in range(4)]
+    right = [run(f"right prose line {i} {PROSE[:30]}", 315, 750 - 14 * i) for i in range(4)]
+    groups = [[r.text for r in g] for g in reading_groups([*right, *left, *top])]
+    assert groups[0] == ["Page 1 of 67"]
+    assert groups[1] == ["15:46 - 5-Feb-2013"]
+    assert groups[2] == [r.text for r in left]
+    assert groups[3] == [r.text for r in right]
+
+
+def test_blank_space_across_both_columns_keeps_the_columns_whole() -> None:
+    """Figures at the same height in both columns leave blank space across the page: the
+    left column is still read to its end before the right one."""
+    left = [run(f"left line {i} {PROSE[:34]}", 42, 750 - 14 * i) for i in range(4)]
+    left += [run(f"left below {i} {PROSE[:33]}", 42, 500 - 14 * i) for i in range(4)]
+    right = [run(f"right line {i} {PROSE[:33]}", 315, 750 - 14 * i) for i in range(4)]
+    right += [run(f"right below {i} {PROSE[:32]}", 315, 500 - 14 * i) for i in range(4)]
+    groups = [[r.text for r in g] for g in reading_groups([*right, *left])]
+    assert groups == [[r.text for r in left], [r.text for r in right]]
+
+
+def _cover_pdf() -> bytes:
+    """A cover page shaped as the corpus's tax guide: page number and time at the two ends of
+    the top line, then a narrow cover column beside the contents and prose column."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 936), invariant=1)
+    c.setFont("Helvetica-Bold", 14)
+    c.drawString(42, 876, "Page 1 of 2")
+    c.drawRightString(570, 876, "15:46 - 5-Feb-2013")
+    c.setFont("Helvetica", 10)
+    c.drawString(42, 750, "Department of the Treasury")
+    c.setFont("Helvetica-Bold", 20)
+    for i, text in enumerate(
+        ["Publication 15 (Circular", "E), Employer's Tax Guide", "for use in 2013"]
+    ):
+        c.drawString(42, 700 - 30 * i, text)
+    c.setFont("Helvetica-Bold", 15)
+    c.drawString(315, 750, "Contents")
+    c.setFont("Helvetica", 10)
+    for i in range(12):
+        c.drawString(315, 726 - 12 * i, f"Line {i + 1} of {PROSE}"[:52])
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_cover_page_reads_its_top_line_before_the_columns() -> None:
+    (page,) = pdf_mod.extract_pages(io.BytesIO(_cover_pdf()), [0], DEFAULT_LIMITS)
+    texts = _texts(page)
+    assert texts[:2] == ["Page 1 of 2", "15:46 - 5-Feb-2013"]
+    assert texts.index("Department of the Treasury") < texts.index("Contents")
+
+
+def test_corpus_tax_guide_cover(corpus: Path) -> None:
+    """The tax guide's cover (its running header repeated on every page, so it is left out):
+    the date at the right end of the top line comes before the left column, not inside the
+    reading of the page between the columns."""
+    path = corpus / "pdf" / "tika__testPDF_childAttachments.pdf"
+    if not path.exists():
+        pytest.skip("the tax guide is not in the corpus")
+    with path.open("rb") as f:
+        (page,) = pdf_mod.extract_pages(f, [0], DEFAULT_LIMITS)
+    texts = _texts(page)
+    date = texts.index("15:46 - 5-Feb-2013")
+    assert texts[date - 1] == "Page 1 of 67"
+    assert date < texts.index("Department of the Treasury") < texts.index("Contents")
+    assert texts.index("Feb 05, 2013") < texts.index("Contents")
