@@ -14,8 +14,8 @@ import pytest
 from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.pdf import extract as pdf_mod
 from dpe_server.extractors.pdf.collect import Run, collect_page
-from dpe_server.extractors.pdf.lines import make_lines
-from dpe_server.extractors.pdf.textnorm import clean, rtl_majority
+from dpe_server.extractors.pdf.lines import make_lines, reading_groups
+from dpe_server.extractors.pdf.textnorm import clean
 from dpe_server.model.tree import Category, Document
 from fixtures.builders import pdf_text as builder
 
@@ -122,7 +122,59 @@ def test_clean(raw: str, clean_text: str) -> None:
     assert clean(raw) == clean_text
 
 
-def test_rtl_majority() -> None:
-    assert rtl_majority("שלום עולם abc")
-    assert not rtl_majority("The word שלום means peace")
-    assert not rtl_majority("東京都")
+def test_right_to_left_elements_carry_their_direction(doc: Document) -> None:
+    """Page 4, right aligned Hebrew: direction on every element, indents from the right (the
+    short last line of a paragraph and the items at the right margin are no indent), the
+    table's columns from the rightmost."""
+    contents = [(e.category, e.content) for e in doc.pages[4].elements]
+    assert contents == [
+        (Category.HEADING, {"level": 2, "text": builder.HE_TITLE, "direction": "rtl"}),
+        (Category.TEXT, {"text": " ".join(builder.HE_PARA), "direction": "rtl"}),
+        (
+            Category.LIST,
+            {
+                "ordered": False,
+                "items": [
+                    {"text": text, "level": 0, "direction": "rtl"} for text in builder.HE_BULLETS
+                ],
+            },
+        ),
+        (
+            Category.LIST,
+            {
+                "ordered": True,
+                "items": [
+                    {"text": text, "level": 0, "label": f"{n}.", "direction": "rtl"}
+                    for n, text in enumerate(builder.HE_STEPS, 1)
+                ],
+            },
+        ),
+        (
+            Category.TABLE,
+            {
+                "headers": list(builder.HE_TABLE[0]),
+                "rows": [list(row) for row in builder.HE_TABLE[1:]],
+                "total_rows": 3,
+                "total_columns": 3,
+                "direction": "rtl",
+            },
+        ),
+        (Category.TEXT, {"text": builder.LTR_AFTER}),
+    ]
+
+
+def test_a_change_of_direction_ends_a_paragraph(doc: Document) -> None:
+    """Page 2: the Arabic and Hebrew lines and the English sentence quoting a Hebrew word are
+    not one paragraph; only the right-to-left ones say so."""
+    texts = [(e.content["text"], e.content.get("direction")) for e in doc.pages[2].elements]
+    assert texts[-1] == (builder.MIXED_HE, None)
+    assert all(direction == "rtl" for _, direction in texts[:-1])
+
+
+def test_right_to_left_columns_right_first() -> None:
+    right = [rtl_run(f"שורה {i} בטור הימני של העמוד הזה עם מילים", 330, 560) for i in range(4)]
+    left = [rtl_run(f"שורה {i} בטור השמאלי של העמוד הזה עם מילים", 42, 272) for i in range(4)]
+    for i, (a, b) in enumerate(zip(right, left, strict=True)):
+        a.y = b.y = 700.0 - 14 * i
+    groups = [[r.text for r in g] for g in reading_groups([*left, *right])]
+    assert groups == [[r.text for r in right], [r.text for r in left]]

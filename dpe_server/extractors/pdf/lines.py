@@ -10,7 +10,8 @@ of text (runs less than half an em apart) at least 60 % of the side's width, whi
 column-aligned tables from being read as columns. Lines that
 cross the gutter (a run over it, or runs either side less than 1.5 em apart: titles, author
 lists, captions) split the page into bands read top to bottom;
-inside a band the left column is read before the right one. Blank space across the whole
+inside a band the left column is read before the right one (the right one first when the
+band's text is predominantly right-to-left, `model.direction`). Blank space across the whole
 page (more than two ems between a line and the next) also ends a band, unless the band above
 it already holds column text on both sides (three full lines each): a line above the columns
 with words at both ends (a page number and a date) is read before them, while blank space
@@ -23,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.collect import Run
-from dpe_server.extractors.pdf.textnorm import rtl_majority
+from dpe_server.model.direction import is_rtl
 
 _MIN_GUTTER = 8.0
 _BAND_GAP = 2.0
@@ -43,6 +44,14 @@ class Line:
     text: str
     bold: bool
     mono: bool
+    rtl: bool = False
+    """Its text is predominantly right-to-left (`model.direction`): it starts at its right."""
+
+    @property
+    def start(self) -> float:
+        """Where the line starts, mirrored for a right-to-left line (-x1), so that a larger
+        value is always further in from the line's own margin."""
+        return -self.x1 if self.rtl else self.x0
 
     def cells(self) -> list[tuple[float, float, str]]:
         """The line cut at wide gaps: (x0, x1, text) per cell."""
@@ -88,7 +97,7 @@ def _line(runs: list[Run]) -> Line:
     if len(runs) == 1:
         return _single(runs)
     runs.sort(key=lambda r: r.x0)
-    rtl = len(runs) > 1 and rtl_majority("".join(r.text for r in runs))
+    rtl = is_rtl(" ".join(r.text for r in runs))
     text = ""
     prev: Run | None = None
     for run in reversed(runs) if rtl else runs:
@@ -118,6 +127,7 @@ def _line(runs: list[Run]) -> Line:
         text=" ".join(text.split()) if not all(r.mono for r in visible) else text.rstrip(),
         bold=bool(visible) and all(r.bold for r in visible),
         mono=bool(visible) and all(r.mono for r in visible),
+        rtl=rtl,
     )
 
 
@@ -134,6 +144,7 @@ def _single(runs: list[Run]) -> Line:
         text=run.text.rstrip() if run.mono and shown else " ".join(run.text.split()),
         bold=shown and run.bold,
         mono=shown and run.mono,
+        rtl=is_rtl(run.text),
     )
 
 
@@ -239,7 +250,10 @@ def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
     prev: Line | None = None
 
     def flush_columns() -> None:
-        for side in (band_left, band_right):
+        sides = (band_left, band_right)
+        if band_left and band_right and is_rtl(" ".join(r.text for r in band_left + band_right)):
+            sides = (band_right, band_left)
+        for side in sides:
             if side:
                 groups.extend(reading_groups(list(side), depth + 1))
             side.clear()
