@@ -6,6 +6,7 @@ draws) and on synthetic runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pypdfium2
@@ -13,6 +14,7 @@ import pytest
 
 from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.pdf import extract as pdf_mod
+from dpe_server.extractors.pdf.accents import compose
 from dpe_server.extractors.pdf.collect import Run, collect_page
 from dpe_server.extractors.pdf.lines import make_lines, reading_groups
 from dpe_server.extractors.pdf.textnorm import clean
@@ -178,3 +180,33 @@ def test_right_to_left_columns_right_first() -> None:
         a.y = b.y = 700.0 - 14 * i
     groups = [[r.text for r in g] for g in reading_groups([*left, *right])]
     assert groups == [[r.text for r in right], [r.text for r in left]]
+
+
+def test_tex_accents_composed_where_drawn_over_their_letter(doc: Document) -> None:
+    """Page 5: accents drawn over (a cedilla under) their letters, before or after them in the
+    text, become the accented letters; accent characters drawn beside letters stay."""
+    assert texts(doc, 5) == [builder.TEX_WORDS, builder.TEX_ALONE]
+
+
+def _extents(*boxes: tuple[float, float]) -> Callable[[int], tuple[float, float] | None]:
+    return lambda i: boxes[i] if i < len(boxes) else None
+
+
+@pytest.mark.parametrize(
+    ("text", "boxes", "expected"),
+    [
+        pytest.param(
+            "a\u00a8\u0131", [(0, 5), (5.5, 8), (5, 8.5)], "aï", id="dotless-i-accent-first"
+        ),
+        pytest.param("e\u00b4", [(0, 5), (1, 4)], "é", id="accent-after"),
+        pytest.param("c\u00b8a", [(0, 5), (1.5, 3.5), (5, 10)], "ça", id="cedilla"),
+        pytest.param("a\u00b4e", [(0, 5), (5.2, 8), (5, 10)], "aé", id="overlaps-next-more"),
+        pytest.param("a\u00a8", [(0, 5), (5.5, 8)], "a\u00a8", id="beside-not-over"),
+        pytest.param("\u00a8", [(0, 3)], "\u00a8", id="alone"),
+        pytest.param("1\u00b4", [(0, 5), (1, 4)], "1\u00b4", id="over-a-digit"),
+        pytest.param("\u0131s", [(0, 3), (3, 7)], "\u0131s", id="dotless-i-kept"),
+        pytest.param("a\u00b4e", [(0, 5), (5, 5), (5, 10)], "a\u00b4e", id="no-width"),
+    ],
+)
+def test_compose(text: str, boxes: list[tuple[float, float]], expected: str) -> None:
+    assert compose(text, _extents(*boxes)) == expected
