@@ -8,9 +8,7 @@ space across both columns inside the column text does not cut the columns into b
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
-import pytest
 from reportlab.pdfgen import canvas
 
 from dpe_server.extractors import DEFAULT_LIMITS
@@ -22,7 +20,7 @@ from tests.test_pdf_layout import run
 PROSE = "the employer withholds the tax of every worker in each pay period"
 
 
-def _texts(page: Page) -> list[str]:
+def texts_of(page: Page) -> list[str]:
     return [
         str(e.content["text"])
         for e in page.elements
@@ -79,22 +77,6 @@ def _cover_pdf() -> bytes:
 
 def test_cover_page_reads_its_top_line_before_the_columns() -> None:
     (page,) = pdf_mod.extract_pages(io.BytesIO(_cover_pdf()), [0], DEFAULT_LIMITS)
-    texts = _texts(page)
+    texts = texts_of(page)
     assert texts[:2] == ["Page 1 of 2", "15:46 - 5-Feb-2013"]
     assert texts.index("Department of the Treasury") < texts.index("Contents")
-
-
-def test_corpus_tax_guide_cover(corpus: Path) -> None:
-    """The tax guide's cover (its running header repeated on every page, so it is left out):
-    the date at the right end of the top line comes before the left column, not inside the
-    reading of the page between the columns."""
-    path = corpus / "pdf" / "tika__testPDF_childAttachments.pdf"
-    if not path.exists():
-        pytest.skip("the tax guide is not in the corpus")
-    with path.open("rb") as f:
-        (page,) = pdf_mod.extract_pages(f, [0], DEFAULT_LIMITS)
-    texts = _texts(page)
-    date = texts.index("15:46 - 5-Feb-2013")
-    assert texts[date - 1] == "Page 1 of 67"
-    assert date < texts.index("Department of the Treasury") < texts.index("Contents")
-    assert texts.index("Feb 05, 2013") < texts.index("Contents")
