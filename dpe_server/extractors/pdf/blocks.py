@@ -59,6 +59,23 @@ class Block:
     """The text of the block's first line (a page without headings is titled by it)."""
 
 
+def table_content(rows: list[list[str]]) -> TableContent:
+    """A table's content from its rows as they stand on the page (the first one its header),
+    the columns from the rightmost when the cells are mostly right-to-left text."""
+    rtl = is_rtl(" ".join(c for row in rows for c in row))
+    if rtl:
+        rows = [row[::-1] for row in rows]
+    content: TableContent = {
+        "headers": rows[0],
+        "rows": rows[1:],
+        "total_rows": len(rows) - 1,
+        "total_columns": len(rows[0]),
+    }
+    if rtl:
+        content["direction"] = "rtl"
+    return content
+
+
 def _join_lines(text: str, nxt: str) -> str:
     if not text:
         return nxt
@@ -199,18 +216,7 @@ class _Builder:
         return j
 
     def _table(self, group: Sequence[Line], rows: list[list[str]]) -> None:
-        rtl = is_rtl(" ".join(c for row in rows for c in row))
-        if rtl:
-            rows = [row[::-1] for row in rows]
-        content: TableContent = {
-            "headers": rows[0],
-            "rows": rows[1:],
-            "total_rows": len(rows) - 1,
-            "total_columns": len(rows[0]),
-        }
-        if rtl:
-            content["direction"] = "rtl"
-        self._add("table", content, group)
+        self._add("table", table_content(rows), group)
         self.blocks[-1].meta["ruled"] = False
 
     def _paragraph(self, lines: Sequence[Line], i: int) -> int:
