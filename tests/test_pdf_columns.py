@@ -13,6 +13,7 @@ from reportlab.pdfgen import canvas
 
 from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.pdf import extract as pdf_mod
+from dpe_server.extractors.pdf.collect import Run
 from dpe_server.extractors.pdf.lines import reading_groups
 from dpe_server.model.tree import Category, Page
 from tests.test_pdf_layout import run
@@ -48,6 +49,68 @@ def test_blank_space_across_both_columns_keeps_the_columns_whole() -> None:
     right += [run(f"right below {i} {PROSE[:32]}", 315, 500 - 14 * i) for i in range(4)]
     groups = [[r.text for r in g] for g in reading_groups([*right, *left])]
     assert groups == [[r.text for r in left], [r.text for r in right]]
+
+
+def _two_columns(
+    top: float, rows: int, gutter: float, size: float = 8.0
+) -> tuple[list[Run], list[Run]]:
+    """Two columns of prose lines 168 pt wide, `gutter` apart, from `top` down."""
+    left: list[Run] = []
+    right: list[Run] = []
+    for i in range(rows):
+        y = top - 9 * i
+        left.append(Run(f"left {i} " + PROSE[:30], 132, 300, y, size, "Times", False, False))
+        right.append(
+            Run(
+                f"right {i} " + PROSE[:29],
+                300 + gutter,
+                468 + gutter,
+                y,
+                size,
+                "Times",
+                False,
+                False,
+            )
+        )
+    return left, right
+
+
+def test_a_gutter_narrower_than_one_and_a_half_em_parts_the_columns() -> None:
+    """Lines of the two columns 11 pt apart in 8 pt type are two columns, not one line."""
+    left, right = _two_columns(600, 8, 11.0)
+    groups = [[r.text for r in g] for g in reading_groups([*left, *right])]
+    assert groups == [[r.text for r in left], [r.text for r in right]]
+
+
+def test_columns_above_a_wide_table_are_found_in_their_half() -> None:
+    """A table under the columns crosses the gutter on every row (more rows than a page may
+    have crossing it): the gutter is found in the upper half, the columns are read one after
+    the other and the table's rows follow them."""
+    left, right = _two_columns(600, 10, 12.0)
+    table = []
+    for i in range(12):
+        y = 500 - 7 * i
+        table += [
+            Run(f"Company {i}", 132, 206, y, 6.0, "Times", False, False),
+            Run(f"0071-{i:04}", 298, 332, y, 6.0, "Times", False, False),
+            Run(f"{i}.00", 460, 480, y, 6.0, "Times", False, False),
+        ]
+    groups = [[r.text for r in g] for g in reading_groups([*table, *right, *left])]
+    assert groups[0] == [r.text for r in left]
+    assert groups[1] == [r.text for r in right]
+    assert groups[2][:3] == ["Company 0", "0071-0000", "0.00"]
+
+
+def test_lines_on_one_side_between_lines_across_stay_in_the_flow() -> None:
+    """A code listing across the columns whose shorter lines end before the gutter is one
+    group, not cut at every short line."""
+    left, right = _two_columns(400, 6, 12.0)
+    listing = []
+    for i in range(6):
+        end = 330 if i % 2 else 280
+        listing.append(Run(f"code line {i}", 132, end, 600 - 9 * i, 8.0, "Courier", False, True))
+    groups = [[r.text for r in g] for g in reading_groups([*listing, *left, *right])]
+    assert groups[0] == [r.text for r in listing]
 
 
 def _cover_pdf() -> bytes:

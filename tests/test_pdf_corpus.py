@@ -156,3 +156,17 @@ def test_corpus_tex_accents_composed(corpus: Path, corpus_outcomes: dict[Path, O
     assert "naïve" in text
     assert "\u00a8" not in text
     assert "ı" not in text
+
+
+def test_corpus_narrow_gutter_above_a_table(
+    corpus: Path, corpus_outcomes: dict[Path, Outcome]
+) -> None:
+    """The federal register pages: two columns 12 pt apart in 8 pt type, a wide table under
+    them on page 9; each column is read down, not line by line across both."""
+    doc = _tree(corpus, corpus_outcomes, "tika__testPDF_bad_page_303226.pdf")
+    texts = texts_of(doc.pages[8])
+    assert any(
+        t.startswith("time after the receipt of an application for an exclusion under this")
+        and "shall notify the applicant of his acceptance" in t
+        for t in texts
+    )
