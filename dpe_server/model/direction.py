@@ -24,7 +24,7 @@ def _ltr() -> re.Pattern[str]:
 
 def is_rtl(text: str) -> bool:
     """Whether `text` is predominantly right-to-left (see the module doc)."""
-    if not text or max(text) < "\u0590":
+    if text.isascii() or _RTL.search(text) is None:
         return False
     ltr_letter = _ltr()
     rtl = ltr = 0
