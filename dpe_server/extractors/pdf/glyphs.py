@@ -18,7 +18,8 @@ advance, font descent to ascent), not glyph by glyph, which keeps the per-glyph 
   `lines` joins runs with a space where they are more than 0.15 em apart. A run keeps each
   word's extent (`Run.spans`), from which a link's anchor text is cut (`extract._clip`).
 - Rotated text (a vertical margin note) is one run per text object, in PDFium's order.
-- Text goes through `textnorm.clean` (presentation forms → letters, soft hyphens out).
+- Text goes through `accents.compose` (an accent glyph drawn over a letter → the accented
+  letter) and `textnorm.clean` (presentation forms → letters, soft hyphens out).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import Any, NamedTuple
 import pypdfium2.raw as pdfium_c
 from pypdfium2_raw.bindings import _libs
 
+from dpe_server.extractors.pdf.accents import compose_on_page
 from dpe_server.extractors.pdf.items import Run, is_bold, is_mono, plain
 from dpe_server.extractors.pdf.textnorm import clean
 
@@ -191,11 +193,11 @@ def read_words(textpage: Any, max_chars: int) -> tuple[list[_Word], bool]:
         chars += len(raw)
         if chars > max_chars:
             return words, True
-        text = (
-            raw
-            if raw.isascii() and raw.isprintable()
-            else clean(plain(raw.replace(_LINE_HYPHEN, "-")))
-        )
+        if raw.isascii() and raw.isprintable() and "`" not in raw:
+            text = raw
+        else:
+            text = compose_on_page(raw, textpage, match.start())
+            text = clean(plain(text.replace(_LINE_HYPHEN, "-")))
         if text and len(text) == len(raw):
             reader.word(text, match.start(), match.end() - 1, words)
         elif text:  # the text changed length (ligatures, soft hyphens): measure it whole
