@@ -74,16 +74,29 @@ class Entry:
     touched: dict[Entry, list[str]] | None = field(default=None, repr=False)
     """Where the entry puts itself, with the key it served before, when the version it serves
     changes (its index's record for the search index, `Index.served_changes`)."""
+    waiting: set[Entry] | None = field(default=None, repr=False)
+    """Its index's entries not yet extracted (`Index.indexing`): the entry is in it while it is
+    neither current nor failed."""
 
     def __setattr__(self, name: str, value: object) -> None:
         touched = self.__dict__.get("touched")
-        if name not in _SERVING or touched is None:
+        if name not in _STATE or touched is None:
             object.__setattr__(self, name, value)
             return
         before = self.served_key
         object.__setattr__(self, name, value)
         if self.served_key != before:
             touched.setdefault(self, []).append(before)
+        self.settle()
+
+    def settle(self) -> None:
+        """Put the entry in, or take it out of, its index's `waiting` set."""
+        waiting = self.__dict__.get("waiting")
+        if waiting is not None:
+            if self.current or self.failed:
+                waiting.discard(self)
+            else:
+                waiting.add(self)
 
     @property
     def served_key(self) -> str:
@@ -115,8 +128,9 @@ class Entry:
         return self.error is not None and self.error_key == self.key
 
 
-_SERVING = frozenset({"key", "outline", "outline_key"})
-"""The fields of an `Entry` that decide its `served_key`."""
+_STATE = frozenset({"key", "outline", "outline_key", "error", "error_key"})
+"""The fields of an `Entry` that decide its `served_key`, and whether it is `current` or
+`failed`."""
 E = TypeVar("E", bound=Entry)
 T = TypeVar("T")
 
@@ -157,6 +171,8 @@ class Index(ABC, Generic[E]):
         """Entries whose served version changed since the search index was last told, with
         the keys they served meanwhile."""
         self._served: dict[Entry, str] = {}
+        self._waiting: set[Entry] = set()
+        """The entries neither current nor failed (`Entry.waiting`)."""
         """The key each entry served when the search index was last told (`served_changes`)."""
 
     @abstractmethod
@@ -184,6 +200,8 @@ class Index(ABC, Generic[E]):
         self._entries[rel] = entry
         self._by_ref[ref] = entry
         entry.touched = self._touched
+        entry.waiting = self._waiting
+        entry.settle()
         self._touched.setdefault(entry, [])
         return entry
 
@@ -191,6 +209,8 @@ class Index(ABC, Generic[E]):
         """The file of `entry` is gone."""
         self._entries.pop(entry.rel, None)
         self._by_ref.pop(entry.doc_ref, None)
+        entry.waiting = None
+        self._waiting.discard(entry)
         entry.key = ""
         self._touched.setdefault(entry, [])  # what it served is no longer served
 
@@ -217,13 +237,10 @@ class Index(ABC, Generic[E]):
     def indexing(self, file_type: str = "", doc_ref: str = "") -> int:
         """How many documents (of `file_type`, or `doc_ref`) are not yet extracted: their
         words may not be searchable yet."""
-        return sum(
-            1
-            for e in self._entries.values()
-            if not (e.current or e.failed)
-            and (not file_type or e.file_type == file_type)
-            and (not doc_ref or e.doc_ref == doc_ref)
-        )
+        if doc_ref:
+            entry = self._by_ref.get(doc_ref)
+            return int(entry in self._waiting and (not file_type or entry.file_type == file_type))
+        return sum(1 for e in self._waiting if not file_type or e.file_type == file_type)
 
     def _restore(self, entry: Entry) -> bool:
         """Take what the store knows of the entry's key; False when it knows nothing."""

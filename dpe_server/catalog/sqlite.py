@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from dpe_server.catalog import fulltext
-from dpe_server.catalog.fulltext import Found, Scope, TextQuery
+from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline
 from dpe_server.model.tree import JSON, Page, Properties
 
@@ -252,14 +252,14 @@ class SqliteStore:
 
         self._run(q, None)
 
-    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+    def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
         def q(db: sqlite3.Connection) -> Found:
             if self._live_stale:  # the last `serve` failed (the database was busy, say)
                 with fulltext.transaction(db):
                     db.execute("DELETE FROM live")
                     fulltext.serve(db, self._live.values(), ())
                 self._live_stale = False
-            return fulltext.search(db, query, scope, limit, offset)
+            return fulltext.search(db, query, scope, limit, at)
 
         return self._run(q, None)
 
