@@ -256,9 +256,7 @@ def search(
             window = _window(db, match, where, args, after)
             full = len(window) > WINDOW
             window = window[:WINDOW]
-            ranked = sorted(
-                window, key=lambda row: (-ranking.score(tokens(segment(row[-1]))), row[0])
-            )
+            ranked = ranking.order(db, match, window)
             page = ranked[skip : skip + limit - len(rows)]
             rows += page
             skip += len(page)
