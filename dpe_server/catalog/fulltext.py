@@ -248,12 +248,12 @@ def search(
     with transaction(db):  # one snapshot for the count, the statistics and every window
         match = query.fts()
         where, args = _scope(db, scope)
-        counted = _count(db, match, where, args)
         ranking = Ranking.of(db, query.phrases(), lambda text: tokens(segment(text)))
         after, skip = at.after, at.skip
+        window = _window(db, match, where, args, after)
+        counted = len(window) if after == 0 else _count(db, match, where, args)
         rows: list[tuple[Any, ...]] = []
         while True:
-            window = _window(db, match, where, args, after)
             full = len(window) > WINDOW
             window = window[:WINDOW]
             ranked = ranking.order(db, match, window)
@@ -263,6 +263,7 @@ def search(
             if len(rows) == limit or not full:
                 break
             after, skip = window[-1][0], 0
+            window = _window(db, match, where, args, after)
         if skip < len(window):
             following: Position | None = Position(after, skip)
         else:
