@@ -17,11 +17,11 @@ answer the same URI with the same bytes.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, Steps, StoreCall
@@ -135,6 +135,31 @@ E = TypeVar("E", bound=Entry)
 T = TypeVar("T")
 
 
+class _Listing(Sequence[DocumentInfo]):
+    """Entries seen as their DocumentInfo, built one by one as they are taken."""
+
+    def __init__(self, entries: list[Any], info_of: Callable[[Any], DocumentInfo]) -> None:
+        self._entries = entries
+        self._info_of = info_of
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @overload
+    def __getitem__(self, index: int) -> DocumentInfo: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[DocumentInfo]: ...
+    def __getitem__(self, index: int | slice) -> DocumentInfo | list[DocumentInfo]:
+        if isinstance(index, slice):
+            return [self._info_of(e) for e in self._entries[index]]
+        return self._info_of(self._entries[index])
+
+
 def outline_of(doc: Document, entry: Entry) -> Outline:
     return Outline(
         title=derive_title(doc, entry.stem),
@@ -171,6 +196,8 @@ class Index(ABC, Generic[E]):
         """Entries whose served version changed since the search index was last told, with
         the keys they served meanwhile."""
         self._served: dict[Entry, str] = {}
+        self._sorted: list[E] | None = None
+        """`entries()`, until an entry is added or dropped."""
         self._waiting: set[Entry] = set()
         """The entries neither current nor failed (`Entry.waiting`)."""
         """The key each entry served when the search index was last told (`served_changes`)."""
@@ -199,6 +226,7 @@ class Index(ABC, Generic[E]):
         entry = self._new_entry(rel, ref, st, self._key(rel, st) if key is None else key)
         self._entries[rel] = entry
         self._by_ref[ref] = entry
+        self._sorted = None
         entry.touched = self._touched
         entry.waiting = self._waiting
         entry.settle()
@@ -211,6 +239,7 @@ class Index(ABC, Generic[E]):
         self._by_ref.pop(entry.doc_ref, None)
         entry.waiting = None
         self._waiting.discard(entry)
+        self._sorted = None
         entry.key = ""
         self._touched.setdefault(entry, [])  # what it served is no longer served
 
@@ -289,11 +318,15 @@ class Index(ABC, Generic[E]):
     # ---- queries -------------------------------------------------------------------------
 
     def entries(self) -> list[E]:
-        return sorted(self._entries.values(), key=lambda e: e.rel)
+        """Every entry, ordered by relative path (sorted once per change of the set)."""
+        if self._sorted is None:
+            self._sorted = sorted(self._entries.values(), key=lambda e: e.rel)
+        return list(self._sorted)
 
-    def documents(self) -> list[DocumentInfo]:
-        """Every document, ordered by relative path."""
-        return [self.info_of(e) for e in self.entries()]
+    def documents(self) -> Sequence[DocumentInfo]:
+        """Every document, ordered by relative path; each one's DocumentInfo is built when it
+        is taken (a Level 0 page builds the page's, not the folder's)."""
+        return _Listing(self.entries(), self.info_of)
 
     def check_host(self, uri: DpeUri) -> None:
         """Refuse a URI naming another server (hosts compare case-insensitively)."""
