@@ -86,11 +86,13 @@ async def one_run(root: Path, cache: Path, expected: int, calls: int) -> dict[st
     return out
 
 
-async def searches_and_completions(c: Client, host: str, calls: int) -> dict[str, float]:
-    """`calls` search tool calls of each of `QUERIES`, then `calls` completions of doc_ref:
+async def searches_and_completions(
+    c: Client, host: str, calls: int, queries: dict[str, dict[str, str]] = QUERIES
+) -> dict[str, float]:
+    """`calls` search tool calls of each of `queries`, then `calls` completions of doc_ref:
     p50 and p95 in ms, and each query's total."""
     out: dict[str, float] = {}
-    for kind, args in QUERIES.items():
+    for kind, args in queries.items():
 
         async def search(args: dict[str, str] = args, kind: str = kind) -> None:
             result = await c.call_tool("search", args)
