@@ -19,7 +19,8 @@ Client; `serving._params`):
   complete Level 0 read with no `indexing` flag, against the floor measured in the same run:
   a fresh interpreter importing the MCP SDK's server (`import mcp.server.lowlevel`,
   `measure.whole_process`; two before each restart, the median of them all), which `serve`
-  needs before it can answer `initialize`.
+  needs before it can answer `initialize`; and the CPU seconds of each (the server's by then,
+  the interpreter's), which the machine's load weighs on less. `--warm-only` stops there.
 - on the last warm server, settled: its VmRSS minus an empty folder's server's, per document;
   `--calls` Level 0 page reads (`dpe://HOST?offset=K&limit=50`, K spread over the folder);
   the search and completion calls of `search_scale.searches_and_completions`; `--edits` saves
@@ -152,8 +153,10 @@ async def warm(root: Path, cache: Path, expected: int, poll: float) -> dict[str,
     log = cache.parent / f"{cache.name}.log"
     start = time.perf_counter()
     async with Client(_params(root, cache, log), mode="legacy", read_timeout_seconds=3600) as c:
-        await _poll(c, host, expected, min(poll, 0.05), start)
-        return await _extracted(c, host, min(poll, 0.05), start)
+        pid = (await _poll(c, host, expected, min(poll, 0.05), start))["pid"]
+        out = await _extracted(c, host, min(poll, 0.05), start)
+        out["CPU s"] = cpu_seconds(pid)  # the server's, and its workers' (none should run)
+        return out
 
 
 async def serving(root: Path, cache: Path, expected: int, calls: int, edits: int) -> dict:
@@ -204,10 +207,10 @@ async def change_latency(
     }
 
 
-def sdk_floor(runs: int) -> float:
-    """Median seconds of a fresh interpreter importing the MCP SDK's low-level server."""
+def sdk_floor(runs: int) -> list[measure.Sample]:
+    """`runs` fresh interpreters importing the MCP SDK's low-level server: wall and CPU."""
     argv = [sys.executable, "-c", "import mcp.server.lowlevel"]
-    return statistics.median(measure.whole_process(argv).seconds for _ in range(runs))
+    return [measure.whole_process(argv) for _ in range(runs)]
 
 
 async def one_size(size: int, args: argparse.Namespace) -> dict[str, float]:
@@ -223,13 +226,17 @@ async def one_size(size: int, args: argparse.Namespace) -> dict[str, float]:
     _report(size, figures)
     warm_runs, floors = [], []
     for _ in range(args.warm_runs):  # alternated, so that the load weighs on both alike
-        floors.append(sdk_floor(2))
+        floors += sdk_floor(2)
         warm_runs.append(await warm(root, cache, size, args.poll))
-    floor = statistics.median(floors)
+    floor = statistics.median(f.seconds for f in floors)
     figures["warm restart s"] = statistics.median(r["settled s"] for r in warm_runs)
     figures["SDK import floor s"] = floor
     figures["warm restart minus floor s"] = figures["warm restart s"] - floor
+    figures["warm restart CPU s"] = statistics.median(r["CPU s"] for r in warm_runs)
+    figures["SDK import floor CPU s"] = statistics.median(f.cpu or 0.0 for f in floors)
     _report(size, figures)
+    if args.warm_only:
+        return figures
     figures |= await serving(root, cache, size, args.calls, args.edits)
     figures["RSS KB per document above empty"] = (figures["RSS KB"] - args.empty_kb) / size
     _report(size, figures)
@@ -249,6 +256,7 @@ async def main() -> None:
     parser.add_argument("--poll", type=float, default=0.5, help="seconds between Level 0 reads")
     parser.add_argument("--cold", action="store_true", help="measure the cold start again")
     parser.add_argument("--listed-only", action="store_true")
+    parser.add_argument("--warm-only", action="store_true", help="no serving figures")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     OUT.mkdir(exist_ok=True)
