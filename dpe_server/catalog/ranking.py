@@ -88,9 +88,9 @@ class Ranking:
         rows, total = _averages(db)
         hits = [_hits(db, phrase.fts, rows) for phrase in phrases]
         # One phrase: its weight is a common factor of every score, the order does not need it.
-        idf = tuple(_idf(rows, h) for h in hits) if len(hits) > 1 else (1.0,)
+        idf = tuple(_idf(rows, h) for h in hits) if len(hits) > 1 else (1.0,) * len(hits)
         average = total / rows if rows else 1.0
-        return cls(tuple(phrases), idf, average, max(hits) <= COUNTED, split)
+        return cls(tuple(phrases), idf, average, max(hits, default=0) <= COUNTED, split)
 
     def order(
         self, db: sqlite3.Connection, match: str, window: list[tuple[Any, ...]]
