@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,10 @@ from typing import Any
 import pytest
 
 from dpe_server.catalog import fulltext, ranking
+from dpe_server.catalog import sqlite as sqlite_store
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.sqlite import SqliteStore
-from dpe_server.catalog.store import MemoryStore
+from dpe_server.catalog.store import MemoryStore, Outline
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.model.errors import extraction_error
 from dpe_server.model.tree import Category, Element, Page
@@ -441,3 +443,32 @@ async def test_a_failed_update_of_the_served_versions_is_made_good(
     assert (await search(catalog, "budget"))["total"] == 4
     assert failures == []  # it was refused once
     store.close()
+
+
+def test_versions_unused_for_long_are_evicted_when_the_cache_opens(tmp_path: Path) -> None:
+    """A version no server looked up for `UNUSED_DAYS` (a file changed or removed while no
+    server ran) loses its outline, pages and search rows when the cache is next opened; the
+    versions served are marked used as they are served, so they stay."""
+    store = SqliteStore(tmp_path / "cache")
+    elements = (Element("p0-txt0", Category.TEXT, "", {"text": "revenue"}),)
+    outline = Outline("T", (), "", (), {})
+    for key in ("old", "served", "recent"):
+        store.put_document(key, outline, [Page(0, "", elements)])
+    store.serve([("served", "s", "docx")], [])
+    month = sqlite_store.UNUSED_DAYS * 86400 + 60
+    store._db.execute("UPDATE docs SET used = used - ?", (month,))  # type: ignore[attr-defined]
+    store._kept_at -= month  # type: ignore[attr-defined]  # a month later:
+    store.serve([("served", "s", "docx")], [])  # still served: marked used again
+    store._db.execute("UPDATE docs SET used = ? WHERE key = 'recent'", (time.time(),))  # type: ignore[attr-defined]
+    store.close()
+    again = SqliteStore(tmp_path / "cache")
+    assert again.evicted == 1
+    assert again.lookup("old") is None
+    assert again.page("old", 0) is None
+    assert again.lookup("served") is not None
+    assert again.lookup("recent") is not None
+    keys = {k for (k,) in again._db.execute("SELECT DISTINCT key FROM element_rows")}  # type: ignore[attr-defined]
+    assert keys == {"served", "recent"}
+    (texts,) = again._db.execute("SELECT count(*) FROM element_text").fetchone()  # type: ignore[attr-defined]
+    assert texts == 2
+    again.close()
