@@ -39,7 +39,7 @@ import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from dpe_server.catalog.folder import FileStat, scan, scan_paths
-from dpe_server.catalog.fulltext import Found, Scope, TextQuery
+from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.index import Index, outline_of, pending_pages
 from dpe_server.catalog.shared import Claim, SharedStore
@@ -315,14 +315,16 @@ class Catalog(Index[Entry]):
         entry = self.entry(doc_ref)
         return await self.run_steps(self._keyed_element(entry, element_id))
 
-    async def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+    async def search(
+        self, query: TextQuery, scope: Scope, limit: int, at: Position
+    ) -> Found | None:
         """The served elements matching `query` in `scope` (`Store.search`), the index told
         first which versions are served now."""
         async with self._search_sync:
             added, dropped = self.served_changes()
             if added or dropped:
                 await anyio.to_thread.run_sync(self.store.serve, added, dropped)
-        return await anyio.to_thread.run_sync(self.store.search, query, scope, limit, offset)
+        return await anyio.to_thread.run_sync(self.store.search, query, scope, limit, at)
 
     def indexing(self, file_type: str = "", doc_ref: str = "") -> int:
         """Documents not yet extracted, or with pages not yet recognised."""
