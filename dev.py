@@ -92,7 +92,10 @@ def main(argv: list[str]) -> None:
         run(PY, "-m", "ruff", "check", ".")
         run(PY, "-m", "ruff", "format", "--check", ".")
         run(PY, "-m", "mypy")
-        run(PY, "-m", "pytest", *rest)
+        # On every core (pytest-xdist), a test module's tests in one worker so that a module's
+        # fixtures are built once; then the slowest tests (docs/testing.md). Arguments given
+        # after `test` come last and win (`-n 0` runs in this process).
+        run(PY, "-m", "pytest", "-n", "auto", "--dist", "loadfile", "--durations=20", *rest)
     elif command == "fixtures":
         setup("fixtures")
         run(PY, ROOT / "fixtures" / "build.py", *rest)
