@@ -109,6 +109,10 @@ def main(argv: list[str]) -> None:
         setup("dev")
         run(PY, "-m", "ruff", "check", ".")
         run(PY, "-m", "ruff", "format", "--check", ".")
+        # The servers, workers and commands the tests start are fresh Python processes:
+        # compiled here once, they do not each compile the package again where nothing
+        # writes bytecode (PYTHONDONTWRITEBYTECODE set, as on this project's machines).
+        run(PY, "-m", "compileall", "-q", "dpe_server", "fixtures", "tests")
         # On every core (pytest-xdist), a test module's tests in one worker so that a module's
         # fixtures are built once; then the slowest tests (docs/testing.md). Arguments given
         # after `test` come last and win (`-n 0`: in this process).
