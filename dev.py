@@ -114,9 +114,11 @@ def main(argv: list[str]) -> None:
         # writes bytecode (PYTHONDONTWRITEBYTECODE set, as on this project's machines).
         run(PY, "-m", "compileall", "-q", "dpe_server", "fixtures", "tests")
         # On every core (pytest-xdist), a test module's tests in one worker so that a module's
-        # fixtures are built once; then the slowest tests (docs/testing.md). Arguments given
-        # after `test` come last and win (`-n 0`: in this process).
-        pytest = ["-m", "pytest", "-n", "auto", "--dist", "loadfile", "--durations=20"]
+        # fixtures are built once, modules handed out in file order (not most tests first,
+        # which left the few slow tests of the sweeps for last); then the slowest tests
+        # (docs/testing.md). Arguments given after `test` win (`-n 0`: in this process).
+        pytest = ["-m", "pytest", "-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder"]
+        pytest += ["--durations=20"]
         sys.exit(beside(["-m", "mypy"], [*pytest, *rest]))
     elif command == "fixtures":
         setup("fixtures")
