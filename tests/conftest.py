@@ -16,6 +16,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from fixtures.build import copy_documents
 from tests.corpus_trees import Outcome, extract_corpus
+from tests.once import once_per_run
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -54,7 +55,9 @@ def _footprint() -> dict[str, tuple[int, int]]:
 @pytest.fixture(scope="session", autouse=True)
 def _tests_write_only_into_temporary_folders() -> Iterator[None]:
     """At the end of the session: no file of the repository or the corpus was created,
-    changed or removed, and nothing appeared beside the corpus."""
+    changed or removed, and nothing appeared beside the corpus. Under pytest-xdist every
+    worker checks from before its first test to after its last, so a write fails the run in
+    the worker that made it (and in any worker still running)."""
     before = _footprint()
     yield
     after = _footprint()
@@ -100,7 +103,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def corpus_outcomes(corpus: Path) -> dict[Path, Outcome]:
-    """Every corpus document extracted once per session (tests/corpus_trees.py): its tree or
-    its error, shared by every corpus test."""
-    return extract_corpus(corpus)
+def corpus_outcomes(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Outcome]:
+    """Every corpus document extracted once per run (tests/corpus_trees.py), even across
+    pytest-xdist workers (tests/once.py): its tree or its error, shared by every corpus test."""
+    return once_per_run(tmp_path_factory, "corpus-outcomes", lambda: extract_corpus(corpus))

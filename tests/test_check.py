@@ -19,7 +19,7 @@ from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.model.errors import DocumentNotFound, RequestError
 from dpe_server.model.uri import parse
 from dpe_server.surface.app import DpeServer, Settings, build_server
-from tests.e2e.harness import free_port, http_server, write_big_book
+from tests.e2e.harness import cache_dir_for, free_port, http_server, write_big_book
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ["--max-docs", "20", "--max-pages", "2", "--max-elements", "8"]
@@ -40,7 +40,20 @@ def _check(capsys: pytest.CaptureFixture[str], *args: str) -> Done:
 
 
 def _serve_argv(folder: Path) -> list[str]:
-    return [sys.executable, "-m", "dpe_server", "serve", str(folder), "--no-watch", "--no-cache"]
+    """A stdio server of `folder`; its cache is the one every test server of `folder` shares
+    (tests/e2e/harness.py), so the folder is extracted once for both eras and the HTTP check,
+    not once per server: the check reads what a server serves, cached or not."""
+    cache = str(cache_dir_for(folder))
+    return [
+        sys.executable,
+        "-m",
+        "dpe_server",
+        "serve",
+        str(folder),
+        "--no-watch",
+        "--cache-dir",
+        cache,
+    ]
 
 
 def test_check_stdio_both_eras_passes(
@@ -56,7 +69,7 @@ def test_check_stdio_both_eras_passes(
 def test_check_http_with_token_passes(
     fixture_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with http_server(fixture_dir, "--no-watch", "--no-cache", token="s3cret") as server:
+    with http_server(fixture_dir, "--no-watch", token="s3cret") as server:
         done = _check(capsys, *FAST, "--json", "--token", "s3cret", server.url)
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)

@@ -199,8 +199,14 @@ async def test_a_worker_killed_at_its_deadline_takes_libreoffice_with_it(tmp_pat
     from dpe_server.model.errors import ExtractionTimeout
 
     path = legacy.rtf(tmp_path)
+    (tmp_path / "warm.csv").write_text("a,b\n1,2\n")
     pb = ProcessBackend(WorkerSettings(workers=1, timeout=1.0))
     try:
+        # The worker is started (and has imported the extractors) before the 1 s deadline
+        # of the conversion runs: on a loaded machine its start alone can take longer, and
+        # it would be killed before LibreOffice is.
+        await pb.probe(tmp_path, "warm.csv")  # under the probe deadline, not the 1 s
+        assert pb.started == 1
         with pytest.raises(ExtractionTimeout):
             await pb.extract(tmp_path, path.name)
     finally:

@@ -30,12 +30,26 @@ HOST = "local.dpe.numbers"
 BIG = "9" * 5000  # past Python's 4,300-digit limit of int()
 
 
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the module: no test changes it."""
+    return make_folder(tmp_path_factory.mktemp("numbers") / "docs")
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The servers' cache, shared: the folder is extracted once, not once per test."""
+    return tmp_path_factory.mktemp("numbers-cache")
+
+
 @pytest.fixture
-async def client(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Client]:
-    folder = make_folder(tmp_path / "docs")
-    server = build_server(
-        Settings(root=folder, host=HOST, watch=False, cache=False, backend=ThreadBackend())
+async def client(
+    folder: Path, cache_dir: Path, request: pytest.FixtureRequest
+) -> AsyncIterator[Client]:
+    settings = Settings(
+        root=folder, host=HOST, watch=False, cache_dir=cache_dir, backend=ThreadBackend()
     )
+    server = build_server(settings)
     async with Client(server, mode=request.param, cache=None) as connected:
         yield connected
 

@@ -40,12 +40,24 @@ WAIT = 20.0
 """Seconds a test waits for an event that should come at once (a failure, never a pace)."""
 
 
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the tests of `client`: none changes it."""
+    return make_folder(tmp_path_factory.mktemp("search") / "docs")  # aged: not retried
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Their servers' cache, shared: the folder is extracted once, not once per test."""
+    return tmp_path_factory.mktemp("search-cache")
+
+
 @pytest.fixture
-async def client(tmp_path: Path) -> AsyncIterator[Client]:
-    folder = make_folder(tmp_path / "docs")  # aged: the locked file is not retried
-    server = build_server(
-        Settings(root=folder, host=HOST, watch=False, cache=False, backend=ThreadBackend())
+async def client(folder: Path, cache_dir: Path) -> AsyncIterator[Client]:
+    settings = Settings(
+        root=folder, host=HOST, watch=False, cache_dir=cache_dir, backend=ThreadBackend()
     )
+    server = build_server(settings)
     async with Client(server, mode="legacy", cache=None) as connected:
         with anyio.fail_after(WAIT):
             await server.app.catalog.warmed.wait()  # every document's words are in the index

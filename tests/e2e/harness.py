@@ -265,6 +265,8 @@ async def connect(
     folder: Path,
     url: str | None = None,
     inbox: Inbox | None = None,
+    *,
+    read_timeout: float = 30.0,
 ) -> AsyncIterator[Client]:
     target: Any
     if transport == "stdio":
@@ -276,7 +278,7 @@ async def connect(
         target,
         mode=mode,
         message_handler=inbox.handler if inbox else None,
-        read_timeout_seconds=30,
+        read_timeout_seconds=read_timeout,
     ) as client:
         yield client
 

@@ -88,9 +88,11 @@ async def _listed(client: Client) -> dict[str, str]:
 async def _sweep(swept: Swept) -> None:
     url = swept.server.url
     done = anyio.Event()
+    # A read may queue behind the hostile parses (two workers, each up to its 60 s deadline):
+    # what bounds it is the sweep's own bound, asserted below, not the harness's 30 s.
     async with (
-        connect("http", "legacy", swept.folder, url=url) as hostile,
-        connect("http", "auto", swept.folder, url=url) as health,
+        connect("http", "legacy", swept.folder, url=url, read_timeout=SWEEP_SECONDS) as hostile,
+        connect("http", "auto", swept.folder, url=url, read_timeout=SWEEP_SECONDS) as health,
     ):
         listed = await _listed(hostile)
         healthy_uri = next(u for f, u in listed.items() if f.endswith("healthy.docx"))
