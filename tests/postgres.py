@@ -13,6 +13,7 @@ import contextlib
 import glob
 import importlib.util
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -114,3 +115,14 @@ def available() -> str:
     if bin_dir() is None:
         return "no PostgreSQL server: pip install pgserver, or install the distribution's"
     return ""
+
+
+def fresh_database(admin_url: str, name: str) -> str:
+    """The URL of a new, empty database `name` (dropped first if there) on `admin_url`'s server."""
+    import psycopg
+
+    name = re.sub(r"[^a-z0-9_]", "_", name.lower())[:60]
+    with psycopg.connect(admin_url, autocommit=True) as db:
+        db.execute(f"DROP DATABASE IF EXISTS {name}")
+        db.execute(f"CREATE DATABASE {name}")
+    return admin_url.rsplit("/", 1)[0] + "/" + name

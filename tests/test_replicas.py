@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import socket
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -32,28 +32,9 @@ from dpe_server.catalog.postgres import PostgresStore  # noqa: E402 (needs psyco
 DOCUMENTS = 200
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[postgres.Postgres]:
-    bins = postgres.bin_dir()
-    assert bins is not None
-    pg = postgres.Postgres(bins)
-    try:
-        pg.start()
-        yield pg
-    finally:
-        pg.destroy()
-
-
 @pytest.fixture
-def url(server: postgres.Postgres, request: pytest.FixtureRequest) -> str:
-    """A fresh database on the module's server, for one test."""
-    import psycopg
-
-    name: str = "t_" + request.node.name.lower().replace("[", "_").replace("]", "")[:50]
-    with psycopg.connect(server.url, autocommit=True) as db:
-        db.execute(f"DROP DATABASE IF EXISTS {name}")
-        db.execute(f"CREATE DATABASE {name}")
-    return server.url.rsplit("/", 1)[0] + "/" + name
+def url(pg_url: str) -> str:
+    return pg_url
 
 
 def _folder(tmp_path: Path, count: int) -> Path:
@@ -168,28 +149,37 @@ async def test_an_edit_seen_by_one_replica_reaches_every_replicas_sessions(
         assert sum(r.backend.calls["extract"] for r in running) == before + 1
 
 
-async def test_a_replica_dead_mid_parse_leaves_its_job_to_another(tmp_path: Path, url: str) -> None:
+@pytest.mark.parametrize("graceful", [False], ids=["dies"])
+async def test_a_replica_gone_mid_parse_leaves_its_job_to_another(
+    tmp_path: Path, url: str, graceful: bool
+) -> None:
+    """A replica that dies mid-parse stops renewing its lease: once it expires, another takes
+    the job. One stopped gracefully (its store closed, as a server's shutdown does) gives its
+    jobs up: another takes them at once, long before the lease (10 minutes) would expire."""
     folder = _folder(tmp_path, 1)
-    lease = 0.6
-    dead = Replica(folder, url, lease=lease, backend=Stuck())
+    lease = 600.0 if graceful else 0.6
+    gone = Replica(folder, url, lease=lease, backend=Stuck())
     alive = Replica(folder, url, lease=lease)
     try:
         async with anyio.create_task_group() as tg:
             async with anyio.create_task_group() as dying:
-                dying.start_soon(_start_and_warm, dead, dying)
-                await _until(lambda: dead.backend.calls["extract"] == 1)
+                dying.start_soon(_start_and_warm, gone, dying)
+                await _until(lambda: gone.backend.calls["extract"] == 1)
                 await alive.catalog.start(tg)
-                ref = alive.catalog.entries()[0].doc_ref
-                assert alive.store.busy(alive.catalog.entries()[0].key)
-                dying.cancel_scope.cancel()  # the replica dies mid-parse: no one renews its lease
-            with anyio.fail_after(lease * 20):
-                _, outline = await alive.catalog.outline(ref)
+                entry = alive.catalog.entries()[0]
+                assert alive.store.busy(entry.key)
+                dying.cancel_scope.cancel()  # mid-parse: no one renews its lease
+            if graceful:
+                gone.store.close()  # what the server does once its tasks are cancelled
+                assert not alive.store.busy(entry.key)
+            with anyio.fail_after(12):
+                _, outline = await alive.catalog.outline(entry.doc_ref)
             assert outline is not None
             assert alive.backend.calls["extract"] == 1
-            assert set(alive.store.extractions().values()) == {2}  # claimed twice, done once
+            assert alive.store.extractions() == {entry.key: 2}  # claimed twice, done once
             tg.cancel_scope.cancel()
     finally:
-        dead.store.close()
+        gone.store.close()
         alive.store.close()
 
 
@@ -318,3 +308,26 @@ async def test_a_change_too_large_for_one_notification_asks_for_a_whole_rescan(u
         sender.close()
         listener.close()
     assert all(rels == ["a.xlsx"] for rels in heard[:-1])
+
+
+async def test_a_database_of_schema_1_is_searched_once_migrated(tmp_path: Path, url: str) -> None:
+    """Pages stored before the full-text index existed (schema 1: no `elements` table) are
+    indexed when a replica of this version first serves them, without extracting anything."""
+    folder = _folder(tmp_path, 3)
+    async with replicas(folder, url, count=1) as (running, tg):
+        await _start_and_warm(running[0], tg)
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:  # the database as schema 1 left it
+        db.execute("DROP TABLE elements, unindexed")
+        db.execute("DELETE FROM schema_version WHERE version > 1")
+    async with replicas(folder, url, count=1) as (running, tg):
+        again = running[0]
+        again.backend.forbid = True  # everything comes from the store
+        await again.catalog.start(tg)
+        assert all(e.current for e in again.catalog.entries())
+        found = await again.catalog.search(TextQuery.parse("paragraph second"), Scope(), 10, 0)
+        assert found is not None
+        assert found.total == 3
+        with psycopg.connect(url) as db:
+            assert db.execute("SELECT count(*) FROM unindexed").fetchone() == (0,)

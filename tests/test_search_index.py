@@ -1,6 +1,8 @@
 """The full-text index behind `search` (issue 21): kept up to date as files are extracted,
 edited, deleted and renamed (a search never returns an element of a version no longer served),
-phrases and prefixes, the filters, cursor paging, Chinese, and queries that are not FTS5."""
+phrases and prefixes, the filters, cursor paging, Chinese, and queries that are not FTS5; on
+each store: in memory, SQLite (FTS5) and PostgreSQL (`tsvector`, a server started by the
+tests: skipped, saying why, where none can run)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import pytest
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.sqlite import SqliteStore
-from dpe_server.catalog.store import MemoryStore
+from dpe_server.catalog.store import MemoryStore, Store
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.read.search import QueryError, search
 from tests.e2e.harness import write_deck, write_doc
@@ -39,11 +41,21 @@ def folder(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+def _store(request: pytest.FixtureRequest, kind: str, tmp_path: Path) -> Store:
+    if kind == "memory":
+        return MemoryStore()
+    if kind == "sqlite":
+        return SqliteStore(tmp_path / "cache")
+    from dpe_server.catalog.postgres import PostgresStore
+
+    return PostgresStore(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
 async def catalog(
     request: pytest.FixtureRequest, folder: Path, tmp_path: Path
 ) -> AsyncIterator[Catalog]:
-    store = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "cache")
+    store = _store(request, request.param, tmp_path)
     catalog = Catalog(folder, "h", ThreadBackend(), store=store)
     await catalog.start()
     await catalog.warm()
@@ -207,15 +219,22 @@ async def test_index_follows_edits_deletes_and_renames(catalog: Catalog, folder:
     assert await _uris(catalog, "delta") == []
     assert await _uris(catalog, "预算") == []
     assert len(await _uris(catalog, "bullet")) == 1  # sub/other.pptx only
-    # The old versions' rows are gone, not only filtered out.
+    # The old versions' rows are gone, not only filtered out (the rows of a store shared by
+    # replicas stay: another replica may serve them still; there is no eviction there).
     store = catalog.store
+    if catalog.shared is not None:
+        return
     db = store._text if isinstance(store, MemoryStore) else store._db  # type: ignore[attr-defined]
     indexed = {key for (key,) in db.execute("SELECT DISTINCT key FROM element_rows")}
     assert indexed == {e.served_key for e in catalog.entries() if e.outline is not None}
 
 
-async def test_documents_not_yet_extracted_are_announced(folder: Path) -> None:
-    catalog = Catalog(folder, "h", ThreadBackend(), store=MemoryStore())
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgresql"])
+async def test_documents_not_yet_extracted_are_announced(
+    folder: Path, tmp_path: Path, request: pytest.FixtureRequest, kind: str
+) -> None:
+    store = _store(request, kind, tmp_path)
+    catalog = Catalog(folder, "h", ThreadBackend(), store=store)
     await catalog.start()  # probed, not extracted
     body = await search(catalog, "gamma")
     assert body["indexing"] is True
@@ -229,6 +248,7 @@ async def test_documents_not_yet_extracted_are_announced(folder: Path) -> None:
     done = await search(catalog, "budget")
     assert (done["indexing"], done["total"]) == (False, 4)
     assert "note" not in done
+    store.close()
 
 
 async def test_a_restart_searches_the_persistent_index(folder: Path, tmp_path: Path) -> None:

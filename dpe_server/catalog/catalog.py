@@ -562,6 +562,10 @@ class Catalog(Index[Entry]):
                     await self._extract_locked(entry)
                 elif entry.failed:
                     entry.outline, entry.outline_key = None, ""
+            elif self.shared and entry.error is None and entry.outline and not entry.current:
+                # Only another replica's probe of this version: it is extracting it. Wait for
+                # its result (or take the job over), so that the new version is announced.
+                await self._extract_locked(entry)
         if key == entry.key:
             await self._announce_entry(entry, before)
             if not (entry.current or entry.failed or entry.error is not None):

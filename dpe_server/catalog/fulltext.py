@@ -115,14 +115,20 @@ class TextQuery:
                 terms.append(Term(term.lower(), bool(word) and word.endswith("*")))
         return cls(tuple(dict.fromkeys(terms)))
 
+    def segments(self) -> list[tuple[str, bool]]:
+        """Each term as the index holds its words (`segment`), and whether its last word is
+        matched as a prefix (`prefix*`, or a term ending in one CJK character)."""
+        return [
+            (segment(t.text, open_end=True), t.prefix or bool(_LONE_CJK_END.search(t.text)))
+            for t in self.terms
+        ]
+
     def fts(self) -> str:
         """The query in FTS5 syntax: each term a quoted string, all of them required."""
-        out = []
-        for term in self.terms:
-            quoted = '"' + segment(term.text, open_end=True).replace('"', '""') + '"'
-            prefix = term.prefix or _LONE_CJK_END.search(term.text)
-            out.append(quoted + (" *" if prefix else ""))
-        return " AND ".join(out)
+        return " AND ".join(
+            '"' + text.replace('"', '""') + '"' + (" *" if prefix else "")
+            for text, prefix in self.segments()
+        )
 
     def marks(self) -> re.Pattern[str]:
         """The terms as a snippet marks them (`snippet`)."""
@@ -183,22 +189,27 @@ def put_pages(db: sqlite3.Connection, key: str, pages: Sequence[Page]) -> None:
     for page in pages:
         where = (key, page.page_index)
         _delete(db, "key=? AND page_index=?", where)
-        texts = [element_text(el.category.value, el.content) for el in page.elements]
+        rows = element_rows(page)
         db.executemany(
             "INSERT INTO element_rows (key, page_index, element_id, category, text) "
             "VALUES (?, ?, ?, ?, ?)",
-            [
-                (*where, el.element_id, el.category.value, text)
-                for el, text in zip(page.elements, texts, strict=True)
-            ],
+            [(*where, *row) for row in rows],
         )
         ids = db.execute(
             "SELECT id FROM element_rows WHERE key=? AND page_index=? ORDER BY id", where
         ).fetchall()
         db.executemany(
             "INSERT INTO element_text (rowid, text) VALUES (?, ?)",
-            [(row_id, segment(text)) for (row_id,), text in zip(ids, texts, strict=True)],
+            [(row_id, segment(row[2])) for (row_id,), row in zip(ids, rows, strict=True)],
         )
+
+
+def element_rows(page: Page) -> list[tuple[str, str, str]]:
+    """What the index holds of each element of `page`: its id, category and text."""
+    return [
+        (el.element_id, el.category.value, element_text(el.category.value, el.content))
+        for el in page.elements
+    ]
 
 
 def forget(db: sqlite3.Connection, key: str) -> None:
@@ -249,6 +260,14 @@ def search(
         rows = _ranked(db, best, filters, (*args, limit, offset))
     if len(rows) < limit and offset + len(rows) < counted:
         rows = _ranked(db, "", filters, (*args, limit, offset))
+    return found(query, rows, counted, cap, offset)
+
+
+def found(
+    query: TextQuery, rows: Sequence[tuple[Any, ...]], counted: int, cap: int, offset: int
+) -> Found:
+    """What a search found: the `rows` of its page (key, doc_ref, page index, element id,
+    category, text) from `offset`, and the matches `counted` up to `cap` (and one more)."""
     marks = query.marks()
     hits = [
         Hit(key, ref, page, eid, cat, snippet(text, marks))
