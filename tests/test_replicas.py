@@ -149,7 +149,7 @@ async def test_an_edit_seen_by_one_replica_reaches_every_replicas_sessions(
         assert sum(r.backend.calls["extract"] for r in running) == before + 1
 
 
-@pytest.mark.parametrize("graceful", [False], ids=["dies"])
+@pytest.mark.parametrize("graceful", [False, True], ids=["dies", "stopped"])
 async def test_a_replica_gone_mid_parse_leaves_its_job_to_another(
     tmp_path: Path, url: str, graceful: bool
 ) -> None:

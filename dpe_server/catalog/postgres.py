@@ -327,10 +327,23 @@ class PostgresStore:
         return self._run(lambda db: pgtext.search(db, query, scope, limit, offset), None)
 
     def close(self) -> None:
+        """Close the connection, first giving up the jobs this replica holds unfinished (a
+        graceful stop: other replicas take them at once rather than when the lease expires)."""
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
-            if self._db is not None:
-                self._db.close()
+            if self._db is None or self._db.closed:
+                return
+            try:
+                self._db.execute(
+                    "UPDATE jobs SET owner = NULL, lease_until = now() "
+                    "WHERE owner = %s AND NOT done",
+                    (self.owner,),
+                )
+            except psycopg.Error as exc:
+                log.warning("could not give up this replica's jobs (%s): their leases expire", exc)
+            self._db.close()
 
     # ---- the work queue ------------------------------------------------------------------
 
