@@ -77,14 +77,8 @@ def pg_server() -> Iterator[postgres.Postgres]:
     first asked for; a test asking for it is skipped, saying why, where none can run."""
     if why := postgres.available():
         pytest.skip(f"no PostgreSQL: {why}")
-    bins = postgres.bin_dir()
-    assert bins is not None
-    server = postgres.Postgres(bins)
-    try:
-        server.start()
+    with postgres.running() as server:
         yield server
-    finally:
-        server.destroy()
 
 
 @pytest.fixture

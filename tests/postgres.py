@@ -18,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -106,6 +107,19 @@ class Postgres:
         with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
             self.stop("immediate")
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def running() -> Iterator[Postgres]:
+    """A throw-away server, started, and destroyed at the end (`available()` must be "")."""
+    bins = bin_dir()
+    assert bins is not None
+    server = Postgres(bins)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.destroy()
 
 
 def available() -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -16,8 +16,11 @@ import pytest
 
 from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.fulltext import Scope, TextQuery
+from dpe_server.catalog.store import PageCache
 from dpe_server.catalog.stores import check_store_url
-from dpe_server.model.tree import Document
+from dpe_server.model.errors import PageNotFound
+from dpe_server.model.tree import Document, Page
+from dpe_server.read.search import QueryError, search
 from tests import postgres
 from tests.e2e.harness import connect, http_server, settled, write_doc
 from tests.test_catalog import Counting
@@ -35,6 +38,13 @@ DOCUMENTS = 200
 @pytest.fixture
 def url(pg_url: str) -> str:
     return pg_url
+
+
+@pytest.fixture
+def own_pg() -> Iterator[postgres.Postgres]:
+    """A PostgreSQL of the test's own, started, for a test that stops and starts it."""
+    with postgres.running() as pg:
+        yield pg
 
 
 def _folder(tmp_path: Path, count: int) -> Path:
@@ -190,51 +200,82 @@ def test_store_urls_are_checked() -> None:
         check_store_url("mysql://db")
 
 
-async def test_replicas_recover_when_postgresql_restarts(tmp_path: Path) -> None:
+async def test_replicas_recover_when_postgresql_restarts(
+    tmp_path: Path, own_pg: postgres.Postgres
+) -> None:
     """The database goes away mid-run: replica A still notices an edit and serves it from its
     own extraction; once the database is back (no replica restarted), replica C's feed
     reconnects, catches up, and C serves the edit too; the store is used again."""
-    bins = postgres.bin_dir()
-    assert bins is not None
-    pg = postgres.Postgres(bins)
     folder = _folder(tmp_path, 2)
+    async with replicas(folder, own_pg.url, count=2) as (running, tg):
+        a, c = running
+        async with anyio.create_task_group() as warming:
+            for r in running:
+                warming.start_soon(_start_and_warm, r, tg)
+        target = a.catalog.entries()[0]
+        own_pg.stop()
+        write_doc(folder / target.rel, ["Edited while down"])
+        await a.catalog.rescan()
+        await _until(lambda: a.updated(target.doc_ref))
+        _, outline = await a.catalog.outline(target.doc_ref)
+        assert outline is not None
+        assert outline.pages[0].title == "Edited while down"
+        a.catalog.pages_lru = type(a.catalog.pages_lru)()
+        page = await a.catalog.page(target.doc_ref, 0)  # from A's local fallback
+        assert page.title == "Edited while down"
+        assert not c.updated(target.doc_ref)
+        own_pg.start()
+        await _until(lambda: c.updated(target.doc_ref), timeout=30)
+        _, outline = await c.catalog.outline(target.doc_ref)
+        assert outline is not None
+        assert outline.pages[0].title == "Edited while down"
+        # What A extracted while the database was down reached it: nothing is lost.
+        key = a.catalog.entries()[0].key
+        await _until(lambda: a.store.lookup(key) is not None and not a.store._pending)
+        fresh = PostgresStore(own_pg.url)
+        try:
+            stored = fresh.lookup(key)
+            assert stored is not None
+            assert stored.outline is not None
+            assert fresh.page(key, 0) is not None
+        finally:
+            fresh.close()
+
+
+async def test_a_stored_page_fails_clearly_while_postgresql_is_down_and_reads_after(
+    tmp_path: Path, own_pg: postgres.Postgres
+) -> None:
+    """A page only the database holds (a document another replica extracted) cannot be read
+    while the database is down: the read fails saying so and that it is tried again, rather
+    than extracting the document again here (or forgetting it on a blip); so does a search.
+    Once the database is back, the same replica reads it, without restarting."""
+    folder = _folder(tmp_path, 2)
+    async with replicas(folder, own_pg.url, count=2) as (running, tg):
+        a, b = running
+        await _start_and_warm(a, tg)
+        await _start_and_warm(b, tg)  # everything restored from what A stored
+        b.backend.forbid = True  # B extracts nothing, before or after
+        ref = b.catalog.entries()[0].doc_ref
+        b.catalog.pages_lru = PageCache()
+        own_pg.stop()
+        unreachable = r"cannot be read just now: the shared store \(PostgreSQL\) is unreachable"
+        with pytest.raises(PageNotFound, match=f"^Page 1 of '{ref}' {unreachable}; it is"):
+            await b.catalog.page(ref, 1)
+        with pytest.raises(QueryError, match=f"^The search index {unreachable}; it is"):
+            await search(b.catalog, "second")
+        own_pg.start()
+        with anyio.fail_after(20):
+            while (page := await _page_or_none(b.catalog, ref, 1)) is None:
+                await anyio.sleep(0.1)
+        assert page.title == "Second"
+        assert (await search(b.catalog, "second"))["total"] == 4  # 2 elements a document
+
+
+async def _page_or_none(catalog: Catalog, ref: str, index: int) -> Page | None:
     try:
-        pg.start()
-        async with replicas(folder, pg.url, count=2) as (running, tg):
-            a, c = running
-            async with anyio.create_task_group() as warming:
-                for r in running:
-                    warming.start_soon(_start_and_warm, r, tg)
-            target = a.catalog.entries()[0]
-            pg.stop()
-            write_doc(folder / target.rel, ["Edited while down"])
-            await a.catalog.rescan()
-            await _until(lambda: a.updated(target.doc_ref))
-            _, outline = await a.catalog.outline(target.doc_ref)
-            assert outline is not None
-            assert outline.pages[0].title == "Edited while down"
-            a.catalog.pages_lru = type(a.catalog.pages_lru)()
-            page = await a.catalog.page(target.doc_ref, 0)  # from A's local fallback
-            assert page.title == "Edited while down"
-            assert not c.updated(target.doc_ref)
-            pg.start()
-            await _until(lambda: c.updated(target.doc_ref), timeout=30)
-            _, outline = await c.catalog.outline(target.doc_ref)
-            assert outline is not None
-            assert outline.pages[0].title == "Edited while down"
-            # What A extracted while the database was down reached it: nothing is lost.
-            key = a.catalog.entries()[0].key
-            await _until(lambda: a.store.lookup(key) is not None and not a.store._pending)
-            fresh = PostgresStore(pg.url)
-            try:
-                stored = fresh.lookup(key)
-                assert stored is not None
-                assert stored.outline is not None
-                assert fresh.page(key, 0) is not None
-            finally:
-                fresh.close()
-    finally:
-        pg.destroy()
+        return await catalog.page(ref, index)
+    except PageNotFound:
+        return None
 
 
 async def test_a_client_of_a_replica_that_watches_nothing_is_notified(

@@ -41,7 +41,7 @@ from dpe_server.catalog import pgtext
 from dpe_server.catalog.fulltext import Found, Scope, TextQuery
 from dpe_server.catalog.shared import Claim
 from dpe_server.catalog.sqlite import _dumps
-from dpe_server.catalog.store import Cached, MemoryStore, Outline
+from dpe_server.catalog.store import Cached, MemoryStore, Outline, StoreUnavailable
 from dpe_server.model.tree import JSON, Page, Properties
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,10 @@ LEASE_SECONDS = 30.0
 RECONNECT_SECONDS = 1.0
 """At most one connection attempt per this many seconds while the database is unreachable."""
 CONNECT_TIMEOUT = 3
+UNREACHABLE = "the shared store (PostgreSQL) is unreachable"
+"""What a read that needs the database says while it cannot be reached (`StoreUnavailable`)."""
+_FAILED = object()
+"""What `_run` answers when the database failed (an unreachable store, not a missing row)."""
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the store and the work queue.
@@ -284,8 +288,10 @@ class PostgresStore:
             kept = self._local.page(key, index)
         if kept is not None:
             return kept
-        body = self._run(q, None)
-        if body is None:
+        body = self._run(q, _FAILED)
+        if body is _FAILED:
+            raise StoreUnavailable(UNREACHABLE)
+        if not isinstance(body, bytes):
             return None
         page = _decoded(body)
         if page is None:
@@ -323,8 +329,11 @@ class PostgresStore:
         self._run(q, None)
 
     def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
-        """None while the database is unreachable (the index is there only)."""
-        return self._run(lambda db: pgtext.search(db, query, scope, limit, offset), None)
+        """Raises `StoreUnavailable` while the database is unreachable (the index is there)."""
+        found = self._run(lambda db: pgtext.search(db, query, scope, limit, offset), _FAILED)
+        if not isinstance(found, Found):
+            raise StoreUnavailable(UNREACHABLE)
+        return found
 
     def close(self) -> None:
         """Close the connection, first giving up the jobs this replica holds unfinished (a
