@@ -16,13 +16,14 @@ import pytest
 
 from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.fulltext import Scope, TextQuery
+from dpe_server.catalog.shared import pages_job
 from dpe_server.catalog.store import PageCache
 from dpe_server.catalog.stores import check_store_url
 from dpe_server.model.errors import PageNotFound
 from dpe_server.model.tree import Document, Page
 from dpe_server.read.search import QueryError, search
 from tests import postgres
-from tests.e2e.harness import connect, http_server, settled, write_doc
+from tests.e2e.harness import connect, http_server, settled, write_deck, write_doc
 from tests.test_catalog import Counting
 
 pytestmark = pytest.mark.anyio
@@ -191,6 +192,34 @@ async def test_a_replica_gone_mid_parse_leaves_its_job_to_another(
     finally:
         gone.store.close()
         alive.store.close()
+
+
+async def test_a_page_read_before_its_document_is_extracted_once(tmp_path: Path, url: str) -> None:
+    """Two replicas read the same page of a deck neither has extracted: the first claims that
+    page's job and extracts it alone; the second waits for it and reads it from the store."""
+    folder = tmp_path / "docs"
+    write_deck(folder / "deck.pptx", ["Alpha", "Beta", "Gamma"])
+    async with replicas(folder, url, count=2) as (running, tg):
+        a, b = running
+        for r in running:
+            await r.catalog.start(tg)  # probed, not extracted
+        ref = a.catalog.entries()[0].doc_ref
+        a.backend.held = anyio.Event()
+        pages: dict[str, Page] = {}
+
+        async def read(name: str, replica: Replica) -> None:
+            pages[name] = await replica.catalog.page(ref, 1)
+
+        async with anyio.create_task_group() as reads:
+            reads.start_soon(read, "a", a)
+            await _until(lambda: a.backend.calls["pages"] == 1)  # A is extracting the page
+            reads.start_soon(read, "b", b)
+            await _until(lambda: b.store.busy(pages_job(b.catalog.entries()[0].key, (1,))))
+            a.backend.held.set()
+        assert pages["a"].title == pages["b"].title == "Beta"
+        assert (a.backend.calls["pages"], b.backend.calls["pages"]) == (1, 0)
+        assert a.store.extractions() == {pages_job(a.catalog.entries()[0].key, (1,)): 1}
+        assert a.backend.calls["extract"] == b.backend.calls["extract"] == 0
 
 
 def test_store_urls_are_checked() -> None:

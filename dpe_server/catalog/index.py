@@ -398,8 +398,6 @@ class Index(ABC, Generic[E]):
             except ExtractionError:
                 yield MakeCurrent(entry)
                 return (yield from self._load_page(entry, index)) if entry.outline else None
-            if entry.key == key:  # else the file changed meanwhile: these pages are of neither
-                yield StoreCall(self.store.put_pages, (key, pages))
             page = next((p for p in pages if p.page_index == index), None)
         if page is None and entry.outline is not None:
             # The store lost it (evicted or unreadable): extract the document again.

@@ -39,7 +39,7 @@ import psycopg
 
 from dpe_server.catalog import pgtext
 from dpe_server.catalog.fulltext import Found, Scope, TextQuery
-from dpe_server.catalog.shared import Claim
+from dpe_server.catalog.shared import Claim, pages_job
 from dpe_server.catalog.sqlite import _dumps
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, StoreUnavailable
 from dpe_server.model.tree import JSON, Page, Properties
@@ -304,6 +304,7 @@ class PostgresStore:
             with db.transaction():
                 for table in ("pages", "docs", "jobs", "elements", "unindexed"):
                     db.execute(f"DELETE FROM {table} WHERE key = %s", (key,))
+                db.execute("DELETE FROM jobs WHERE starts_with(key, %s)", (pages_job(key, ()),))
 
         self._run(q, None)
         with self._lock:
