@@ -114,6 +114,9 @@ CREATE TEMP TABLE IF NOT EXISTS live (
 """
 """The versions this replica serves, per connection (as `fulltext`'s `live`): every replica
 searches the shared rows through what it serves itself."""
+ANALYZE_CHANGES = 100
+"""A change of `live` this large has it analysed again (autovacuum never analyses a temporary
+table; without statistics the planner guesses its size)."""
 
 
 def put_pages(db: psycopg.Connection[Any], key: str, pages: Sequence[Page]) -> None:
@@ -154,7 +157,7 @@ def serve(
             "SET doc_ref = EXCLUDED.doc_ref, file_type = EXCLUDED.file_type",
             list(added),
         )
-    if len(added) > 1000:
+    if len(added) + len(dropped) >= ANALYZE_CHANGES:
         db.execute("ANALYZE live")  # the planner's idea of its size (no autovacuum on it)
 
 

@@ -85,6 +85,9 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
     # 2: the full-text index (`pgtext`); pages stored before it are indexed when first served.
+    # No GIN pending list (fastupdate): every search would scan it, and while replicas extract
+    # it is never empty (measured: a word found nowhere took 22 ms instead of 0.4 at 10,000
+    # elements, the planner preferring a scan of the table).
     """
     CREATE TABLE elements (
         id BIGSERIAL PRIMARY KEY,
@@ -96,7 +99,7 @@ MIGRATIONS: tuple[str, ...] = (
         words TSVECTOR NOT NULL
     );
     CREATE INDEX elements_page ON elements (key, page_index);
-    CREATE INDEX elements_words ON elements USING gin (words);
+    CREATE INDEX elements_words ON elements USING gin (words) WITH (fastupdate = off);
     CREATE TABLE unindexed (key TEXT PRIMARY KEY);
     INSERT INTO unindexed SELECT DISTINCT key FROM pages;
     """,
