@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import socket
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -331,6 +332,79 @@ async def test_a_client_of_a_replica_that_watches_nothing_is_notified(
                 assert getattr(event, "uri", None) == uri
             page = await client.read_resource(uri + "/pages/0?format=markdown")
             assert "Edited on the shared drive" in str(page.contents[0])
+
+
+class RoundRobin:
+    """A load balancer that pins nothing: each HTTP request goes to the next server in turn
+    (its connection carries that request alone: `Connection: close`), and the JSON-RPC method
+    of each request is noted against the server that got it."""
+
+    def __init__(self, ports: list[int]) -> None:
+        self.ports = ports
+        self.turn = 0
+        self.methods: list[list[str]] = [[] for _ in ports]
+
+    async def handle(self, client: anyio.abc.SocketStream) -> None:
+        async with client:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += await client.receive()
+            top, body = head.split(b"\r\n\r\n", 1)
+            lines = [h for h in top.split(b"\r\n") if not h.lower().startswith(b"connection:")]
+            length = next(
+                (int(h.split(b":")[1]) for h in lines if h.lower().startswith(b"content-length:")),
+                0,
+            )
+            while len(body) < length:
+                body += await client.receive()
+            server, self.turn = self.turn, (self.turn + 1) % len(self.ports)
+            method = json.loads(body).get("method", "") if body else "GET"
+            self.methods[server].append(method)
+            request = b"\r\n".join([*lines, b"Connection: close"]) + b"\r\n\r\n" + body
+            async with await anyio.connect_tcp("127.0.0.1", self.ports[server]) as upstream:
+                await upstream.send(request)
+                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    async for chunk in upstream:  # a response, or a stream, until it ends
+                        await client.send(chunk)
+
+
+async def test_a_load_balancer_that_pins_nothing(tmp_path: Path, url: str) -> None:
+    """Two `serve --transport http` replicas behind a round-robin balancer: a 2026-07-28
+    client's requests alternate between them, its `subscriptions/listen` stream lands on the
+    replica that watches nothing and still hears of an edit the other one saw, and every read
+    of the edited page, on either replica, gives the new text."""
+    folder = _folder(tmp_path, 3)
+    target = folder / "d001.docx"
+    with contextlib.ExitStack() as stack:
+        servers = [
+            stack.enter_context(http_server(folder, "--store", url, *extra))
+            for extra in ((), ("--no-watch",))
+        ]
+        balancer = RoundRobin([s.port for s in servers])
+        async with anyio.create_task_group() as tg:
+            listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+            tg.start_soon(listener.serve, balancer.handle)
+            port = listener.extra(anyio.abc.SocketAttribute.local_port)
+            async with connect("http", "auto", folder, url=f"http://127.0.0.1:{port}/mcp") as c:
+                resources = (await c.list_resources()).resources
+                uri = next(
+                    r.uri for r in resources if (r.meta or {})["file_uri"].endswith("d001.docx")
+                )
+                await settled(c, uri.split("/")[2])
+                if balancer.turn == 0:
+                    await c.list_resources()  # the stream goes to the replica that watches nothing
+                async with c.listen(resource_subscriptions=[uri]) as stream:
+                    write_doc(target, ["Edited behind the balancer"])
+                    with anyio.fail_after(20):
+                        event = await stream.__anext__()
+                    assert getattr(event, "uri", None) == uri
+                for _ in range(4):
+                    page = await c.read_resource(uri + "/pages/0?format=markdown")
+                    assert "Edited behind the balancer" in str(page.contents[0])
+            tg.cancel_scope.cancel()
+    assert "subscriptions/listen" in balancer.methods[1]
+    for methods in balancer.methods:
+        assert methods.count("resources/read") >= 2, balancer.methods  # of the 4, 2 each
 
 
 async def test_a_replica_starts_and_serves_while_postgresql_is_unreachable(
