@@ -285,3 +285,26 @@ async def test_a_failed_update_of_the_served_versions_is_made_good(
     assert (await search(catalog, "budget"))["total"] == 4
     assert failures == []  # it was refused once
     store.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Café au lait, e-mail ½ 3.14 1e5 x_y 2024-01-02",
+        "Straße naïve İstanbul ΣΊΣΥΦΟΣ ς µ Ǻngström cafe\u0301 Œuvre ĳ",
+        "年度预算报告 한국어 テスト カタカナ 漢字 预",
+        "हिन्दी भाषा ภาษาไทย العربية עברית",
+        "'quoted' \"double\" (paren) [x] {y} <z> a/b\\c a&b a|b !not :*",
+    ],
+)
+def test_postgresql_cuts_the_words_sqlite_cuts(text: str) -> None:
+    """`pgtext.words` (a PostgreSQL store's words) against FTS5's unicode61 tokenizer on the
+    same segmented text: the same words in the same order, so both stores find the same."""
+    from dpe_server.catalog import pgtext
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='unicode61 remove_diacritics 2')")
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    db.execute("INSERT INTO t (rowid, x) VALUES (1, ?)", (fulltext.segment(text),))
+    sqlite_words = [term for (term,) in db.execute("SELECT term FROM v ORDER BY offset")]
+    assert pgtext.words(fulltext.segment(text)) == sqlite_words
