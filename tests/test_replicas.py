@@ -381,8 +381,8 @@ async def test_a_load_balancer_that_pins_nothing(tmp_path: Path, url: str) -> No
             for extra in ((), ("--no-watch",))
         ]
         balancer = RoundRobin([s.port for s in servers])
-        async with anyio.create_task_group() as tg:
-            listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+        listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+        async with listener, anyio.create_task_group() as tg:
             tg.start_soon(listener.serve, balancer.handle)
             port = listener.extra(anyio.abc.SocketAttribute.local_port)
             async with connect("http", "auto", folder, url=f"http://127.0.0.1:{port}/mcp") as c:
