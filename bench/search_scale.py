@@ -1,6 +1,8 @@
-"""Search, completion and memory at 1,000 and 10,000 documents (issue 21, item 4).
+"""Search, completion and memory at 1,000 and 10,000 documents (issue 21, item 4), on the
+SQLite store and on PostgreSQL (issue 22).
 
     .venv/bin/python bench/search_scale.py [--sizes 1000,10000] [--runs 3] [--calls 30]
+                                           [--stores sqlite,postgresql] [--url postgresql://…]
 
 For each size, the generated folder of `gen.folder` (a quarter of each format, small documents)
 is served by a real `dpe-server serve` process (stdio, SDK Client) on its own cache under
@@ -13,8 +15,12 @@ every document is extracted (Level 0 without `indexing`), it measures, one call 
 - `completion/complete` of `doc_ref` by a prefix (paced under the server's completion rate);
 - the serving process's VmRSS, and that of a server of an empty folder: (RSS - empty) / documents.
 
-Prints one Markdown table: per size, medians over `--runs` runs of each figure, and the ratio of
-the largest size to the smallest.
+`--stores`: each size is served with each store, the runs alternated between them (so both see
+the same load): `sqlite` (the default cache, under `bench/out/`) and `postgresql` (`--store URL`:
+`--url`, else a throw-away PostgreSQL started by `tests/postgres.py`, one database per size).
+
+Prints one Markdown table: per size and store, medians over `--runs` runs of each figure, the
+ratio of the largest size to the smallest, and with two stores the ratio postgresql / sqlite.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from mcp import Client  # noqa: E402
 from serving import _level0, _params, percentile, rss_kb, server_pid  # noqa: E402
 
 from dpe_server.catalog.folder import default_host  # noqa: E402
+from tests import postgres  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
 QUERIES: dict[str, dict[str, str]] = {
@@ -72,11 +79,14 @@ async def _settled(client: Client, host: str, expected: int) -> int:
         await anyio.sleep(1.0)
 
 
-async def one_run(root: Path, cache: Path, expected: int, calls: int) -> dict[str, float]:
+async def one_run(
+    root: Path, cache: Path, expected: int, calls: int, store: str = ""
+) -> dict[str, float]:
     host = default_host(root.resolve())
     log = cache.parent / f"{cache.name}.log"
     out: dict[str, float] = {}
-    async with Client(_params(root, cache, log), mode="legacy", read_timeout_seconds=3600) as c:
+    params = _params(root, cache, log, extra=("--store", store) if store else ())
+    async with Client(params, mode="legacy", read_timeout_seconds=3600) as c:
         start = time.perf_counter()
         out["unreadable"] = await _settled(c, host, expected)
         out["settle s"] = time.perf_counter() - start
@@ -131,33 +141,71 @@ async def empty_rss(scratch: Path) -> int:
         return rss_kb(server_pid())
 
 
+def _store_urls(stores: list[str], url: str, sizes: list[int]) -> tuple[dict[int, str], Any]:
+    """The PostgreSQL database of each size (none without `postgresql` in `stores`), and the
+    server started for them (None: `url` given, or not needed)."""
+    if "postgresql" not in stores:
+        return {}, None
+    if url:
+        return dict.fromkeys(sizes, url), None
+    bins = postgres.bin_dir()
+    if bins is None:
+        raise SystemExit(f"no PostgreSQL: {postgres.available()}; give --url")
+    server = postgres.Postgres(bins)
+    server.start()
+    return {s: postgres.fresh_database(server.url, f"search_{s}") for s in sizes}, server
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--calls", type=int, default=30)
+    parser.add_argument("--stores", default="sqlite", help="sqlite and/or postgresql")
+    parser.add_argument("--url", default="", help="a PostgreSQL database (else one is started)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    stores = args.stores.split(",")
     OUT.mkdir(exist_ok=True)
-    empty = statistics.median([await empty_rss(OUT) for _ in range(args.runs)])
-    figures: dict[int, dict[str, float]] = {}
-    for size in sizes:
-        root = gen.folder(OUT, size // 4)
-        runs = [
-            await one_run(root, OUT / f"cache-search-{size}", size, args.calls)
-            for _ in range(args.runs)
-        ]
-        figures[size] = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-        figures[size]["RSS KB per document above empty"] = (figures[size]["rss KB"] - empty) / size
-        print(f"{size} documents: {json.dumps(figures[size])}", file=sys.stderr, flush=True)
+    urls, server = _store_urls(stores, args.url, sizes)
+    try:
+        empty = statistics.median([await empty_rss(OUT) for _ in range(args.runs)])
+        figures: dict[tuple[int, str], dict[str, float]] = {}
+        for size in sizes:
+            root = gen.folder(OUT, size // 4)
+            runs: dict[str, list[dict[str, float]]] = {store: [] for store in stores}
+            for _ in range(args.runs):
+                for store in stores:
+                    url = urls[size] if store == "postgresql" else ""
+                    cache = OUT / f"cache-search-{size}"
+                    runs[store].append(await one_run(root, cache, size, args.calls, url))
+            for store, done in runs.items():
+                got = {k: statistics.median(r[k] for r in done) for k in done[0]}
+                got["RSS KB per document above empty"] = (got["rss KB"] - empty) / size
+                figures[size, store] = got
+                print(f"{size} documents, {store}: {json.dumps(got)}", file=sys.stderr, flush=True)
+    finally:
+        if server is not None:
+            server.destroy()
     small, large = sizes[0], sizes[-1]
+    columns = [(size, store) for size in sizes for store in stores]
     print(f"empty server RSS {empty:,.0f} KB; medians of {args.runs} runs, {args.calls} calls each")
-    print(f"| figure | {' | '.join(f'{s:,} docs' for s in sizes)} | {large:,}/{small:,} |")
-    print(f"|---|{'---|' * len(sizes)}---|")
-    for key in figures[small]:
-        cells = " | ".join(f"{figures[s][key]:,.2f}" for s in sizes)
-        ratio = figures[large][key] / figures[small][key] if figures[small][key] else 0.0
-        print(f"| {key} | {cells} | {ratio:.2f} |")
+    ratios = [f"{large:,}/{small:,} {store}" for store in stores]
+    if len(stores) == 2:
+        ratios += [f"{stores[1]}/{stores[0]} at {size:,}" for size in sizes]
+    heads = [f"{size:,} docs {store}" for size, store in columns]
+    print(f"| figure | {' | '.join(heads + ratios)} |")
+    print(f"|---|{'---|' * (len(heads) + len(ratios))}")
+
+    def ratio(a: float, b: float) -> str:
+        return f"{a / b:.2f}" if b else "-"
+
+    for key in figures[columns[0]]:
+        cells = [f"{figures[c][key]:,.2f}" for c in columns]
+        cells += [ratio(figures[large, st][key], figures[small, st][key]) for st in stores]
+        if len(stores) == 2:
+            cells += [ratio(figures[z, stores[1]][key], figures[z, stores[0]][key]) for z in sizes]
+        print(f"| {key} | {' | '.join(cells)} |")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import shutil
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,11 +42,12 @@ class ServeRun:
 
 
 def _params(
-    root: Path, cache: Path, log: Path, script: Path | None = None
+    root: Path, cache: Path, log: Path, script: Path | None = None, extra: Sequence[str] = ()
 ) -> StdioServerParameters:
-    """The server command, its stderr (banner, logs) sent to `log` so the table stays clean."""
+    """The server command (with the `extra` options), its stderr (banner, logs) sent to `log`
+    so the table stays clean."""
     entry = [str(script)] if script else ["-m", "dpe_server"]
-    argv = [sys.executable, *entry, "serve", str(root), "--cache-dir", str(cache)]
+    argv = [sys.executable, *entry, "serve", str(root), "--cache-dir", str(cache), *extra]
     return StdioServerParameters(
         command="/bin/sh", args=["-c", f'exec "$@" 2>>"{log}"', "sh", *argv]
     )

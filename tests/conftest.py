@@ -15,6 +15,7 @@ import pytest
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from fixtures.build import copy_documents
+from tests import postgres
 from tests.corpus_trees import Outcome, extract_corpus
 from tests.once import once_per_run
 
@@ -71,6 +72,22 @@ def _tests_write_only_into_temporary_folders() -> Iterator[None]:
         f"the tests wrote outside their temporary folders: {found} (or these files were edited "
         "while the tests ran)"
     )
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[postgres.Postgres]:
+    """One PostgreSQL for the session's tests that need one (`tests.postgres`), started when
+    first asked for; a test asking for it is skipped, saying why, where none can run."""
+    if why := postgres.available():
+        pytest.skip(f"no PostgreSQL: {why}")
+    with postgres.running() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: postgres.Postgres, request: pytest.FixtureRequest) -> str:
+    """A fresh database on the session's PostgreSQL, for one test."""
+    return postgres.fresh_database(pg_server.url, "t_" + request.node.name)
 
 
 @pytest.fixture

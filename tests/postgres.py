@@ -13,10 +13,12 @@ import contextlib
 import glob
 import importlib.util
 import os
+import re
 import shutil
 import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -107,6 +109,19 @@ class Postgres:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def running() -> Iterator[Postgres]:
+    """A throw-away server, started, and destroyed at the end (`available()` must be "")."""
+    bins = bin_dir()
+    assert bins is not None
+    server = Postgres(bins)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.destroy()
+
+
 def available() -> str:
     """Why a server cannot be started here ("": it can)."""
     if importlib.util.find_spec("psycopg") is None:
@@ -114,3 +129,14 @@ def available() -> str:
     if bin_dir() is None:
         return "no PostgreSQL server: pip install pgserver, or install the distribution's"
     return ""
+
+
+def fresh_database(admin_url: str, name: str) -> str:
+    """The URL of a new, empty database `name` (dropped first if there) on `admin_url`'s server."""
+    import psycopg
+
+    name = re.sub(r"[^a-z0-9_]", "_", name.lower())[:60]
+    with psycopg.connect(admin_url, autocommit=True) as db:
+        db.execute(f"DROP DATABASE IF EXISTS {name}")
+        db.execute(f"CREATE DATABASE {name}")
+    return admin_url.rsplit("/", 1)[0] + "/" + name

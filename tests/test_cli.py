@@ -140,6 +140,16 @@ def test_serve_refuses_a_bad_option_value_in_one_line(
     assert "Traceback" not in done.stderr
 
 
+def test_serve_refuses_no_cache_with_a_postgresql_store_in_one_line(tmp_path: Path) -> None:
+    """`--no-cache` once gave a replica the in-memory store, silently sharing nothing."""
+    done = _dpe("serve", str(tmp_path), "--no-cache", "--store", "postgresql://u@127.0.0.1:1/d")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dpe-server serve: --no-cache cannot be given with a postgresql:// store, which is the "
+        "store the replicas share, not a cache; give one or the other."
+    ]
+
+
 def test_read_refuses_a_bad_worker_option_in_one_line(tmp_path: Path) -> None:
     done = _dpe("read", str(tmp_path), "dpe://x", "--timeout=-3")
     assert done.returncode == 2

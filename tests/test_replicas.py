@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import socket
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -16,10 +17,14 @@ import pytest
 
 from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.fulltext import Position, Scope, TextQuery
+from dpe_server.catalog.shared import pages_job
+from dpe_server.catalog.store import PageCache
 from dpe_server.catalog.stores import check_store_url
-from dpe_server.model.tree import Document
+from dpe_server.model.errors import PageNotFound
+from dpe_server.model.tree import Document, Page
+from dpe_server.read.search import QueryError, search
 from tests import postgres
-from tests.e2e.harness import connect, http_server, settled, write_doc
+from tests.e2e.harness import connect, http_server, settled, write_deck, write_doc
 from tests.test_catalog import Counting
 
 pytestmark = pytest.mark.anyio
@@ -32,28 +37,16 @@ from dpe_server.catalog.postgres import PostgresStore  # noqa: E402 (needs psyco
 DOCUMENTS = 200
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[postgres.Postgres]:
-    bins = postgres.bin_dir()
-    assert bins is not None
-    pg = postgres.Postgres(bins)
-    try:
-        pg.start()
-        yield pg
-    finally:
-        pg.destroy()
+@pytest.fixture
+def url(pg_url: str) -> str:
+    return pg_url
 
 
 @pytest.fixture
-def url(server: postgres.Postgres, request: pytest.FixtureRequest) -> str:
-    """A fresh database on the module's server, for one test."""
-    import psycopg
-
-    name: str = "t_" + request.node.name.lower().replace("[", "_").replace("]", "")[:50]
-    with psycopg.connect(server.url, autocommit=True) as db:
-        db.execute(f"DROP DATABASE IF EXISTS {name}")
-        db.execute(f"CREATE DATABASE {name}")
-    return server.url.rsplit("/", 1)[0] + "/" + name
+def own_pg() -> Iterator[postgres.Postgres]:
+    """A PostgreSQL of the test's own, started, for a test that stops and starts it."""
+    with postgres.running() as pg:
+        yield pg
 
 
 def _folder(tmp_path: Path, count: int) -> Path:
@@ -170,29 +163,66 @@ async def test_an_edit_seen_by_one_replica_reaches_every_replicas_sessions(
         assert sum(r.backend.calls["extract"] for r in running) == before + 1
 
 
-async def test_a_replica_dead_mid_parse_leaves_its_job_to_another(tmp_path: Path, url: str) -> None:
+@pytest.mark.parametrize("graceful", [False, True], ids=["dies", "stopped"])
+async def test_a_replica_gone_mid_parse_leaves_its_job_to_another(
+    tmp_path: Path, url: str, graceful: bool
+) -> None:
+    """A replica that dies mid-parse stops renewing its lease: once it expires, another takes
+    the job. One stopped gracefully (its store closed, as a server's shutdown does) gives its
+    jobs up: another takes them at once, long before the lease (10 minutes) would expire."""
     folder = _folder(tmp_path, 1)
-    lease = 0.6
-    dead = Replica(folder, url, lease=lease, backend=Stuck())
+    lease = 600.0 if graceful else 0.6
+    gone = Replica(folder, url, lease=lease, backend=Stuck())
     alive = Replica(folder, url, lease=lease)
     try:
         async with anyio.create_task_group() as tg:
             async with anyio.create_task_group() as dying:
-                dying.start_soon(_start_and_warm, dead, dying)
-                await _until(lambda: dead.backend.calls["extract"] == 1)
+                dying.start_soon(_start_and_warm, gone, dying)
+                await _until(lambda: gone.backend.calls["extract"] == 1)
                 await alive.catalog.start(tg)
-                ref = alive.catalog.entries()[0].doc_ref
-                assert alive.store.busy(alive.catalog.entries()[0].key)
-                dying.cancel_scope.cancel()  # the replica dies mid-parse: no one renews its lease
-            with anyio.fail_after(lease * 20):
-                _, outline = await alive.catalog.outline(ref)
+                entry = alive.catalog.entries()[0]
+                assert alive.store.busy(entry.key)
+                dying.cancel_scope.cancel()  # mid-parse: no one renews its lease
+            if graceful:
+                gone.store.close()  # what the server does once its tasks are cancelled
+                assert not alive.store.busy(entry.key)
+            with anyio.fail_after(12):
+                _, outline = await alive.catalog.outline(entry.doc_ref)
             assert outline is not None
             assert alive.backend.calls["extract"] == 1
-            assert set(alive.store.extractions().values()) == {2}  # claimed twice, done once
+            assert alive.store.extractions() == {entry.key: 2}  # claimed twice, done once
             tg.cancel_scope.cancel()
     finally:
-        dead.store.close()
+        gone.store.close()
         alive.store.close()
+
+
+async def test_a_page_read_before_its_document_is_extracted_once(tmp_path: Path, url: str) -> None:
+    """Two replicas read the same page of a deck neither has extracted: the first claims that
+    page's job and extracts it alone; the second waits for it and reads it from the store."""
+    folder = tmp_path / "docs"
+    write_deck(folder / "deck.pptx", ["Alpha", "Beta", "Gamma"])
+    async with replicas(folder, url, count=2) as (running, tg):
+        a, b = running
+        for r in running:
+            await r.catalog.start(tg)  # probed, not extracted
+        ref = a.catalog.entries()[0].doc_ref
+        a.backend.held = anyio.Event()
+        pages: dict[str, Page] = {}
+
+        async def read(name: str, replica: Replica) -> None:
+            pages[name] = await replica.catalog.page(ref, 1)
+
+        async with anyio.create_task_group() as reads:
+            reads.start_soon(read, "a", a)
+            await _until(lambda: a.backend.calls["pages"] == 1)  # A is extracting the page
+            reads.start_soon(read, "b", b)
+            await _until(lambda: b.store.busy(pages_job(b.catalog.entries()[0].key, (1,))))
+            a.backend.held.set()
+        assert pages["a"].title == pages["b"].title == "Beta"
+        assert (a.backend.calls["pages"], b.backend.calls["pages"]) == (1, 0)
+        assert a.store.extractions() == {pages_job(a.catalog.entries()[0].key, (1,)): 1}
+        assert a.backend.calls["extract"] == b.backend.calls["extract"] == 0
 
 
 def test_store_urls_are_checked() -> None:
@@ -202,51 +232,82 @@ def test_store_urls_are_checked() -> None:
         check_store_url("mysql://db")
 
 
-async def test_replicas_recover_when_postgresql_restarts(tmp_path: Path) -> None:
+async def test_replicas_recover_when_postgresql_restarts(
+    tmp_path: Path, own_pg: postgres.Postgres
+) -> None:
     """The database goes away mid-run: replica A still notices an edit and serves it from its
     own extraction; once the database is back (no replica restarted), replica C's feed
     reconnects, catches up, and C serves the edit too; the store is used again."""
-    bins = postgres.bin_dir()
-    assert bins is not None
-    pg = postgres.Postgres(bins)
     folder = _folder(tmp_path, 2)
+    async with replicas(folder, own_pg.url, count=2) as (running, tg):
+        a, c = running
+        async with anyio.create_task_group() as warming:
+            for r in running:
+                warming.start_soon(_start_and_warm, r, tg)
+        target = a.catalog.entries()[0]
+        own_pg.stop()
+        write_doc(folder / target.rel, ["Edited while down"])
+        await a.catalog.rescan()
+        await _until(lambda: a.updated(target.doc_ref))
+        _, outline = await a.catalog.outline(target.doc_ref)
+        assert outline is not None
+        assert outline.pages[0].title == "Edited while down"
+        a.catalog.pages_lru = type(a.catalog.pages_lru)()
+        page = await a.catalog.page(target.doc_ref, 0)  # from A's local fallback
+        assert page.title == "Edited while down"
+        assert not c.updated(target.doc_ref)
+        own_pg.start()
+        await _until(lambda: c.updated(target.doc_ref), timeout=30)
+        _, outline = await c.catalog.outline(target.doc_ref)
+        assert outline is not None
+        assert outline.pages[0].title == "Edited while down"
+        # What A extracted while the database was down reached it: nothing is lost.
+        key = a.catalog.entries()[0].key
+        await _until(lambda: a.store.lookup(key) is not None and not a.store._pending)
+        fresh = PostgresStore(own_pg.url)
+        try:
+            stored = fresh.lookup(key)
+            assert stored is not None
+            assert stored.outline is not None
+            assert fresh.page(key, 0) is not None
+        finally:
+            fresh.close()
+
+
+async def test_a_stored_page_fails_clearly_while_postgresql_is_down_and_reads_after(
+    tmp_path: Path, own_pg: postgres.Postgres
+) -> None:
+    """A page only the database holds (a document another replica extracted) cannot be read
+    while the database is down: the read fails saying so and that it is tried again, rather
+    than extracting the document again here (or forgetting it on a blip); so does a search.
+    Once the database is back, the same replica reads it, without restarting."""
+    folder = _folder(tmp_path, 2)
+    async with replicas(folder, own_pg.url, count=2) as (running, tg):
+        a, b = running
+        await _start_and_warm(a, tg)
+        await _start_and_warm(b, tg)  # everything restored from what A stored
+        b.backend.forbid = True  # B extracts nothing, before or after
+        ref = b.catalog.entries()[0].doc_ref
+        b.catalog.pages_lru = PageCache()
+        own_pg.stop()
+        unreachable = r"cannot be read just now: the shared store \(PostgreSQL\) is unreachable"
+        with pytest.raises(PageNotFound, match=f"^Page 1 of '{ref}' {unreachable}; it is"):
+            await b.catalog.page(ref, 1)
+        with pytest.raises(QueryError, match=f"^The search index {unreachable}; it is"):
+            await search(b.catalog, "second")
+        own_pg.start()
+        with anyio.fail_after(20):
+            while (page := await _page_or_none(b.catalog, ref, 1)) is None:
+                await anyio.sleep(0.1)
+        assert page.title == "Second"
+        assert (await search(b.catalog, "second"))["total"] == 4  # 2 elements a document
+
+
+async def _page_or_none(catalog: Catalog, ref: str, index: int) -> Page | None:
     try:
-        pg.start()
-        async with replicas(folder, pg.url, count=2) as (running, tg):
-            a, c = running
-            async with anyio.create_task_group() as warming:
-                for r in running:
-                    warming.start_soon(_start_and_warm, r, tg)
-            target = a.catalog.entries()[0]
-            pg.stop()
-            write_doc(folder / target.rel, ["Edited while down"])
-            await a.catalog.rescan()
-            await _until(lambda: a.updated(target.doc_ref))
-            _, outline = await a.catalog.outline(target.doc_ref)
-            assert outline is not None
-            assert outline.pages[0].title == "Edited while down"
-            a.catalog.pages_lru = type(a.catalog.pages_lru)()
-            page = await a.catalog.page(target.doc_ref, 0)  # from A's local fallback
-            assert page.title == "Edited while down"
-            assert not c.updated(target.doc_ref)
-            pg.start()
-            await _until(lambda: c.updated(target.doc_ref), timeout=30)
-            _, outline = await c.catalog.outline(target.doc_ref)
-            assert outline is not None
-            assert outline.pages[0].title == "Edited while down"
-            # What A extracted while the database was down reached it: nothing is lost.
-            key = a.catalog.entries()[0].key
-            await _until(lambda: a.store.lookup(key) is not None and not a.store._pending)
-            fresh = PostgresStore(pg.url)
-            try:
-                stored = fresh.lookup(key)
-                assert stored is not None
-                assert stored.outline is not None
-                assert fresh.page(key, 0) is not None
-            finally:
-                fresh.close()
-    finally:
-        pg.destroy()
+        return await catalog.page(ref, index)
+    except PageNotFound:
+        return None
 
 
 async def test_a_client_of_a_replica_that_watches_nothing_is_notified(
@@ -273,6 +334,79 @@ async def test_a_client_of_a_replica_that_watches_nothing_is_notified(
                 assert getattr(event, "uri", None) == uri
             page = await client.read_resource(uri + "/pages/0?format=markdown")
             assert "Edited on the shared drive" in str(page.contents[0])
+
+
+class RoundRobin:
+    """A load balancer that pins nothing: each HTTP request goes to the next server in turn
+    (its connection carries that request alone: `Connection: close`), and the JSON-RPC method
+    of each request is noted against the server that got it."""
+
+    def __init__(self, ports: list[int]) -> None:
+        self.ports = ports
+        self.turn = 0
+        self.methods: list[list[str]] = [[] for _ in ports]
+
+    async def handle(self, client: anyio.abc.SocketStream) -> None:
+        async with client:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += await client.receive()
+            top, body = head.split(b"\r\n\r\n", 1)
+            lines = [h for h in top.split(b"\r\n") if not h.lower().startswith(b"connection:")]
+            length = next(
+                (int(h.split(b":")[1]) for h in lines if h.lower().startswith(b"content-length:")),
+                0,
+            )
+            while len(body) < length:
+                body += await client.receive()
+            server, self.turn = self.turn, (self.turn + 1) % len(self.ports)
+            method = json.loads(body).get("method", "") if body else "GET"
+            self.methods[server].append(method)
+            request = b"\r\n".join([*lines, b"Connection: close"]) + b"\r\n\r\n" + body
+            async with await anyio.connect_tcp("127.0.0.1", self.ports[server]) as upstream:
+                await upstream.send(request)
+                with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    async for chunk in upstream:  # a response, or a stream, until it ends
+                        await client.send(chunk)
+
+
+async def test_a_load_balancer_that_pins_nothing(tmp_path: Path, url: str) -> None:
+    """Two `serve --transport http` replicas behind a round-robin balancer: a 2026-07-28
+    client's requests alternate between them, its `subscriptions/listen` stream lands on the
+    replica that watches nothing and still hears of an edit the other one saw, and every read
+    of the edited page, on either replica, gives the new text."""
+    folder = _folder(tmp_path, 3)
+    target = folder / "d001.docx"
+    with contextlib.ExitStack() as stack:
+        servers = [
+            stack.enter_context(http_server(folder, "--store", url, *extra))
+            for extra in ((), ("--no-watch",))
+        ]
+        balancer = RoundRobin([s.port for s in servers])
+        listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+        async with listener, anyio.create_task_group() as tg:
+            tg.start_soon(listener.serve, balancer.handle)
+            port = listener.extra(anyio.abc.SocketAttribute.local_port)
+            async with connect("http", "auto", folder, url=f"http://127.0.0.1:{port}/mcp") as c:
+                resources = (await c.list_resources()).resources
+                uri = next(
+                    r.uri for r in resources if (r.meta or {})["file_uri"].endswith("d001.docx")
+                )
+                await settled(c, uri.split("/")[2])
+                if balancer.turn == 0:
+                    await c.list_resources()  # the stream goes to the replica that watches nothing
+                async with c.listen(resource_subscriptions=[uri]) as stream:
+                    write_doc(target, ["Edited behind the balancer"])
+                    with anyio.fail_after(20):
+                        event = await stream.__anext__()
+                    assert getattr(event, "uri", None) == uri
+                for _ in range(4):
+                    page = await c.read_resource(uri + "/pages/0?format=markdown")
+                    assert "Edited behind the balancer" in str(page.contents[0])
+            tg.cancel_scope.cancel()
+    assert "subscriptions/listen" in balancer.methods[1]
+    for methods in balancer.methods:
+        assert methods.count("resources/read") >= 2, balancer.methods  # of the 4, 2 each
 
 
 async def test_a_replica_starts_and_serves_while_postgresql_is_unreachable(
@@ -320,3 +454,28 @@ async def test_a_change_too_large_for_one_notification_asks_for_a_whole_rescan(u
         sender.close()
         listener.close()
     assert all(rels == ["a.xlsx"] for rels in heard[:-1])
+
+
+async def test_a_database_of_schema_1_is_searched_once_migrated(tmp_path: Path, url: str) -> None:
+    """Pages stored before the full-text index existed (schema 1: no `elements` table) are
+    indexed when a replica of this version first serves them, without extracting anything."""
+    folder = _folder(tmp_path, 3)
+    async with replicas(folder, url, count=1) as (running, tg):
+        await _start_and_warm(running[0], tg)
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:  # the database as schema 1 left it
+        db.execute("DROP TABLE elements, unindexed")
+        db.execute("DELETE FROM schema_version WHERE version > 1")
+    async with replicas(folder, url, count=1) as (running, tg):
+        again = running[0]
+        again.backend.forbid = True  # everything comes from the store
+        await again.catalog.start(tg)
+        assert all(e.current for e in again.catalog.entries())
+        found = await again.catalog.search(
+            TextQuery.parse("paragraph second"), Scope(), 10, Position()
+        )
+        assert found is not None
+        assert found.total == 3
+        with psycopg.connect(url) as db:
+            assert db.execute("SELECT count(*) FROM unindexed").fetchone() == (0,)

@@ -1,6 +1,8 @@
 """The full-text index behind `search` (issue 21): kept up to date as files are extracted,
 edited, deleted and renamed (a search never returns an element of a version no longer served),
-phrases and prefixes, the filters, cursor paging, Chinese, and queries that are not FTS5."""
+phrases and prefixes, the filters, cursor paging, Chinese, and queries that are not FTS5; on
+each store: in memory, SQLite (FTS5) and PostgreSQL (`tsvector`, a server started by the
+tests: skipped, saying why, where none can run)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from dpe_server.catalog import fulltext, ranking
 from dpe_server.catalog import sqlite as sqlite_store
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.sqlite import SqliteStore
-from dpe_server.catalog.store import MemoryStore, Outline
+from dpe_server.catalog.store import MemoryStore, Outline, Store
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.model.errors import extraction_error
 from dpe_server.model.tree import Category, Element, Page
@@ -43,11 +45,21 @@ def folder(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+def _store(request: pytest.FixtureRequest, kind: str, tmp_path: Path) -> Store:
+    if kind == "memory":
+        return MemoryStore()
+    if kind == "sqlite":
+        return SqliteStore(tmp_path / "cache")
+    from dpe_server.catalog.postgres import PostgresStore
+
+    return PostgresStore(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
 async def catalog(
     request: pytest.FixtureRequest, folder: Path, tmp_path: Path
 ) -> AsyncIterator[Catalog]:
-    store = MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "cache")
+    store = _store(request, request.param, tmp_path)
     catalog = Catalog(folder, "h", ThreadBackend(), store=store)
     await catalog.start()
     await catalog.warm()
@@ -363,15 +375,22 @@ async def test_index_follows_edits_deletes_and_renames(catalog: Catalog, folder:
     assert await _uris(catalog, "delta") == []
     assert await _uris(catalog, "预算") == []
     assert len(await _uris(catalog, "bullet")) == 1  # sub/other.pptx only
-    # The old versions' rows are gone, not only filtered out.
+    # The old versions' rows are gone, not only filtered out (the rows of a store shared by
+    # replicas stay: another replica may serve them still; there is no eviction there).
     store = catalog.store
+    if catalog.shared is not None:
+        return
     db = store._text if isinstance(store, MemoryStore) else store._db  # type: ignore[attr-defined]
     indexed = {key for (key,) in db.execute("SELECT DISTINCT key FROM element_rows")}
     assert indexed == {e.served_key for e in catalog.entries() if e.outline is not None}
 
 
-async def test_documents_not_yet_extracted_are_announced(folder: Path) -> None:
-    catalog = Catalog(folder, "h", ThreadBackend(), store=MemoryStore())
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgresql"])
+async def test_documents_not_yet_extracted_are_announced(
+    folder: Path, tmp_path: Path, request: pytest.FixtureRequest, kind: str
+) -> None:
+    store = _store(request, kind, tmp_path)
+    catalog = Catalog(folder, "h", ThreadBackend(), store=store)
     await catalog.start()  # probed, not extracted
     body = await search(catalog, "gamma")
     assert body["indexing"] is True
@@ -385,6 +404,7 @@ async def test_documents_not_yet_extracted_are_announced(folder: Path) -> None:
     done = await search(catalog, "budget")
     assert (done["indexing"], done["total"]) == (False, 4)
     assert "note" not in done
+    store.close()
 
 
 async def test_the_documents_waiting_are_kept_as_entries_change(folder: Path) -> None:
@@ -472,3 +492,26 @@ def test_versions_unused_for_long_are_evicted_when_the_cache_opens(tmp_path: Pat
     (texts,) = again._db.execute("SELECT count(*) FROM element_text").fetchone()  # type: ignore[attr-defined]
     assert texts == 2
     again.close()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Café au lait, e-mail ½ 3.14 1e5 x_y 2024-01-02",
+        "Straße naïve İstanbul ΣΊΣΥΦΟΣ ς µ Ǻngström cafe\u0301 Œuvre ĳ",
+        "年度预算报告 한국어 テスト カタカナ 漢字 预",
+        "हिन्दी भाषा ภาษาไทย العربية עברית",
+        "'quoted' \"double\" (paren) [x] {y} <z> a/b\\c a&b a|b !not :*",
+    ],
+)
+def test_postgresql_cuts_the_words_sqlite_cuts(text: str) -> None:
+    """`pgtext.words` (a PostgreSQL store's words) against FTS5's unicode61 tokenizer on the
+    same segmented text: the same words in the same order, so both stores find the same."""
+    from dpe_server.catalog import pgtext
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='unicode61 remove_diacritics 2')")
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    db.execute("INSERT INTO t (rowid, x) VALUES (1, ?)", (fulltext.segment(text),))
+    sqlite_words = [term for (term,) in db.execute("SELECT term FROM v ORDER BY offset")]
+    assert pgtext.words(fulltext.segment(text)) == sqlite_words

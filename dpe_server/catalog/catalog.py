@@ -32,7 +32,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequ
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, assert_never, cast
+from typing import Any, TypeVar, assert_never, cast
 
 import anyio
 import anyio.to_thread
@@ -42,7 +42,7 @@ from dpe_server.catalog.folder import FileStat, scan, scan_paths
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.index import Index, outline_of, pending_pages
-from dpe_server.catalog.shared import Claim, SharedStore
+from dpe_server.catalog.shared import Claim, SharedStore, pages_job
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, Store
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, is_paged
@@ -53,6 +53,7 @@ from dpe_server.model.info import DocumentInfo, PageInfo
 from dpe_server.model.tree import Document, Element, Page
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Seconds between attempts at a file that failed while it may still be being written."""
@@ -338,7 +339,7 @@ class Catalog(Index[Entry]):
             case StoreCall(fn, args):
                 return await anyio.to_thread.run_sync(fn, *args)
             case PagesJob(entry, indices):
-                return await self.backend.extract_pages(self.root, entry.rel, indices)
+                return await self._extract_pages(cast(Entry, entry), indices)
             case MakeCurrent(entry):
                 return await self._ensure_outline(cast(Entry, entry))  # entries are ours
             case Probe(entry):
@@ -501,6 +502,52 @@ class Catalog(Index[Entry]):
         cut = any(p.metadata.get("truncated") for p in pages)
         return Document(entry.props, tuple(pages), {"truncated": True} if cut else {})
 
+    async def _extract_pages(self, entry: Entry, indices: tuple[int, ...]) -> list[Page]:
+        """Pages of a document not yet extracted, stored unless the file changed meanwhile.
+        With a shared store the job is claimed first: one replica extracts those pages, the
+        others wait for it and read them from the store."""
+        key, shared = entry.key, self.shared
+        job, claim = pages_job(key, indices), Claim.CLAIMED
+        while shared is not None and key == entry.key:
+            claim = await anyio.to_thread.run_sync(shared.claim, job)
+            if claim is Claim.DONE:
+                stored = [await anyio.to_thread.run_sync(self.store.page, key, i) for i in indices]
+                if all(page is not None for page in stored):
+                    return cast(list[Page], stored)
+            if claim is not Claim.BUSY:
+                break  # claimed, or done but forgotten since: extracted here
+            await anyio.sleep(CLAIM_POLL)
+        leased = shared if shared is not None and claim is Claim.CLAIMED else None
+        work = self.backend.extract_pages(self.root, entry.rel, indices)
+        try:
+            pages = await self._leased(job if leased else None, work)
+        except ExtractionError:
+            if leased is not None:  # anyone may try again
+                await anyio.to_thread.run_sync(leased.release, job)
+            raise
+        if key == entry.key:  # else these pages are of a version no longer served
+            await anyio.to_thread.run_sync(self.store.put_pages, key, pages)
+        if leased is not None:
+            await anyio.to_thread.run_sync(leased.finish, job)
+        return pages
+
+    async def _leased(self, job: str | None, work: Awaitable[T]) -> T:
+        """Await `work`, renewing this replica's lease on `job` meanwhile (None: unclaimed)."""
+        if job is None or self.shared is None:
+            return await work
+        done: list[T] = []
+        failure: Exception | None = None
+        async with anyio.create_task_group() as lease:
+            lease.start_soon(self._keep_lease, self.shared, job)
+            try:
+                done.append(await work)
+            except Exception as exc:  # raised below as itself, not in the group's wrapping
+                failure = exc
+            lease.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
+        return done[0]
+
     async def _extract_locked(self, entry: Entry, attempt: int = 0) -> bool:
         try:
             return await self._extract_claimed(entry, attempt)
@@ -512,14 +559,10 @@ class Catalog(Index[Entry]):
         if not await self._claim(entry, key):
             return entry.current  # another replica extracted it: restored from the store
         doc, failure = None, None
-        async with anyio.create_task_group() as lease:
-            if self.shared is not None:
-                lease.start_soon(self._keep_lease, self.shared, key)
-            try:
-                doc = await self._extract_document(entry)
-            except ExtractionError as exc:
-                failure = exc
-            lease.cancel_scope.cancel()
+        try:
+            doc = await self._leased(key, self._extract_document(entry))
+        except ExtractionError as exc:
+            failure = exc
         if doc is None:
             assert failure is not None
             self._failed(entry, key, failure, attempt)
@@ -677,6 +720,10 @@ class Catalog(Index[Entry]):
                     await self._extract_locked(entry)
                 elif entry.failed:
                     entry.outline, entry.outline_key = None, ""
+            elif self.shared and entry.error is None and entry.outline and not entry.current:
+                # Only another replica's probe of this version: it is extracting it. Wait for
+                # its result (or take the job over), so that the new version is announced.
+                await self._extract_locked(entry)
         if key == entry.key:
             await self._announce_entry(entry, before)
             if not (entry.current or entry.failed or entry.error is not None):

@@ -113,6 +113,14 @@ class TextQuery:
                 terms.append(Term(term.lower(), bool(word) and word.endswith("*")))
         return cls(tuple(dict.fromkeys(terms)))
 
+    def segments(self) -> list[tuple[str, bool]]:
+        """Each term as the index holds its words (`segment`), and whether its last word is
+        matched as a prefix (`prefix*`, or a term ending in one CJK character)."""
+        return [
+            (segment(t.text, open_end=True), t.prefix or bool(_LONE_CJK_END.search(t.text)))
+            for t in self.terms
+        ]
+
     def phrases(self) -> list[Phrase]:
         """Each term as FTS5 gets it: a quoted string (a prefix one where it may run on)."""
         out = []
@@ -195,22 +203,27 @@ def put_pages(db: sqlite3.Connection, key: str, pages: Sequence[Page]) -> None:
     for page in pages:
         where = (key, page.page_index)
         _delete(db, "key=? AND page_index=?", where)
-        texts = [element_text(el.category.value, el.content) for el in page.elements]
+        rows = element_rows(page)
         db.executemany(
             "INSERT INTO element_rows (key, page_index, element_id, category, text) "
             "VALUES (?, ?, ?, ?, ?)",
-            [
-                (*where, el.element_id, el.category.value, text)
-                for el, text in zip(page.elements, texts, strict=True)
-            ],
+            [(*where, *row) for row in rows],
         )
         ids = db.execute(
             "SELECT id FROM element_rows WHERE key=? AND page_index=? ORDER BY id", where
         ).fetchall()
         db.executemany(
             "INSERT INTO element_text (rowid, text) VALUES (?, ?)",
-            [(row_id, segment(text)) for (row_id,), text in zip(ids, texts, strict=True)],
+            [(row_id, segment(row[2])) for (row_id,), row in zip(ids, rows, strict=True)],
         )
+
+
+def element_rows(page: Page) -> list[tuple[str, str, str]]:
+    """What the index holds of each element of `page`: its id, category and text."""
+    return [
+        (el.element_id, el.category.value, element_text(el.category.value, el.content))
+        for el in page.elements
+    ]
 
 
 def forget(db: sqlite3.Connection, key: str) -> None:
@@ -268,12 +281,29 @@ def search(
             following: Position | None = Position(after, skip)
         else:
             following = Position(window[-1][0], 0) if full else None
+    return Found(min(counted, WINDOW), counted > WINDOW, hits_of(query, rows), following)
+
+
+def hits_of(query: TextQuery, rows: Sequence[tuple[Any, ...]]) -> list[Hit]:
+    """The hits of result `rows` (any leading columns, then key, doc_ref, page index, element
+    id, category, text), each with its snippet."""
     marks = query.marks()
-    hits = [
+    return [
         Hit(key, ref, page_index, eid, cat, snippet(text, marks))
-        for _, key, ref, page_index, eid, cat, text in rows
+        for *_, key, ref, page_index, eid, cat, text in rows
     ]
-    return Found(min(counted, WINDOW), counted > WINDOW, hits, following)
+
+
+def found(query: TextQuery, rows: Sequence[tuple[Any, ...]], counted: int, offset: int) -> Found:
+    """A page of results of a store that ranks every match (PostgreSQL's): the `rows` from
+    `offset` in rank order, of `counted` matches (counted up to `WINDOW` + 1 or past the page).
+    Its next page starts at an offset (`Position.skip`)."""
+    hits = hits_of(query, rows)
+    cap = max(WINDOW, offset + len(hits))
+    more = counted > offset + len(hits)
+    return Found(
+        min(counted, cap), counted > cap, hits, Position(0, offset + len(hits)) if more else None
+    )
 
 
 _MATCHES = (

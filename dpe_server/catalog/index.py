@@ -34,7 +34,14 @@ from dpe_server.catalog.steps import (
     Steps,
     StoreCall,
 )
-from dpe_server.catalog.store import Cached, Outline, PageCache, Store, cache_key
+from dpe_server.catalog.store import (
+    Cached,
+    Outline,
+    PageCache,
+    Store,
+    StoreUnavailable,
+    cache_key,
+)
 from dpe_server.extractors import (
     DEFAULT_LIMITS,
     Limits,
@@ -457,15 +464,13 @@ class Index(ABC, Generic[E]):
         key = entry.outline_key if entry.outline is not None else entry.key
         page = self.pages_lru.get(key, index)
         if page is None:
-            page = yield StoreCall(self.store.page, (key, index))
+            page = yield from self._stored_page(entry, key, index)
         if page is None and entry.outline is None and is_paged(entry.rel):
             try:
                 pages = yield PagesJob(entry, (index,))
             except ExtractionError:
                 yield MakeCurrent(entry)
                 return (yield from self._load_page(entry, index)) if entry.outline else None
-            if entry.key == key:  # else the file changed meanwhile: these pages are of neither
-                yield StoreCall(self.store.put_pages, (key, pages))
             page = next((p for p in pages if p.page_index == index), None)
         if page is None and entry.outline is not None:
             # The store lost it (evicted or unreadable): extract the document again.
@@ -473,13 +478,30 @@ class Index(ABC, Generic[E]):
             entry.outline_key = ""
             yield MakeCurrent(entry)
             key = entry.outline_key
-            page = yield StoreCall(self.store.page, (key, index))
+            page = yield from self._stored_page(entry, key, index)
         if page is None:
             return None
         if ocr_states.is_pending(page.metadata):
             page = yield Recognise(entry, key, page)  # read: recognised now, ahead of the queue
         self.pages_lru.put(key, page)
         return key, page
+
+    def _stored_page(self, entry: Entry, key: str, index: int) -> Steps[Page | None]:
+        """The page as the store holds it (None: not there). A store that cannot be reached
+        fails the read of a document already extracted, saying so (its pages are there, and
+        are read again once it is back: extracting it again here would redo done work); a page
+        of a document not yet extracted is extracted here, as if the store did not hold it."""
+        try:
+            page: Page | None = yield StoreCall(self.store.page, (key, index))
+        except StoreUnavailable as exc:
+            if entry.outline is None:
+                return None
+            raise PageNotFound(
+                f"Page {index} of '{entry.doc_ref}' cannot be read just now: {exc}; it is "
+                "tried again at every read, so read it again shortly.",
+                page_count=self.page_count(entry),
+            ) from None
+        return page
 
     def _keyed_page(self, entry: Entry, index: int) -> Steps[tuple[str, Page]]:
         """A page, with the store key of the version of the file it is of."""
@@ -551,9 +573,10 @@ class Index(ABC, Generic[E]):
         return outline_of(doc, entry)
 
     async def run_steps(self, steps: Steps[T]) -> T:
-        """Perform every step of `steps` (an extraction error goes back into the sequence)."""
+        """Perform every step of `steps` (an extraction error, or a store that cannot be
+        reached, goes back into the sequence)."""
         value: Any = None
-        error: ExtractionError | None = None
+        error: ExtractionError | StoreUnavailable | None = None
         while True:
             try:
                 step = steps.send(value) if error is None else steps.throw(error)
@@ -562,7 +585,7 @@ class Index(ABC, Generic[E]):
                 return result
             try:
                 value, error = await self._perform(step), None
-            except ExtractionError as exc:
+            except (ExtractionError, StoreUnavailable) as exc:
                 value, error = None, exc
 
     @abstractmethod

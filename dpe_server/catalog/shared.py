@@ -20,6 +20,12 @@ class Claim(enum.Enum):
     """Another replica is extracting it, within its lease."""
 
 
+def pages_job(key: str, indices: Sequence[int]) -> str:
+    """The job of extracting some pages of the version `key` alone (a read of a page before
+    its document is extracted)."""
+    return f"{key}/pages/{','.join(map(str, indices))}"
+
+
 @runtime_checkable
 class SharedStore(Protocol):
     lease: float

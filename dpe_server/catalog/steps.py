@@ -5,7 +5,8 @@ page alone where the format allows it, else the whole document, extract again wh
 lost) is a generator that yields what it needs done and receives the result:
 
 - `StoreCall`: a blocking call of the store;
-- `PagesJob`: an extraction job for some pages of a document (raises `ExtractionError`);
+- `PagesJob`: an extraction job for some pages of a document, which stores them in the store
+  unless the file changed meanwhile (raises `ExtractionError`);
 - `MakeCurrent`: the document's outline made current (the whole document extracted if need be);
 - `Probe`: the document's cheap properties (page count) read;
 - `Recognise`: a page extraction left `ocr: "pending"` recognised, kept, and served

@@ -41,6 +41,11 @@ def cache_key(path: str, st: FileStat, extractor_version: str, content: str = ""
     return hashlib.sha256("\0".join(map(str, ident)).encode()).hexdigest()
 
 
+class StoreUnavailable(Exception):
+    """The store cannot be reached just now (a shared database down or unreachable): what it
+    holds is not lost, and it is tried again (the message names the store)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Outline:
     """What the catalog keeps of a fully extracted document: the headers, not the bodies."""
@@ -97,7 +102,10 @@ class Store(Protocol):
 
     def put_pages(self, key: str, pages: Sequence[Page]) -> None: ...
 
-    def page(self, key: str, index: int) -> Page | None: ...
+    def page(self, key: str, index: int) -> Page | None:
+        """The stored page (None: not stored); raises `StoreUnavailable` when the store
+        cannot be reached."""
+        ...
 
     def forget(self, key: str) -> None: ...
 
@@ -108,7 +116,8 @@ class Store(Protocol):
 
     def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
         """`limit` served elements matching from `at`, best first, and how many there are
-        (`fulltext.search`); None when the index cannot be read."""
+        (`fulltext.search`); None when the index cannot be read; raises `StoreUnavailable`
+        when the store that holds it cannot be reached."""
         ...
 
     def close(self) -> None: ...

@@ -350,6 +350,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dpe-server {args.command}: {problem}.", file=sys.stderr)
         return 2
     if args.command == "serve":
+        if args.no_cache and args.store.startswith(("postgresql://", "postgres://")):
+            print(
+                "dpe-server serve: --no-cache cannot be given with a postgresql:// store, which "
+                "is the store the replicas share, not a cache; give one or the other.",
+                file=sys.stderr,
+            )
+            return 2
         code = _serve(args)
         if argv_given is None:
             _exit_now(code)

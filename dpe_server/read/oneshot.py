@@ -122,7 +122,9 @@ class OneShotReader(Index[Entry]):
             case StoreCall(fn, args):
                 return fn(*args)
             case PagesJob(entry, indices):
-                return await self._jobs.extract_pages(self.root, entry.rel, indices)
+                pages = await self._jobs.extract_pages(self.root, entry.rel, indices)
+                self.store.put_pages(entry.key, pages)  # the file is read once: it is this version
+                return pages
             case MakeCurrent(entry):
                 return self._ensure_outline(entry)
             case Probe(entry):

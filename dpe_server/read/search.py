@@ -20,6 +20,7 @@ from typing import Any
 
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.fulltext import Position, Scope, TextQuery
+from dpe_server.catalog.store import StoreUnavailable
 from dpe_server.model.errors import RequestError
 from dpe_server.model.integers import TooLarge, parse_uint
 from dpe_server.model.tree import Category
@@ -130,7 +131,13 @@ async def search(
         except RequestError as exc:
             raise QueryError(exc.message) from None
     of = hashlib.sha256(repr((parsed, scope)).encode()).hexdigest()[:16]
-    found = await catalog.search(parsed, scope, wanted, _position(cursor, of))
+    try:
+        found = await catalog.search(parsed, scope, wanted, _position(cursor, of))
+    except StoreUnavailable as exc:
+        raise QueryError(
+            f"The search index cannot be read just now: {exc}; it is tried again at every "
+            "search, so search again shortly."
+        ) from None
     if found is None:
         raise QueryError("The search index could not be read just now; try again.")
     results = []
