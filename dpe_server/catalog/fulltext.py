@@ -296,14 +296,13 @@ def hits_of(query: TextQuery, rows: Sequence[tuple[Any, ...]]) -> list[Hit]:
 
 def found(query: TextQuery, rows: Sequence[tuple[Any, ...]], counted: int, offset: int) -> Found:
     """A page of results of a store that ranks every match (PostgreSQL's): the `rows` from
-    `offset` in rank order, of `counted` matches (counted up to `WINDOW` + 1 or past the page).
-    Its next page starts at an offset (`Position.skip`)."""
+    `offset` in rank order, of `counted` matches (counted past `WINDOW` and past the page).
+    `total` and `capped` say what `search` says: the matches up to `WINDOW`, and whether there
+    are more. Its next page starts at an offset (`Position.skip`)."""
     hits = hits_of(query, rows)
-    cap = max(WINDOW, offset + len(hits))
-    more = counted > offset + len(hits)
-    return Found(
-        min(counted, cap), counted > cap, hits, Position(0, offset + len(hits)) if more else None
-    )
+    given = offset + len(hits)
+    following = Position(0, given) if counted > given else None
+    return Found(min(counted, WINDOW), counted > WINDOW, hits, following)
 
 
 _MATCHES = (
