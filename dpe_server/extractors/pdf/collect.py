@@ -5,7 +5,8 @@
 - `Run`s (`glyphs`): text with its measured start and end x, baseline y, rendered size, font
   name, bold, monospace, and the extent of each word;
 - axis-aligned ruling `Segment`s from path objects (`shapes`, for ruled tables);
-- the image objects drawn and their boxes (`shapes`).
+- the image objects drawn and their boxes (`shapes`);
+- the page's box and how many annotations it has.
 
 Everything is in page space (points, origin bottom left). The types live in `items`.
 """
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import threading
 from typing import Any
+
+import pypdfium2.raw as pdfium_c
 
 from dpe_server.extractors.pdf.glyphs import make_runs, read_words
 from dpe_server.extractors.pdf.items import (
@@ -55,6 +58,10 @@ def collect_page(page: Any, max_chars: int) -> PageContent:
         finally:
             textpage.close()
         collect_shapes(page.raw, content)
+        rect = pdfium_c.FS_RECTF()
+        if pdfium_c.FPDF_GetPageBoundingBox(page.raw, rect):
+            content.box = (rect.left, rect.bottom, rect.right, rect.top)
+        content.annots = max(0, pdfium_c.FPDFPage_GetAnnotCount(page.raw))
     content.runs = make_runs(words)
     content.chars = sum(len(r.text) for r in content.runs)
     return content
