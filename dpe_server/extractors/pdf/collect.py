@@ -18,7 +18,7 @@ from typing import Any
 
 import pypdfium2.raw as pdfium_c
 
-from dpe_server.extractors.pdf.glyphs import make_runs, read_words
+from dpe_server.extractors.pdf.glyphs import read_runs
 from dpe_server.extractors.pdf.items import (
     Draw,
     PageContent,
@@ -54,7 +54,7 @@ def collect_page(page: Any, max_chars: int) -> PageContent:
     with PDFIUM_LOCK:
         textpage = page.get_textpage()
         try:
-            words, content.truncated = read_words(textpage.raw, max_chars)
+            content.runs, content.truncated = read_runs(textpage.raw, max_chars)
         finally:
             textpage.close()
         collect_shapes(page.raw, content)
@@ -62,6 +62,5 @@ def collect_page(page: Any, max_chars: int) -> PageContent:
         if pdfium_c.FPDF_GetPageBoundingBox(page.raw, rect):
             content.box = (rect.left, rect.bottom, rect.right, rect.top)
         content.annots = max(0, pdfium_c.FPDFPage_GetAnnotCount(page.raw))
-    content.runs = make_runs(words)
     content.chars = sum(len(r.text) for r in content.runs)
     return content

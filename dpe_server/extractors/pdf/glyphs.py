@@ -19,6 +19,11 @@ advance, font descent to ascent), not glyph by glyph, which keeps the per-glyph 
   word's extent (`Run.spans`), from which a link's anchor text is cut (`extract._clip`).
 - Rotated text (a vertical margin note) is one run per text object, in PDFium's order.
 - Text goes through `textnorm.clean` (presentation forms → letters, soft hyphens out).
+
+Speed: the words are cut into runs as they are read (`_RunMaker`), and a word of printable
+ASCII drawn by one text object (most words) is measured inline with four calls into PDFium
+(its first and last glyphs' text objects and loose boxes) through private ctypes prototypes,
+without building a `_Word`.
 """
 
 from __future__ import annotations
@@ -135,29 +140,35 @@ class _Reader:
 
     def word(self, text: str, k0: int, k1: int, out: list[_Word]) -> None:
         """The glyphs k0..k1 (inclusive) as one or more words appended to `out`."""
-        tp, box, ref = self.tp, self.box, self.box_ref
-        obj0 = _text_object(tp, k0)
-        obj1 = _text_object(tp, k1) if k1 != k0 else obj0
+        obj0 = _text_object(self.tp, k0)
+        obj1 = _text_object(self.tp, k1) if k1 != k0 else obj0
         if not obj0 or not obj1:
             return
         if obj0 != obj1:
             self.split(text, k0, k1, out)
             return
-        style = self.styles.get(obj0) or self.style(k0, obj0)
+        found = self.measure(k0, k1, obj0)
+        if found is not None:
+            out.append(_Word(text, *found))
+
+    def measure(self, k0: int, k1: int, obj: int) -> tuple[float, float, float, _Style] | None:
+        """Where the glyphs k0..k1 of text object `obj` lie: the word's start, end, baseline
+        and style (`_Word`); None when PDFium gives no box for them."""
+        tp, box, ref = self.tp, self.box, self.box_ref
+        style = self.styles.get(obj) or self.style(k0, obj)
         if not _loose_box(tp, k0, ref):
-            return
+            return None
         l0, r0, b0 = box.left, box.right, box.bottom
         if k1 == k0:
             l1, r1 = l0, r0
         elif _loose_box(tp, k1, ref):
             l1, r1 = box.left, box.right
         else:
-            return
+            return None
         if l1 >= l0:
-            start, end = min(l0, r0), max(l1, r1)
-        else:  # right to left: the first glyph is the rightmost
-            start, end = max(l0, r0), min(l1, r1)
-        out.append(_Word(text, start, end, b0 + style.rise, style))
+            return min(l0, r0), max(l1, r1), b0 + style.rise, style
+        # right to left: the first glyph is the rightmost
+        return max(l0, r0), min(l1, r1), b0 + style.rise, style
 
     def split(self, text: str, k0: int, k1: int, out: list[_Word]) -> None:
         """A word spanning text objects: cut where the object changes."""
@@ -174,9 +185,78 @@ class _Reader:
             start = k
             obj = here
 
+    def measured(self, raw: str, k0: int, k1: int) -> list[_Word]:
+        """The word `raw` at glyphs k0..k1 as measured words, its text normalised
+        (`textnorm.clean`); a word whose text changed length (ligatures, soft hyphens) is
+        measured whole and kept as one word."""
+        text = clean(plain(raw.replace(_LINE_HYPHEN, "-")))
+        out: list[_Word] = []
+        if text and len(text) == len(raw):
+            self.word(text, k0, k1, out)
+        elif text:
+            self.word(raw, k0, k1, out)
+            if out:
+                out[:] = [out[0]._replace(text=text, end=out[-1].end)]
+        return out
 
-def read_words(textpage: Any, max_chars: int) -> tuple[list[_Word], bool]:
-    """The page's words in PDFium's reading order (at most `max_chars` characters)."""
+
+class _RunMaker:
+    """Runs from words in reading order, built as the words come: cut at a new baseline, a
+    style change or a gap (module doc)."""
+
+    __slots__ = ("end", "length", "runs", "spans", "start", "style", "texts", "x0", "x1", "y")
+
+    def __init__(self) -> None:
+        self.runs: list[Run] = []
+        self.style: _Style | None = None
+        """The current run's style (None: no run open)."""
+        self.texts: list[str] = []
+        self.spans: list[tuple[int, float, float]] = []
+        self.length = 0
+        self.start = self.end = self.x0 = self.x1 = self.y = 0.0
+        """The last word's start and end, the run's extent, the last word's baseline."""
+
+    def add(self, text: str, start: float, end: float, y: float, style: _Style) -> None:
+        lo, hi = (start, end) if start <= end else (end, start)
+        last = self.style
+        if last is not None and (style is not last or style.upright):
+            # (rotated text: one run per text object, as drawn)
+            size = last.size
+            a0, a1 = (self.start, self.end) if self.start <= self.end else (self.end, self.start)
+            gap = lo - a1 if lo - a1 > a0 - hi else a0 - hi
+            if style is not last or abs(y - self.y) > 0.25 * size or gap > RUN_GAP * size:
+                self.flush()
+                last = None
+        if last is None:
+            self.style, self.x0, self.x1 = style, lo, hi
+            self.texts = [text]
+            self.spans = [(0, start, end)]
+            self.length = len(text)
+            self.runs.append(Run("", lo, hi, y, style.size, style.font, style.bold, style.mono))
+        else:
+            self.texts.append(text)
+            self.spans.append((self.length + 1, start, end))
+            self.length += len(text) + 1
+            self.x0 = min(self.x0, lo)
+            self.x1 = max(self.x1, hi)
+        self.start, self.end, self.y = start, end, y
+
+    def flush(self) -> None:
+        """Close the current run (the last in `runs`), dropped when it holds no text."""
+        if self.style is None:
+            return
+        run = self.runs[-1]
+        run.text = " ".join(self.texts)
+        run.x0, run.x1 = self.x0, self.x1
+        run.spans = tuple(self.spans)
+        if not run.text.strip():
+            self.runs.pop()
+        self.style = None
+
+
+def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
+    """The page's runs, from its words in PDFium's reading order (at most `max_chars`
+    characters); and whether that bound cut the text."""
     count = pdfium_c.FPDFText_CountChars(textpage)
     if count <= 0:
         return [], False
@@ -184,65 +264,33 @@ def read_words(textpage: Any, max_chars: int) -> tuple[list[_Word], bool]:
     pdfium_c.FPDFText_GetText(textpage, 0, count, units)
     codes = ctypes.string_at(units, 2 * count).decode("utf-16-le", "surrogatepass")
     reader = _Reader(textpage)
-    words: list[_Word] = []
+    tp, measure, text_object = reader.tp, reader.measure, _text_object
+    maker = _RunMaker()
+    add = maker.add
     chars = 0
+    truncated = False
     for match in _WORD.finditer(codes):
         raw = match.group()
         chars += len(raw)
         if chars > max_chars:
-            return words, True
-        text = (
-            raw
-            if raw.isascii() and raw.isprintable()
-            else clean(plain(raw.replace(_LINE_HYPHEN, "-")))
-        )
-        if text and len(text) == len(raw):
-            reader.word(text, match.start(), match.end() - 1, words)
-        elif text:  # the text changed length (ligatures, soft hyphens): measure it whole
-            before = len(words)
-            reader.word(raw, match.start(), match.end() - 1, words)
-            if len(words) > before:
-                merged = words[before]._replace(text=text, end=words[-1].end)
-                del words[before:]
-                words.append(merged)
-    return words, False
-
-
-def _run(words: list[_Word]) -> Run:
-    style = words[0].style
-    text = ""
-    spans: list[tuple[int, float, float]] = []
-    for w in words:
-        if text:
-            text += " "
-        spans.append((len(text), w.start, w.end))
-        text += w.text
-    x0 = min(min(w.start, w.end) for w in words)
-    x1 = max(max(w.start, w.end) for w in words)
-    return Run(
-        text, x0, x1, words[0].y, style.size, style.font, style.bold, style.mono, tuple(spans)
-    )
-
-
-def make_runs(words: list[_Word]) -> list[Run]:
-    """Runs from words in reading order: cut at a new baseline, a style change or a gap."""
-    runs: list[Run] = []
-    current: list[_Word] = []
-    for w in words:
-        if current:
-            last = current[-1]
-            size = last.style.size
-            a0, a1 = (last.start, last.end) if last.start <= last.end else (last.end, last.start)
-            b0, b1 = (w.start, w.end) if w.start <= w.end else (w.end, w.start)
-            gap = b0 - a1 if b0 - a1 > a0 - b1 else a0 - b1
-            if w.style is last.style and not w.style.upright:
-                pass  # rotated text: one run per text object, as drawn
-            elif (
-                w.style is not last.style or abs(w.y - last.y) > 0.25 * size or gap > RUN_GAP * size
-            ):
-                runs.append(_run(current))
-                current = []
-        current.append(w)
-    if current:
-        runs.append(_run(current))
-    return [r for r in runs if r.text.strip()]
+            truncated = True
+            break
+        k0 = match.start()
+        k1 = match.end() - 1
+        # The common case (printable ASCII, nothing to normalise, drawn by one text object)
+        # with fewer steps than `_Reader.word`, which measures it the same way.
+        if raw.isascii() and raw.isprintable():
+            obj = text_object(tp, k0)
+            if obj and (k1 == k0 or text_object(tp, k1) == obj):
+                found = measure(k0, k1, obj)
+                if found is not None:
+                    add(raw, *found)
+                continue
+            words: list[_Word] = []
+            reader.word(raw, k0, k1, words)
+        else:
+            words = reader.measured(raw, k0, k1)
+        for w in words:
+            add(w.text, w.start, w.end, w.y, w.style)
+    maker.flush()
+    return maker.runs, truncated
