@@ -47,14 +47,15 @@ _FORCE_BOLD = 1 << 18
 _LINE_HYPHEN = "\ufffe"
 _WORD = re.compile("[^\\s\ufffe]+\ufffe?|\ufffe")
 
-# Private prototypes of the calls made once per word: plain integers and a reused struct,
-# without pypdfium2's pointer wrappers (the text object comes back as an address).
+# Private prototypes of the calls made once per word, without pypdfium2's pointer wrappers
+# (the text object comes back as an address). They declare no argument types, which halves
+# the cost of a call: every caller passes exactly the C types, the text page as a
+# `ctypes.c_void_p`, the character index as a Python int (a C int) and the box by
+# `ctypes.byref` of a reused FS_RECTF (`_Reader`).
 _lib = _libs["pdfium"]
 _text_object = _lib["FPDFText_GetTextObject"]
-_text_object.argtypes = (ctypes.c_void_p, ctypes.c_int)
 _text_object.restype = ctypes.c_void_p
 _loose_box = _lib["FPDFText_GetLooseCharBox"]
-_loose_box.argtypes = (ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(pdfium_c.FS_RECTF))
 _loose_box.restype = ctypes.c_int
 _object_font = _lib["FPDFTextObj_GetFont"]
 _object_font.argtypes = (ctypes.c_void_p,)
