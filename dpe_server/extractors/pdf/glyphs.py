@@ -20,7 +20,7 @@ advance, font descent to ascent), not glyph by glyph, which keeps the per-glyph 
 - Rotated text (a vertical margin note) is one run per text object, in PDFium's order.
 - Text goes through `textnorm.clean` (presentation forms → letters, soft hyphens out).
 
-Speed: the words are cut into runs as they are read (`_RunMaker`), and a word of printable
+Speed: the words are cut into runs as they are read (`read_runs`), and a word of printable
 ASCII drawn by one text object (most words) is measured inline with four calls into PDFium
 (its first and last glyphs' text objects and loose boxes) through private ctypes prototypes,
 without building a `_Word`.
@@ -31,6 +31,7 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -62,6 +63,7 @@ _object_font.argtypes = (ctypes.c_void_p,)
 _object_font.restype = ctypes.c_void_p
 
 Fonts = dict[int, tuple[str, bool, bool]]
+Span = tuple[int, float, float]
 
 
 @dataclass(slots=True)
@@ -74,6 +76,10 @@ class _Style:
     """Baseline minus the bottom of a glyph's loose box."""
     upright: bool
     """Its baseline runs left to right across the page (not rotated, not mirrored)."""
+
+
+WordAt = tuple[str, float, float, float, "_Style"]
+"""A measured word as `_Word`'s fields, without building one."""
 
 
 class _Word(NamedTuple):
@@ -148,13 +154,13 @@ class _Reader:
         if obj0 != obj1:
             self.split(text, k0, k1, out)
             return
-        found = self.measure(k0, k1, obj0)
+        found = self.measure(text, k0, k1, obj0)
         if found is not None:
-            out.append(_Word(text, *found))
+            out.append(_Word(*found))
 
-    def measure(self, k0: int, k1: int, obj: int) -> tuple[float, float, float, _Style] | None:
-        """Where the glyphs k0..k1 of text object `obj` lie: the word's start, end, baseline
-        and style (`_Word`); None when PDFium gives no box for them."""
+    def measure(self, text: str, k0: int, k1: int, obj: int) -> WordAt | None:
+        """The word `text` at the glyphs k0..k1 of text object `obj`: its text, start, end,
+        baseline and style (`_Word`'s fields); None when PDFium gives no box for them."""
         tp, box, ref = self.tp, self.box, self.box_ref
         style = self.styles.get(obj) or self.style(k0, obj)
         if not _loose_box(tp, k0, ref):
@@ -167,9 +173,9 @@ class _Reader:
         else:
             return None
         if l1 >= l0:
-            return min(l0, r0), max(l1, r1), b0 + style.rise, style
+            return text, min(l0, r0), max(l1, r1), b0 + style.rise, style
         # right to left: the first glyph is the rightmost
-        return max(l0, r0), min(l1, r1), b0 + style.rise, style
+        return text, max(l0, r0), min(l1, r1), b0 + style.rise, style
 
     def split(self, text: str, k0: int, k1: int, out: list[_Word]) -> None:
         """A word spanning text objects: cut where the object changes."""
@@ -201,81 +207,17 @@ class _Reader:
         return out
 
 
-class _RunMaker:
-    """Runs from words in reading order, built as the words come: cut at a new baseline, a
-    style change or a gap (module doc)."""
-
-    __slots__ = ("end", "length", "runs", "spans", "start", "style", "texts", "x0", "x1", "y")
-
-    def __init__(self) -> None:
-        self.runs: list[Run] = []
-        self.style: _Style | None = None
-        """The current run's style (None: no run open)."""
-        self.texts: list[str] = []
-        self.spans: list[tuple[int, float, float]] = []
-        self.length = 0
-        self.start = self.end = self.x0 = self.x1 = self.y = 0.0
-        """The last word's start and end, the run's extent, the last word's baseline."""
-
-    def add(self, text: str, start: float, end: float, y: float, style: _Style) -> None:
-        lo, hi = (start, end) if start <= end else (end, start)
-        last = self.style
-        if last is not None and (style is not last or style.upright):
-            # (rotated text: one run per text object, as drawn)
-            size = last.size
-            a0, a1 = (self.start, self.end) if self.start <= self.end else (self.end, self.start)
-            gap = lo - a1 if lo - a1 > a0 - hi else a0 - hi
-            if style is not last or abs(y - self.y) > 0.25 * size or gap > RUN_GAP * size:
-                self.flush()
-                last = None
-        if last is None:
-            self.style, self.x0, self.x1 = style, lo, hi
-            self.texts = [text]
-            self.spans = [(0, start, end)]
-            self.length = len(text)
-            self.runs.append(Run("", lo, hi, y, style.size, style.font, style.bold, style.mono))
-        else:
-            self.texts.append(text)
-            self.spans.append((self.length + 1, start, end))
-            self.length += len(text) + 1
-            self.x0 = min(self.x0, lo)
-            self.x1 = max(self.x1, hi)
-        self.start, self.end, self.y = start, end, y
-
-    def flush(self) -> None:
-        """Close the current run (the last in `runs`), dropped when it holds no text."""
-        if self.style is None:
-            return
-        run = self.runs[-1]
-        run.text = " ".join(self.texts)
-        run.x0, run.x1 = self.x0, self.x1
-        run.spans = tuple(self.spans)
-        if not run.text.strip():
-            self.runs.pop()
-        self.style = None
-
-
-def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
-    """The page's runs, from its words in PDFium's reading order (at most `max_chars`
-    characters); and whether that bound cut the text."""
-    count = pdfium_c.FPDFText_CountChars(textpage)
-    if count <= 0:
-        return [], False
-    units = (ctypes.c_ushort * (count + 1))()
-    pdfium_c.FPDFText_GetText(textpage, 0, count, units)
-    codes = ctypes.string_at(units, 2 * count).decode("utf-16-le", "surrogatepass")
-    reader = _Reader(textpage)
+def _words(reader: _Reader, codes: str, max_chars: int, cut: list[bool]) -> Iterator[WordAt]:
+    """The page's measured words in PDFium's reading order, at most `max_chars` characters
+    (`cut[0]` set when that bound cut the text)."""
     tp, measure, text_object = reader.tp, reader.measure, _text_object
-    maker = _RunMaker()
-    add = maker.add
     chars = 0
-    truncated = False
     for match in _WORD.finditer(codes):
         raw = match.group()
         chars += len(raw)
         if chars > max_chars:
-            truncated = True
-            break
+            cut[0] = True
+            return
         k0 = match.start()
         k1 = match.end() - 1
         # The common case (printable ASCII, nothing to normalise, drawn by one text object)
@@ -283,15 +225,66 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
         if raw.isascii() and raw.isprintable():
             obj = text_object(tp, k0)
             if obj and (k1 == k0 or text_object(tp, k1) == obj):
-                found = measure(k0, k1, obj)
+                found = measure(raw, k0, k1, obj)
                 if found is not None:
-                    add(raw, *found)
+                    yield found
                 continue
             words: list[_Word] = []
             reader.word(raw, k0, k1, words)
         else:
             words = reader.measured(raw, k0, k1)
-        for w in words:
-            add(w.text, w.start, w.end, w.y, w.style)
-    maker.flush()
-    return maker.runs, truncated
+        yield from words
+
+
+def _close(runs: list[Run], texts: list[str], spans: list[Span], x0: float, x1: float) -> None:
+    """Finish the last run of `runs` (opened by `read_runs`), dropped when it holds no text."""
+    run = runs[-1]
+    run.text = " ".join(texts)
+    run.x0, run.x1 = x0, x1
+    run.spans = tuple(spans)
+    if not run.text.strip():
+        runs.pop()
+
+
+def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
+    """The page's runs, cut from its words as they are read (module doc), at most
+    `max_chars` characters; and whether that bound cut the text."""
+    count = pdfium_c.FPDFText_CountChars(textpage)
+    if count <= 0:
+        return [], False
+    units = (ctypes.c_ushort * (count + 1))()
+    pdfium_c.FPDFText_GetText(textpage, 0, count, units)
+    codes = ctypes.string_at(units, 2 * count).decode("utf-16-le", "surrogatepass")
+    cut = [False]
+    runs: list[Run] = []
+    texts: list[str] = []
+    spans: list[Span] = []
+    current: _Style | None = None
+    """The open run's style (None: no run open)."""
+    length = 0
+    x0 = x1 = last_start = last_end = last_y = 0.0
+    for text, start, end, y, style in _words(_Reader(textpage), codes, max_chars, cut):
+        lo, hi = (start, end) if start <= end else (end, start)
+        if current is not None and (style is not current or style.upright):
+            # (rotated text: one run per text object, as drawn)
+            size = current.size
+            a0, a1 = (last_start, last_end) if last_start <= last_end else (last_end, last_start)
+            gap = lo - a1 if lo - a1 > a0 - hi else a0 - hi
+            if style is not current or abs(y - last_y) > 0.25 * size or gap > RUN_GAP * size:
+                _close(runs, texts, spans, x0, x1)
+                current = None
+        if current is None:
+            current, x0, x1, length = style, lo, hi, len(text)
+            texts = [text]
+            spans = [(0, start, end)]
+            runs.append(Run("", lo, hi, y, style.size, style.font, style.bold, style.mono))
+        else:
+            texts.append(text)
+            spans.append((length + 1, start, end))
+            length += len(text) + 1
+            x0 = min(x0, lo)
+            x1 = max(x1, hi)
+        last_start, last_end, last_y = start, end, y
+    if current is not None:
+        _close(runs, texts, spans, x0, x1)
+    return runs, cut[0]
