@@ -52,12 +52,19 @@ _WORD = re.compile("[^\\s\ufffe]+\ufffe?|\ufffe")
 # (the text object comes back as an address). They declare no argument types, which halves
 # the cost of a call: every caller passes exactly the C types, the text page as a
 # `ctypes.c_void_p`, the character index as a Python int (a C int) and the box by
-# `ctypes.byref` of a reused FS_RECTF (`_Reader`).
+# `ctypes.byref` of a reused FS_RECTF (`_Reader`); so for the calls made once per text
+# object (its style).
 _lib = _libs["pdfium"]
 _text_object = _lib["FPDFText_GetTextObject"]
 _text_object.restype = ctypes.c_void_p
 _loose_box = _lib["FPDFText_GetLooseCharBox"]
 _loose_box.restype = ctypes.c_int
+_char_matrix = _lib["FPDFText_GetMatrix"]
+_char_matrix.restype = ctypes.c_int
+_font_size = _lib["FPDFText_GetFontSize"]
+_font_size.restype = ctypes.c_double
+_char_origin = _lib["FPDFText_GetCharOrigin"]
+_char_origin.restype = ctypes.c_int
 _object_font = _lib["FPDFTextObj_GetFont"]
 _object_font.argtypes = (ctypes.c_void_p,)
 _object_font.restype = ctypes.c_void_p
@@ -116,30 +123,32 @@ class _Reader:
     """Reads words off one text page (see the module doc)."""
 
     def __init__(self, textpage: Any) -> None:
-        self.textpage = textpage
         self.tp = ctypes.cast(textpage, ctypes.c_void_p)
         self.box = pdfium_c.FS_RECTF()
         self.box_ref = ctypes.byref(self.box)
+        self.matrix = pdfium_c.FS_MATRIX()
+        self.matrix_ref = ctypes.byref(self.matrix)
+        self.x, self.y = ctypes.c_double(), ctypes.c_double()
+        self.x_ref, self.y_ref = ctypes.byref(self.x), ctypes.byref(self.y)
         self.styles: dict[int, _Style] = {}
         self.fonts: Fonts = {}
 
     def style(self, k: int, obj: int) -> _Style:
+        """The style of text object `obj`, read at its glyph `k` (once per object)."""
         hit = self.styles.get(obj)
         if hit is not None:
             return hit
         name, bold, mono = _font_of(obj, self.fonts)
-        tp = self.textpage
-        matrix = pdfium_c.FS_MATRIX()
+        tp, m, box = self.tp, self.matrix, self.box
         scale = 1.0
         upright = True
-        if pdfium_c.FPDFText_GetMatrix(tp, k, matrix):
-            scale = math.hypot(matrix.c, matrix.d) or 1.0
-            upright = matrix.a > 0 and abs(matrix.b) < 0.05 * abs(matrix.a)
-        size = abs(float(pdfium_c.FPDFText_GetFontSize(tp, k))) * scale
-        x, y = ctypes.c_double(), ctypes.c_double()
-        box = self.box
-        _loose_box(self.tp, k, self.box_ref)
-        rise = y.value - box.bottom if pdfium_c.FPDFText_GetCharOrigin(tp, k, x, y) else 0.0
+        if _char_matrix(tp, k, self.matrix_ref):
+            scale = math.hypot(m.c, m.d) or 1.0
+            upright = m.a > 0 and abs(m.b) < 0.05 * abs(m.a)
+        size = abs(float(_font_size(tp, k))) * scale
+        _loose_box(tp, k, self.box_ref)
+        found = _char_origin(tp, k, self.x_ref, self.y_ref)
+        rise = self.y.value - box.bottom if found else 0.0
         if not math.isfinite(size) or size <= 0:
             size = max(1.0, box.top - box.bottom)
         hit = self.styles[obj] = _Style(name, bold, mono, size, rise, upright)
