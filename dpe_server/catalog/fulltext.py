@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -67,9 +68,23 @@ MARK = "**"
 _TERM = re.compile(r'"([^"]*)"?|(\S+)')
 _CJK_CHAR = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 """Kana, CJK ideographs and Hangul: scripts written without spaces between words."""
-_CJK = re.compile(_CJK_CHAR + "+")
-_LONE_CJK_END = re.compile(f"(?<!{_CJK_CHAR}){_CJK_CHAR}$")
-"""A term ending in one CJK character: it may begin a bigram, so it is matched as a prefix."""
+_CJK_FIRST = "\u3040"
+"""The lowest character of `_CJK_CHAR`: text below it holds no CJK run."""
+
+
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    """A CJK run (compiled when first needed: the wide class takes ~10 ms to compile)."""
+    return re.compile(_CJK_CHAR + "+")
+
+
+@functools.cache
+def _lone_cjk_end() -> re.Pattern[str]:
+    """A term ending in one CJK character: it may begin a bigram, so it is matched as a
+    prefix."""
+    return re.compile(f"(?<!{_CJK_CHAR}){_CJK_CHAR}$")
+
+
 _WORD = re.compile(r"[^\W_]")
 """A letter or a digit: what the tokenizer indexes."""
 
@@ -88,7 +103,9 @@ def segment(text: str, open_end: bool = False) -> str:
             tokens.append(run[-1])
         return " " + " ".join(tokens) + " "
 
-    return " ".join(_CJK.sub(cut, text).split())
+    if not text or max(text) < _CJK_FIRST:
+        return " ".join(text.split())
+    return " ".join(_cjk().sub(cut, text).split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +137,7 @@ class TextQuery:
         out = []
         for term in self.terms:
             quoted = '"' + segment(term.text, open_end=True).replace('"', '""') + '"'
-            prefix = term.prefix or _LONE_CJK_END.search(term.text)
+            prefix = term.prefix or _lone_cjk_end().search(term.text)
             out.append(quoted + (" *" if prefix else ""))
         return " AND ".join(out)
 
