@@ -17,6 +17,7 @@ import threading
 from typing import Any
 
 import pypdfium2.raw as pdfium_c
+from pypdfium2 import PdfiumError
 
 from dpe_server.extractors.pdf.glyphs import read_runs
 from dpe_server.extractors.pdf.items import (
@@ -52,11 +53,14 @@ def collect_page(page: Any, max_chars: int) -> PageContent:
     """Text runs, rules and image draws of `page` (a `pypdfium2.PdfPage`)."""
     content = PageContent()
     with PDFIUM_LOCK:
-        textpage = page.get_textpage()
+        # the raw text page, closed here: pypdfium2's wrapper would add a finalizer per page
+        textpage = pdfium_c.FPDFText_LoadPage(page.raw)
+        if not textpage:
+            raise PdfiumError("Failed to load text page.")
         try:
-            content.runs, content.truncated = read_runs(textpage.raw, max_chars)
+            content.runs, content.truncated = read_runs(textpage, max_chars)
         finally:
-            textpage.close()
+            pdfium_c.FPDFText_ClosePage(textpage)
         collect_shapes(page.raw, content)
         rect = pdfium_c.FS_RECTF()
         if pdfium_c.FPDF_GetPageBoundingBox(page.raw, rect):
