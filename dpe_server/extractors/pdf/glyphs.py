@@ -47,6 +47,9 @@ _FIXED_PITCH = 1
 _FORCE_BOLD = 1 << 18
 _LINE_HYPHEN = "\ufffe"
 _WORD = re.compile("[^\\s\ufffe]+\ufffe?|\ufffe")
+_NOT_PLAIN = re.compile("[^!-~\\s]")
+"""A character that is neither printable ASCII nor white space: where a page has none, each
+of its words is printable ASCII."""
 
 # Private prototypes of the calls made once per word, without pypdfium2's pointer wrappers
 # (the text object comes back as an address). They declare no argument types, which halves
@@ -221,6 +224,7 @@ def _words(reader: _Reader, codes: str, max_chars: int, cut: list[bool]) -> Iter
     (`cut[0]` set when that bound cut the text)."""
     tp, measure, text_object = reader.tp, reader.measure, _text_object
     chars = 0
+    plain_page = _NOT_PLAIN.search(codes) is None
     for match in _WORD.finditer(codes):
         raw = match.group()
         chars += len(raw)
@@ -231,7 +235,7 @@ def _words(reader: _Reader, codes: str, max_chars: int, cut: list[bool]) -> Iter
         k1 = match.end() - 1
         # The common case (printable ASCII, nothing to normalise, drawn by one text object)
         # with fewer steps than `_Reader.word`, which measures it the same way.
-        if raw.isascii() and raw.isprintable():
+        if plain_page or (raw.isascii() and raw.isprintable()):
             obj = text_object(tp, k0)
             if obj and (k1 == k0 or text_object(tp, k1) == obj):
                 found = measure(raw, k0, k1, obj)
