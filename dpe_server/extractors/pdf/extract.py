@@ -151,7 +151,8 @@ class _Doc:
         """PDFium opened the file alone: pypdf is asked only where PDFium sees it is needed."""
         self._reader_failed = False
         self.limits = limits
-        self.count = len(pdf) if reader is None else len(reader.pages)
+        with PDFIUM_LOCK:
+            self.count = len(pdf) if reader is None else len(reader.pages)
         self._outline: dict[int, list[tuple[str, int]]] | None = None
         self._alt: dict[int, list[str]] | None = None
         self._info: Mapping[str, Any] | None = None
@@ -187,7 +188,11 @@ class _Doc:
     def info(self) -> Mapping[str, Any]:
         if self._info is None:
             reader = self._reader
-            self._info = pdfium_info(self._pdfium) if reader is None else reader_info(reader)
+            if reader is not None:
+                self._info = reader_info(reader)
+            else:
+                with PDFIUM_LOCK:
+                    self._info = pdfium_info(self._pdfium)
         return self._info
 
     def xmp(self) -> dict[str, Any]:
@@ -202,7 +207,9 @@ class _Doc:
     def outline(self) -> dict[int, list[tuple[str, int]]]:
         if self._outline is None:
             self._outline = {}
-            if not self.plain or has_outline(self._pdfium):
+            with PDFIUM_LOCK:
+                maybe = not self.plain or has_outline(self._pdfium)
+            if maybe:
                 reader = self.reader
                 self._outline = outline_map(reader) if reader is not None else {}
         return self._outline

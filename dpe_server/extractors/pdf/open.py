@@ -41,6 +41,7 @@ import pypdfium2.raw as pdfium_c
 from pypdfium2 import PdfiumError
 
 from dpe_server.extractors.passwords import HOW_TO_GIVE, PDF_DEFAULT, candidates
+from dpe_server.extractors.pdf.collect import PDFIUM_LOCK
 from dpe_server.model.errors import (
     CorruptError,
     EncryptedError,
@@ -149,18 +150,21 @@ def open_document(f: BinaryIO) -> tuple[Any, PdfReader | None]:
     PDFium alone reads it, else the PDFium document or None (when PDFium would not open it
     with the empty password) and the pypdf reader."""
     _sniff(f)
-    try:
-        pdf = pypdfium2.PdfDocument(_in_memory(f), password="")
-    except PdfiumError:
-        pdf = None
-    plain = pdf is not None and pdfium_c.FPDF_GetSecurityHandlerRevision(pdf.raw) == -1
+    data = _in_memory(f)
+    with PDFIUM_LOCK:
+        try:
+            pdf = pypdfium2.PdfDocument(data, password="")
+        except PdfiumError:
+            pdf = None
+        plain = pdf is not None and pdfium_c.FPDF_GetSecurityHandlerRevision(pdf.raw) == -1
     if plain and not _looks_truncated(f):
         return pdf, None
     try:
         return pdf, open_pdf(f)
     except BaseException:
         if pdf is not None:
-            pdf.close()
+            with PDFIUM_LOCK:
+                pdf.close()
         raise
 
 
