@@ -443,6 +443,14 @@ def test_what_the_file_may_hold_however_names_are_written(
     ]
 
 
+def test_a_large_file_is_not_scanned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over `SCAN_MAX` bytes the file may hold anything: pypdf is asked, no probe reads it."""
+    monkeypatch.setattr(pdf_mod, "SCAN_MAX", 16)
+    patterns = (pdf_mod._MAYBE_IMAGES, pdf_mod._MAYBE_XMP)
+    assert pdf_mod._scan(io.BytesIO(b"%PDF-1.4 nothing here"), patterns) == [True, True]
+    assert pdf_mod._scan(io.BytesIO(b"%PDF-1.4"), patterns) == [False, False]
+
+
 def test_extract_pages_reads_only_neighbours(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

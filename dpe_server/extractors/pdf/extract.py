@@ -118,11 +118,18 @@ streams). (IGNORECASE: for the hex digits; a name in other case merely reads the
 _MAYBE_XMP = re.compile(_name("Metadata") + b"|" + _name("ObjStm"), re.IGNORECASE)
 """The catalog's `/Metadata` written out, or an object stream the catalog may hide in."""
 _SCAN_CHUNK = 1 << 20
+SCAN_MAX = 16 << 20
+"""A larger file is not scanned: it may hold anything (pypdf is asked, as before PDFium
+opened files alone), so no probe reads a large file whole."""
 
 
 def _scan(f: BinaryIO, patterns: Sequence[re.Pattern[bytes]]) -> list[bool]:
     """Which of `patterns` occur in the file's bytes (read in chunks that overlap by 64
-    bytes, longer than any match the patterns need to see)."""
+    bytes, longer than any match the patterns need to see); all of them for a file over
+    `SCAN_MAX` bytes."""
+    f.seek(0, 2)
+    if f.tell() > SCAN_MAX:
+        return [True] * len(patterns)
     found = [False] * len(patterns)
     f.seek(0)
     tail = b""

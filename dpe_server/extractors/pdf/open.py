@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 
 _SNIFF = 1024
-IN_MEMORY = 64 << 20
+IN_MEMORY = 16 << 20
 """Files up to this size are handed to PDFium as bytes."""
 
 PLAIN_ERRORS: tuple[type[BaseException], ...] = (
