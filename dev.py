@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
@@ -24,6 +25,8 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
+PASSWORDS = Path("fixtures") / "passwords.toml"
+"""The passwords of the fixture documents protected on purpose (relative to ROOT)."""
 
 
 def run(*args: str | Path) -> None:
@@ -56,6 +59,16 @@ def setup(extra: str = "") -> None:
         stamp.touch()
 
 
+def protected_on_purpose() -> str:
+    """The line saying which fixture documents will be listed `encrypted`, and why."""
+    names = list(tomllib.loads((ROOT / PASSWORDS).read_text(encoding="utf-8"))["files"])
+    return (
+        f"dev.py: {len(names)} fixtures are password-protected on purpose and listed "
+        f"`encrypted` ({', '.join(names)}); to open them: "
+        f"python3 dev.py serve --passwords {Path(os.path.relpath(ROOT / PASSWORDS)).as_posix()}"
+    )
+
+
 def main(argv: list[str]) -> None:
     command, rest = (argv[0], argv[1:]) if argv else ("", [])
     if command == "serve":
@@ -71,6 +84,8 @@ def main(argv: list[str]) -> None:
             "import sys, pathlib, fixtures.build as b; b.copy_documents(pathlib.Path(sys.argv[1]))",
             served,
         )
+        if "--passwords" not in rest and not os.environ.get("DPE_SERVER_PASSWORDS"):
+            print(protected_on_purpose(), file=sys.stderr)
         os.execv(BIN / "dpe-server", [str(BIN / "dpe-server"), "serve", str(served), *rest])
     elif command == "test":
         setup("dev")

@@ -19,6 +19,7 @@ import shutil
 import struct
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 FIXED = dt.datetime(2024, 1, 2, 3, 4, 5)
@@ -146,7 +147,16 @@ def write_ods(path: Path, rows: int, cols: int, seed: int) -> None:
 # ---- pdf -------------------------------------------------------------------------------------
 
 
-def write_pdf(path: Path, pages: int, seed: int, paragraphs: int = 3, table: bool = True) -> None:
+def write_pdf(
+    path: Path,
+    pages: int,
+    seed: int,
+    paragraphs: int = 3,
+    table: bool = True,
+    *,
+    compress: bool | None = None,
+) -> None:
+    """`compress=False`: content streams left as plain text (reportlab's default otherwise)."""
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
@@ -172,7 +182,9 @@ def write_pdf(path: Path, pages: int, seed: int, paragraphs: int = 3, table: boo
             story.append(t)
         if p < pages - 1:
             story.append(PageBreak())
-    doc = SimpleDocTemplate(str(path), pagesize=A4, invariant=1, title=f"Report {seed}")
+    doc = SimpleDocTemplate(
+        str(path), pagesize=A4, invariant=1, title=f"Report {seed}", pageCompression=compress
+    )
     doc.build(story)
 
 
@@ -273,8 +285,8 @@ def large(kind: str, out: Path, quick: bool) -> Path:
     return path
 
 
-def small(kind: str, path: Path, i: int) -> None:
-    """One small document; sizes vary with `i`."""
+def small(kind: str, path: Path, i: int, compress: bool | None = None) -> None:
+    """One small document; sizes vary with `i` (`compress`: `write_pdf`'s)."""
     rng = random.Random(1000 + i)
     if kind == "xlsx":
         sheets = [
@@ -282,25 +294,36 @@ def small(kind: str, path: Path, i: int) -> None:
         ]
         write_xlsx(path, sheets, seed=i)
     elif kind == "pdf":
-        write_pdf(path, 1 + i % 4, seed=i, paragraphs=1 + i % 3, table=i % 2 == 0)
+        write_pdf(
+            path, 1 + i % 4, seed=i, paragraphs=1 + i % 3, table=i % 2 == 0, compress=compress
+        )
     elif kind == "pptx":
         write_pptx(path, 1 + i % 5, seed=i, picture=png(16, 12, i) if i % 3 == 0 else None)
     elif kind == "docx":
         write_docx(path, 1 + i % 4, seed=i, table_rows=(3 + i % 6) if i % 2 == 0 else 0)
 
 
-def folder(out: Path, per_format: int) -> Path:
-    """`per_format` small documents of each format in sub-folders, built once."""
-    root = out / f"folder-{per_format}"
+def built_once(root: Path, build: Callable[[Path], None]) -> Path:
+    """`root`, filled by `build(root)` unless a previous build completed (a `.complete`
+    marker); an interrupted build is removed and started again."""
     done = root / ".complete"
     if done.exists():
         return root
     if root.exists():
         shutil.rmtree(root)
-    for kind in ("xlsx", "pdf", "pptx", "docx"):
-        sub = root / kind
-        sub.mkdir(parents=True)
-        for i in range(per_format):
-            small(kind, sub / f"{kind}-{i:04d}.{kind}", i)
+    build(root)
     done.write_text("ok\n")
     return root
+
+
+def folder(out: Path, per_format: int) -> Path:
+    """`per_format` small documents of each format in sub-folders, built once."""
+
+    def build(root: Path) -> None:
+        for kind in ("xlsx", "pdf", "pptx", "docx"):
+            sub = root / kind
+            sub.mkdir(parents=True)
+            for i in range(per_format):
+                small(kind, sub / f"{kind}-{i:04d}.{kind}", i)
+
+    return built_once(out / f"folder-{per_format}", build)

@@ -1,17 +1,20 @@
 """OCR bench (issue 20): seconds per scanned page, and a folder of scanned pages listed and
 recognised.
 
-    python bench/ocr.py [--runs N] [--pages N] [--tesseract] [--skip-pages] [--skip-folder]
+    python bench/ocr.py [--runs N] [--pages N] [--long N] [--tesseract] [--skip-pages]
+                        [--skip-folder] [--skip-long]
 
 1. Per page: the English and Chinese fixture pages (`fixtures/builders/scanned.py`) extracted
    by the pdf extractor in this process, the engine loaded first (not timed; its load time
    is printed apart); the median of `--runs` runs (5), with the word recall of the result.
 2. Folder: `--pages` (20) one-page scanned pdfs (the English page with different seeds) in
    `bench/out/ocr/folder`, served by a `Catalog` over the worker processes as `dpe-server
-   serve` does (no cache): the time until the folder is listed (probes only: no OCR) and
-   until every page is recognised (the background warm-up), with how many pages say
-   `ocr: true`.
-3. `--tesseract`: the same two pages' images recognised by the `tesseract` command (Debian's
+   serve` does (no cache): the time until the folder is listed (probes only: no OCR), until
+   every text layer is extracted (the warm-up), and until every page is recognised (the
+   background pass, one job a page), with how many pages say `ocr: true`.
+3. Long scan: one scanned pdf of `--long` (40) pages (the English page with different
+   seeds), served the same way: the same times, and seconds per page.
+4. `--tesseract`: the same two pages' images recognised by the `tesseract` command (Debian's
    tesseract-ocr, tesseract-ocr-chi-sim), for the engine choice (docs/ocr.md).
 
 Prints Markdown lines; figures are wall times on this machine at its load (printed first).
@@ -20,6 +23,7 @@ Prints Markdown lines; figures are wall times on this machine at its load (print
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -33,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 import anyio  # noqa: E402
 
-from dpe_server.catalog.catalog import Catalog  # noqa: E402
+from dpe_server.catalog.catalog import Catalog, Change  # noqa: E402
 from dpe_server.extractors import DEFAULT_LIMITS  # noqa: E402
 from dpe_server.extractors.ocr import engine  # noqa: E402
 from dpe_server.extractors.pdf.extract import extract  # noqa: E402
@@ -78,6 +82,48 @@ def per_page(runs: int) -> None:
         )
 
 
+async def _serve(where: Path, label: str, pages: int) -> None:
+    """Serve `where` as `dpe-server serve` does (worker processes, no cache): the time until
+    it is listed (probes), until every text layer is extracted (the warm-up: pages to
+    recognise say `pending`), and until every page is recognised (the background pass, one
+    job a page, a core left for reads); seconds per page is the median time between two
+    pages recognised. CPU seconds are this process's and its workers' (reaped at the end)."""
+    recognised_at: list[float] = []
+
+    async def listen(change: Change) -> None:
+        if change.updated:
+            recognised_at.append(time.perf_counter())
+
+    before = os.times()
+    backend = ProcessBackend(WorkerSettings())
+    catalog = Catalog(where, "local.dpe.bench", backend, listen)
+    try:
+        start = time.perf_counter()
+        await catalog.start()
+        listed = time.perf_counter() - start
+        await catalog.warm()
+        text_layer = time.perf_counter() - start
+        await catalog.recognise_pending()
+        done = time.perf_counter() - start
+        states = []
+        for entry in list(catalog._entries.values()):
+            for info in await catalog.page_infos(entry.doc_ref):
+                states.append(info.metadata.get("ocr"))
+    finally:
+        await backend.aclose()
+    after = os.times()
+    cpu = sum(after[:4]) - sum(before[:4])
+    gaps = [b - a for a, b in itertools.pairwise(recognised_at)]
+    per_page = statistics.median(gaps) if gaps else done - text_layer
+    print(
+        f"- {label}, {WorkerSettings().pool_size} workers: listed in {listed:.2f} s, every text "
+        f"layer in {text_layer:.2f} s, every page recognised in {done:.1f} s "
+        f"({per_page:.2f} s per page, median of {len(gaps)}; {cpu / pages:.2f} CPU-s per page "
+        f"with the workers'); {states.count(True)}/{pages} pages say ocr: true"
+        + (f", {states.count('failed')} failed" if "failed" in states else "")
+    )
+
+
 async def folder(pages: int) -> None:
     where = OUT / "folder"
     shutil.rmtree(where, ignore_errors=True)
@@ -85,25 +131,16 @@ async def folder(pages: int) -> None:
     for n in range(pages):
         image = scanned.page_image(scanned.EN_TITLE, scanned.EN_TEXT, False, 100 + n)
         scanned.write_pdf(where / f"scan_{n:02d}.pdf", [image])
-    backend = ProcessBackend(WorkerSettings())
-    catalog = Catalog(where, "local.dpe.bench", backend)
-    try:
-        start = time.perf_counter()
-        await catalog.start()
-        listed = time.perf_counter() - start
-        await catalog.warm()
-        done = time.perf_counter() - start
-        recognised = 0
-        for entry in list(catalog._entries.values()):
-            page = await catalog.page(entry.doc_ref, 0)
-            recognised += page.metadata.get("ocr") is True
-    finally:
-        await backend.aclose()
-    print(
-        f"- folder of {pages} scanned pages, {WorkerSettings().pool_size} workers: listed in "
-        f"{listed:.2f} s, every page recognised in {done:.1f} s "
-        f"({done / pages:.2f} s per page); {recognised}/{pages} pages say ocr: true"
-    )
+    await _serve(where, f"folder of {pages} one-page scans", pages)
+
+
+async def long_scan(pages: int) -> None:
+    where = OUT / "long"
+    shutil.rmtree(where, ignore_errors=True)
+    where.mkdir(parents=True)
+    images = [scanned.page_image(scanned.EN_TITLE, scanned.EN_TEXT, False, n) for n in range(pages)]
+    scanned.write_pdf(where / f"scan_{pages}_pages.pdf", images)
+    await _serve(where, f"one scanned pdf of {pages} pages", pages)
 
 
 def tesseract(runs: int) -> None:
@@ -146,9 +183,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pages", type=int, default=20)
+    parser.add_argument("--long", type=int, default=40)
     parser.add_argument("--tesseract", action="store_true")
     parser.add_argument("--skip-folder", action="store_true")
     parser.add_argument("--skip-pages", action="store_true")
+    parser.add_argument("--skip-long", action="store_true")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"OCR bench: {os.cpu_count()} CPUs, load average {load:.1f}")
@@ -158,6 +197,8 @@ def main() -> None:
         tesseract(args.runs)
     if not args.skip_folder:
         anyio.run(folder, args.pages)
+    if not args.skip_long:
+        anyio.run(long_scan, args.long)
 
 
 if __name__ == "__main__":

@@ -82,32 +82,42 @@ async def one_run(root: Path, cache: Path, expected: int, calls: int) -> dict[st
         out["settle s"] = time.perf_counter() - start
         await anyio.sleep(1.0)  # the warm-up's last writes
         out["rss KB"] = rss_kb(server_pid())
-        for kind, args in QUERIES.items():
+        out |= await searches_and_completions(c, host, calls)
+    return out
 
-            async def search(args: dict[str, str] = args, kind: str = kind) -> None:
-                result = await c.call_tool("search", args)
-                assert not result.is_error, result.content
-                item = result.content[0]
-                assert isinstance(item, types.TextContent)
-                out[f"hits: {kind}"] = json.loads(item.text)["total"]
 
-            times = await _timed(search, calls)
-            out[f"search p50 ms: {kind}"] = statistics.median(times)
-            out[f"search p95 ms: {kind}"] = percentile(times, 0.95)
-        ref = types.ResourceTemplateReference(
-            type="ref/resource", uri=f"dpe://{host}/{{doc_ref}}/pages/{{page_index}}"
-        )
-        prefixes = ["x", "pdf-0", "docx-1", "pptx-00", "xlsx-012", "d", "p"]
+async def searches_and_completions(
+    c: Client, host: str, calls: int, queries: dict[str, dict[str, str]] = QUERIES
+) -> dict[str, float]:
+    """`calls` search tool calls of each of `queries`, then `calls` completions of doc_ref:
+    p50 and p95 in ms, and each query's total."""
+    out: dict[str, float] = {}
+    for kind, args in queries.items():
 
-        async def complete() -> None:
-            prefix = prefixes[len(done) % len(prefixes)]
-            done.append(prefix)
-            await c.complete(ref, {"name": "doc_ref", "value": prefix})
+        async def search(args: dict[str, str] = args, kind: str = kind) -> None:
+            result = await c.call_tool("search", args)
+            assert not result.is_error, result.content
+            item = result.content[0]
+            assert isinstance(item, types.TextContent)
+            out[f"hits: {kind}"] = json.loads(item.text)["total"]
 
-        done: list[str] = []
-        times = await _timed(complete, calls, COMPLETION_PAUSE)
-        out["completion p50 ms"] = statistics.median(times)
-        out["completion p95 ms"] = percentile(times, 0.95)
+        times = await _timed(search, calls)
+        out[f"search p50 ms: {kind}"] = statistics.median(times)
+        out[f"search p95 ms: {kind}"] = percentile(times, 0.95)
+    ref = types.ResourceTemplateReference(
+        type="ref/resource", uri=f"dpe://{host}/{{doc_ref}}/pages/{{page_index}}"
+    )
+    prefixes = ["x", "pdf-0", "docx-1", "pptx-00", "xlsx-012", "d", "p"]
+
+    async def complete() -> None:
+        prefix = prefixes[len(done) % len(prefixes)]
+        done.append(prefix)
+        await c.complete(ref, {"name": "doc_ref", "value": prefix})
+
+    done: list[str] = []
+    times = await _timed(complete, calls, COMPLETION_PAUSE)
+    out["completion p50 ms"] = statistics.median(times)
+    out["completion p95 ms"] = percentile(times, 0.95)
     return out
 
 

@@ -35,3 +35,26 @@ async def test_idle_entries_keep_the_outline_only(tmp_path: Path) -> None:
     await restarted.start()
     assert all(e.current and e.props is None and e._lock is None for e in restarted.entries())
     assert restarted.documents() == catalog.documents()
+
+
+async def test_a_level0_page_describes_only_its_documents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slice of the listing (a Level 0 or resources/list page) builds the DocumentInfo of
+    its documents only, and the listing follows files added and removed."""
+    root = tmp_path / "docs"
+    for i in range(5):
+        write_deck(root / f"deck{i}.pptx", [f"Slide {i}"])
+    catalog = Catalog(root, "h", ThreadBackend(), store=MemoryStore())
+    await catalog.start()
+    built: list[str] = []
+    info_of = catalog.info_of
+    monkeypatch.setattr(catalog, "info_of", lambda e: built.append(e.rel) or info_of(e))
+    listing = catalog.documents()
+    assert len(listing) == 5
+    assert [d.file_uri.rsplit("/", 1)[-1] for d in listing[1:3]] == ["deck1.pptx", "deck2.pptx"]
+    assert built == ["deck1.pptx", "deck2.pptx"]
+    (root / "deck0.pptx").unlink()
+    write_deck(root / "deck9.pptx", ["Slide 9"])
+    await catalog.rescan()
+    assert [e.rel for e in catalog.entries()] == [f"deck{i}.pptx" for i in (1, 2, 3, 4, 9)]

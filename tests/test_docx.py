@@ -387,6 +387,10 @@ def test_content_i18n_properties_and_scripts(fixture_dir: Path) -> None:
     assert "第一章 SENT-CJK-HEAD" in texts
     assert "שלום עולם SENT-RTL" in texts
     assert "مرحبا بالعالم SENT-ARABIC" in texts
+    directions = {e.content["text"]: e.content.get("direction") for e in doc.pages[0].elements}
+    assert directions["שלום עולם SENT-RTL"] == "rtl"
+    assert directions["مرحبا بالعالم SENT-ARABIC"] == "rtl"
+    assert directions["第一章 SENT-CJK-HEAD"] is None
 
 
 def test_content_no_properties_means_none(everything: Document) -> None:

@@ -19,7 +19,7 @@ from dpe_server.isolation.client import InlineJobs, run_inline
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import Category, Document, Page
 from dpe_server.read.oneshot import OneShotReader
-from fixtures.builders import delimited, ods, xls
+from fixtures.builders import delimited, flat_odf, ods, xls
 
 
 def extract(root: Path, rel: str) -> Document:
@@ -123,11 +123,54 @@ def test_ods_pages_alone(fixture_dir: Path) -> None:
     assert [p.title for p in pages] == ["OS-Long"]
 
 
+def test_flat_ods_reads_as_its_package(fixture_dir: Path, tmp_path: Path) -> None:
+    """ods-flat.fods is ods-workbook.ods's parts in one XML document: the same sheets, hidden
+    sheet and cells; a flat file of another kind, or with a DOCTYPE, is refused."""
+    flat, package = extract(fixture_dir, flat_odf.SHEETS_FILE), extract(fixture_dir, ods.WORKBOOK)
+    assert flat.properties == package.properties
+    assert [(p.title, p.metadata, p.elements) for p in flat.pages] == [
+        (p.title, p.metadata, p.elements) for p in package.pages
+    ]
+    shutil.copy(fixture_dir / flat_odf.DECK_FILE, tmp_path / "deck.fods")
+    data = (fixture_dir / flat_odf.SHEETS_FILE).read_bytes()
+    (tmp_path / "doctype.fods").write_bytes(data.replace(b"?>", b"?><!DOCTYPE x>", 1))
+    err = error_of(tmp_path, "deck.fods")
+    assert (err.kind, "flat XML OpenDocument presentation" in err.message) == ("unsupported", True)
+    err = error_of(tmp_path, "doctype.fods")
+    assert (err.kind, "DOCTYPE" in err.message) == ("corrupt", True)
+
+
 def test_xls_read_by_calamine(fixture_dir: Path) -> None:
     doc = extract(fixture_dir, xls.XLS)
     assert [p.title for p in doc.pages] == ["First Sheet", "Sheet Number 2", "Sheet3"]
     assert "Test spreadsheet" in texts(doc.pages[0])
     assert "read_as" not in doc.metadata
+
+
+def test_xlsb_values_of_every_kind(fixture_dir: Path) -> None:
+    doc = extract(fixture_dir, xls.XLSB)
+    assert [p.title for p in doc.pages] == ["Sheet1", "Sheet2", "Sheet3", "Merged Cells"]
+    (table,) = doc.pages[0].elements
+    assert table.category is Category.TABLE
+    date_and_times = ["2010-10-10", "2010-10-10T10:10:10", "10:10:10", "10:10:10", "255:10:10"]
+    assert table.content["rows"] == [  # type: ignore[index]
+        ["String", "1", "1.1", "TRUE", "FALSE", *date_and_times]
+    ]
+    assert doc.pages[0].metadata["used_range"] == "A2:J2"
+    assert doc.pages[1].elements == ()
+    assert doc.pages[2].metadata["used_range"] == "B2:D4"
+
+
+def test_xlsb_hidden_and_chart_sheets(fixture_dir: Path) -> None:
+    doc = extract(fixture_dir, xls.XLSB_SHEETS)
+    visible, hidden, very_hidden, chart = doc.pages
+    assert doc.properties.extra["hidden_sheets"] == ["Hidden", "VeryHidden"]
+    assert "This workbook contains 4 sheets" in texts(visible)
+    assert hidden.metadata["hidden"] is very_hidden.metadata["hidden"] is True
+    # calamine reads no chart, and fails on an .xlsb chart sheet's part: a page with no
+    # elements that says what it is, the rest of the workbook read.
+    assert chart.metadata["sheet_type"] == "chartsheet"
+    assert chart.elements == ()
 
 
 def test_legacy_file_renamed_to_a_new_suffix_is_read_as_what_it_is(fixture_dir: Path) -> None:

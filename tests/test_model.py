@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from dpe_server.model.direction import is_rtl
 from dpe_server.model.tree import (
     SUMMARY_MAX,
     Category,
@@ -127,3 +128,23 @@ def test_derived_summary_counts_pages_by_the_formats_page_unit() -> None:
     doc = Document(Properties(2), (Page(0, "Intro"), Page(1, "Plan")))
     assert derive_summary(doc, "pptx", "slide") == "PPTX with 2 slides: Intro, Plan"
     assert derive_summary(doc, "docx", "section") == "DOCX with 2 sections: Intro, Plan"
+
+
+@pytest.mark.parametrize(
+    ("text", "rtl"),
+    [
+        pytest.param("שלום", True, id="hebrew"),
+        pytest.param("مرحبا", True, id="arabic"),
+        pytest.param("123 مرحبا", True, id="digits-then-arabic"),
+        pytest.param("שלום עולם SENT_HEBREW", True, id="hebrew-naming-a-long-latin-word"),
+        pytest.param("نستخدم Python و R للتحليل", True, id="arabic-naming-latin"),
+        pytest.param("Python היא שפת תכנות", True, id="starts-latin-mostly-hebrew"),
+        pytest.param("Hello שלום", False, id="tie-latin-first"),
+        pytest.param("שלום Hello", True, id="tie-hebrew-first"),
+        pytest.param("The word שלום means peace", False, id="latin-quoting-hebrew"),
+        pytest.param("季度 東京都", False, id="cjk"),
+        pytest.param("", False, id="empty"),
+    ],
+)
+def test_direction_is_rtl_by_the_majority_of_words(text: str, rtl: bool) -> None:
+    assert is_rtl(text) is rtl

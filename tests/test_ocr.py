@@ -5,16 +5,22 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import anyio
 import docx
+import mcp_types as types
 import pytest
+from mcp import Client
 
+from dpe_server.catalog.catalog import Catalog, Change
+from dpe_server.catalog.store import MemoryStore
 from dpe_server.cli.command import main
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
-from dpe_server.extractors.ocr import cache_variant
+from dpe_server.extractors.ocr import Word, cache_variant
 from dpe_server.extractors.ocr import engine as ocr_engine
 from dpe_server.extractors.ocr.engine import MAX_SIDE
 from dpe_server.extractors.ocr.settings import ENGINE_PACKAGE, engine_version
@@ -22,13 +28,16 @@ from dpe_server.extractors.ooxml import picture_text
 from dpe_server.extractors.pdf.blocks import Block
 from dpe_server.extractors.pdf.collect import PageContent, Run
 from dpe_server.extractors.pdf.extract import extract
-from dpe_server.extractors.pdf.scanned import _render, is_picture
+from dpe_server.extractors.pdf.scanned import _render, is_picture, picture_table
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.content import ImageContent
-from dpe_server.model.tree import Element, Page
+from dpe_server.model.info import PageInfo
+from dpe_server.model.tree import JSON, Element, Page
 from dpe_server.read.oneshot import OneShotReader
+from dpe_server.surface.app import Settings, build_server
 from dpe_server.views.render import render_element
 from fixtures.builders import scanned
+from tests.e2e.harness import Inbox, is_updated
 
 HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None
 needs_ocr = pytest.mark.skipif(
@@ -188,9 +197,13 @@ async def test_a_worker_process_recognises_under_its_limits(scans: Path) -> None
     (the engine loads within them), with the serve options' OCR settings."""
     backend = ProcessBackend(WorkerSettings(workers=1), Limits(ocr_languages=("en",)))
     try:
-        (page,) = await backend.extract_pages(scans, "scanned_en.pdf", [0])
+        (pending,) = await backend.extract_pages(scans, "scanned_en.pdf", [0])
+        page = await backend.recognise(scans, "scanned_en.pdf", 0)
     finally:
         await backend.aclose()
+    assert pending.metadata["ocr"] == "pending"  # extraction jobs leave it to an ocr job
+    assert [e.category.value for e in pending.elements] == ["image"]
+    assert page is not None
     assert page.metadata["ocr"] is True
     assert scanned.recall_en(_recognised_text(page)) >= 0.95
 
@@ -225,10 +238,46 @@ def test_a_picture_of_a_table_in_a_docx_gives_its_text(scans: Path) -> None:
     text = str(picture.content["text"])
     rows = [line.split() for line in text.splitlines()]
     assert rows == scanned.TABLE, text  # one line per row, cells left to right
+    assert picture.content["table"] == {
+        "headers": scanned.TABLE[0],
+        "rows": scanned.TABLE[1:],
+        "total_rows": 2,
+        "total_columns": 3,
+    }
     element = {**picture.to_json(), "uri": "dpe://h/d/elements/p0-img1"}
     markdown = render_element(element, markdown=True, full=True)
-    assert markdown.endswith("Item Qty Price  \nBolts 120 36.00  \nWashers 300 12.50\n")
-    assert render_element(element, markdown=False, full=True).endswith("Washers 300 12.50\n")
+    table = (
+        "| Item | Qty | Price |\n|---|---|---|\n| Bolts | 120 | 36.00 |\n"
+        "| Washers | 300 | 12.50 |\n"
+    )
+    assert markdown == f"![](dpe://h/d/elements/p0-img1)\n\n{table}"  # its words once
+    text = render_element(element, markdown=False, full=True)
+    assert text.endswith("\nItem\tQty\tPrice\nBolts\t120\t36.00\nWashers\t300\t12.50\n")
+
+
+def _boxes(rows: list[list[tuple[str, int]]], pitch: int = 80) -> list[Word]:
+    """Recognised boxes: each row's (text, left pixel), 32 pixels tall, `pitch` apart."""
+    return [
+        Word(text, x, 30 + pitch * i, x + 14 * len(text), 62 + pitch * i, 0.99)
+        for i, row in enumerate(rows)
+        for text, x in row
+    ]
+
+
+def test_a_picture_is_a_table_only_where_its_boxes_stand_in_columns() -> None:
+    columns = [[("Item", 20), ("Qty", 336), ("Price", 658)], [("Bolts", 20), ("120", 336)]]
+    columns += [[("Nuts", 20), ("75", 336), ("9.10", 658)]]
+    table = picture_table(_boxes(columns), 760, 260)
+    assert table == {
+        "headers": ["Item", "Qty", "Price"],
+        "rows": [["Bolts", "120", ""], ["Nuts", "75", "9.10"]],
+        "total_rows": 2,
+        "total_columns": 3,
+    }
+    prose = [[(line, 20)] for line in scanned.EN_TEXT[:4]]  # one box a line: text, no table
+    assert picture_table(_boxes(prose, 48), 1400, 260) is None
+    two_rows = columns[:2]  # a table is at least three rows
+    assert picture_table(_boxes(two_rows), 760, 180) is None
 
 
 @pytest.mark.usefixtures("no_engine")
@@ -258,3 +307,152 @@ def test_small_pictures_are_not_recognised(tmp_path: Path) -> None:
     doc.add_picture(io.BytesIO(buf.getvalue()))
     icon = _docx_picture(save(doc, tmp_path / "icon.docx"))
     assert "ocr" not in icon.metadata
+
+
+# ---- the server: text layers first, then one job per page to recognise ----------------------
+
+FAKE_OCR = "tests.hostile.runners:fake_ocr"
+
+
+def _scans_folder(root: Path, pages: int) -> Path:
+    """`root/docs/scan.pdf`: `pages` scanned English pages (different noise)."""
+    folder = root / "docs"
+    folder.mkdir()
+    images = [scanned.page_image(scanned.EN_TITLE, scanned.EN_TEXT, False, n) for n in range(pages)]
+    scanned.write_pdf(folder / "scan.pdf", images)
+    return folder
+
+
+def _states(infos: Sequence[PageInfo]) -> list[JSON]:
+    return [info.metadata.get("ocr") for info in infos]
+
+
+@needs_ocr
+@pytest.mark.anyio
+async def test_the_server_lists_scans_pending_and_recognises_each_page(tmp_path: Path) -> None:
+    """The warm-up extracts the text layer only (pages say `pending`); a read recognises the
+    page it reads at once; the background pass the others; each is announced; once none waits
+    the document's summary comes from the recognised text."""
+    folder = _scans_folder(tmp_path, 2)
+    changes: list[Change] = []
+
+    async def listen(change: Change) -> None:
+        changes.append(change)
+
+    backend = ProcessBackend(WorkerSettings(workers=2), Limits(ocr_languages=("en",)))
+    catalog = Catalog(folder, "h", backend, listen)
+    try:
+        await catalog.start()
+        await catalog.warm()
+        (doc,) = catalog.documents()
+        assert _states(await catalog.page_infos(doc.doc_ref)) == ["pending", "pending"]
+        assert catalog.indexing() == 1  # its words are not all searchable yet
+        assert "Maintenance" not in doc.summary
+        changes.clear()  # the warm-up's own (titles refined from the probe's)
+
+        page = await catalog.page(doc.doc_ref, 1)  # read: recognised now, ahead of the queue
+        assert page.metadata["ocr"] is True
+        assert scanned.recall_en(_recognised_text(page)) >= 0.95
+        assert _states(await catalog.page_infos(doc.doc_ref)) == ["pending", True]
+        assert changes == [Change(updated=frozenset({doc.doc_ref}))]
+
+        await catalog.recognise_pending()
+        assert _states(await catalog.page_infos(doc.doc_ref)) == [True, True]
+        assert catalog.indexing() == 0
+        assert changes[-1] == Change(list_changed=True, updated=frozenset({doc.doc_ref}))
+        (doc,) = catalog.documents()
+        assert "Maintenance" in doc.summary  # its first line of recognised text
+    finally:
+        await backend.aclose()
+
+
+@needs_ocr
+@pytest.mark.anyio
+async def test_a_page_past_its_deadline_fails_alone_and_stays_failed(tmp_path: Path) -> None:
+    """Each page is a job with its own deadline: the page that hangs says `ocr: "failed"` and
+    why, the others are recognised; a restart on the same store recognises what was pending;
+    the failed page is served as it is (no new job)."""
+    folder = _scans_folder(tmp_path, 3)
+    (tmp_path / "ocr-go").write_text('{"hang": [1]}')
+    store = MemoryStore()
+    backend = ProcessBackend(WorkerSettings(workers=2, timeout=4.0, runner=FAKE_OCR))
+    try:
+        first = Catalog(folder, "h", backend, store=store)
+        await first.start()
+        await first.warm()  # text layers only: nothing recognised yet
+        again = Catalog(folder, "h", backend, store=store)  # a restart over the same store
+        await again.start()
+        (doc,) = again.documents()
+        assert again.indexing() == 1
+        assert _states(await again.page_infos(doc.doc_ref)) == ["pending"] * 3
+
+        await again.recognise_pending()
+        infos = await again.page_infos(doc.doc_ref)
+        assert _states(infos) == [True, "failed", True]
+        failed = await again.page(doc.doc_ref, 1)
+        assert failed.metadata["ocr_error"] == {
+            "kind": "timeout",
+            "message": "Recognising the text of this page took longer than 4 seconds "
+            "and was stopped.",
+        }
+        assert [e.category.value for e in failed.elements] == ["image"]
+        assert (await again.page(doc.doc_ref, 0)).metadata["recognised_by"] == "test"
+        assert again.documents()[0].error is None
+        started = backend.started
+        assert (await again.page(doc.doc_ref, 1)).metadata["ocr"] == "failed"
+        assert backend.started == started  # kept like any page: no new job
+    finally:
+        await backend.aclose()
+
+
+@needs_ocr
+@pytest.mark.anyio
+async def test_a_scan_longer_than_one_deadline_is_recognised_page_by_page(tmp_path: Path) -> None:
+    """Six pages of 1 s each under a 3 s deadline: one job for the whole document would be
+    stopped; a job per page is not."""
+    folder = _scans_folder(tmp_path, 6)
+    (tmp_path / "ocr-go").write_text('{"seconds": 1}')
+    backend = ProcessBackend(WorkerSettings(workers=2, timeout=3.0, runner=FAKE_OCR))
+    catalog = Catalog(folder, "h", backend)
+    try:
+        await catalog.start()
+        await catalog.warm()
+        await catalog.recognise_pending()
+        (doc,) = catalog.documents()
+        assert doc.error is None
+        assert _states(await catalog.page_infos(doc.doc_ref)) == [True] * 6
+    finally:
+        await backend.aclose()
+
+
+@needs_ocr
+@pytest.mark.anyio
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_a_subscriber_is_told_when_a_page_is_recognised(tmp_path: Path) -> None:
+    """Through MCP: Level 1 lists the page `pending` while it waits, then the document's
+    subscriber gets `notifications/resources/updated` and the page reads recognised."""
+    folder = _scans_folder(tmp_path, 1)
+    inbox = Inbox()
+    backend = ProcessBackend(WorkerSettings(workers=2, runner=FAKE_OCR))
+    server = build_server(
+        Settings(root=folder, host="h", watch=False, cache=False, backend=backend)
+    )
+    async with Client(server, mode="legacy", cache=None, message_handler=inbox.handler) as client:
+        with anyio.fail_after(30):
+            await server.app.catalog.warmed.wait()
+        (resource,) = (await client.list_resources()).resources
+        uri = str(resource.uri)
+        listed = json.loads(await _text(client, f"{uri}?depth=pages"))
+        assert [p["ocr"] for p in listed["pages"]] == ["pending"]
+        await client.subscribe_resource(uri)
+        (tmp_path / "ocr-go").write_text("{}")  # the background pass may recognise now
+        await inbox.wait_for(is_updated(uri), timeout=30)
+        page = json.loads(await _text(client, f"{uri}/pages/0"))
+        assert page["ocr"] is True
+
+
+async def _text(client: Client, uri: str) -> str:
+    result = await client.read_resource(uri)
+    item = result.contents[0]
+    assert isinstance(item, types.TextResourceContents)
+    return item.text

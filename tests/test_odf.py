@@ -3,17 +3,20 @@ the fixtures written by `fixtures/builders/odf.py`, and the checks before parsin
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from dpe_server.extractors import DEFAULT_LIMITS, for_path
+from dpe_server.extractors import DEFAULT_LIMITS, file_type, for_path, format_of
+from dpe_server.extractors.odf.flat import FlatDocument
 from dpe_server.isolation.precheck import precheck
-from dpe_server.model.errors import EncryptedError, UnsupportedError
+from dpe_server.model.errors import CorruptError, EncryptedError, TooLargeError, UnsupportedError
 from dpe_server.model.tree import Category, Document, Element
-from fixtures.builders import odf
+from fixtures.builders import flat_odf, odf
 
 
 def _read(path: Path) -> Document:
@@ -284,9 +287,100 @@ def test_odt_form_controls(odt: Document) -> None:
     )
 
 
+def test_odp_master_page_footer_text(odp: Document) -> None:
+    """The master's footer frame holds its own text: a footer on every slide but the one whose
+    drawing-page style hides footers; its date frame holds only a field: nothing."""
+    shown = [
+        [e.metadata for e in p.elements if "SENT-ODP-MASTER-FOOTER" in str(e.content)]
+        for p in odp.pages
+    ]
+    assert shown == [[{"master_page": "Default"}]] * 3 + [[]]
+    assert not [e for e in _all(odp, Category.FOOTER) if e.content["kind"] == "date"]
+
+
+def test_odp_form_controls(odp: Document) -> None:
+    form = _one(odp, Category.FORM, "SENT-ODP-FORM-ok")
+    assert form.metadata == {"source": "form", "form": "Poll"}
+    assert form in odp.pages[2].elements
+    (field,) = form.content["fields"]
+    assert (field["kind"], field["checked"], field["label"]) == ("checkbox", True, "Looks right")
+
+
 @pytest.mark.parametrize("suffix", [".docx", ".pptx", ".xlsx"])
 def test_an_odf_under_an_ooxml_suffix_is_named(tmp_path: Path, suffix: str) -> None:
     path = odf.build_text(tmp_path)
     f = io.BytesIO(path.read_bytes())
     with pytest.raises(UnsupportedError, match=rf"OpenDocument text renamed to \{suffix}"):
         precheck(f, suffix, DEFAULT_LIMITS)
+
+
+@pytest.mark.parametrize("build", [odf.build_text, odf.build_deck])
+def test_a_text_over_the_character_cap_is_cut_and_flagged(
+    tmp_path: Path, build: Callable[[Path], Path]
+) -> None:
+    """As a docx paragraph: a paragraph's text longer than `max_chars_per_page` is cut to it
+    and its page (and the document) say `truncated`."""
+    path = build(tmp_path)
+    extractor = for_path(path)
+    assert extractor is not None
+    whole = _read(path)
+    longest = max(len(str(e.content.get("text", ""))) for e in _all(whole, Category.TEXT))
+    cap = longest - 3
+    with path.open("rb") as f:
+        doc = extractor.extract(f, dataclasses.replace(DEFAULT_LIMITS, max_chars_per_page=cap))
+    assert doc.metadata.get("truncated") is True
+    cut = [p for p in doc.pages if p.metadata.get("truncated")]
+    assert cut
+    assert max(len(str(e.content["text"])) for e in _all(doc, Category.TEXT)) <= cap
+    assert not any(p.metadata.get("truncated") for p in whole.pages)
+    assert "truncated" not in whole.metadata
+
+
+# ---- flat XML OpenDocument (.fodt, .fodp) -----------------------------------------------
+
+
+def _contents(doc: Document) -> list[tuple[str, object]]:
+    return [(e.category.value, e.content) for p in doc.pages for e in p.elements]
+
+
+def test_a_flat_text_reads_as_its_package(tmp_path: Path) -> None:
+    """doc-flat.fodt is doc-open.odt's parts in one XML document, its picture inline and its
+    formula and chart inline objects: the same pages, metadata and elements."""
+    flat_path = flat_odf.build(tmp_path)[0]
+    flat, package = _read(flat_path), _read(odf.build_text(tmp_path))
+    assert file_type(flat_path) == "fodt"
+    assert flat.properties == package.properties
+    assert [p.title for p in flat.pages] == [p.title for p in package.pages]
+    assert _contents(flat) == _contents(package)
+    kinds = {e.category for e in _all(flat, Category.FORMULA) + _all(flat, Category.CHART)}
+    assert kinds == {Category.FORMULA, Category.CHART}
+
+
+def test_a_flat_deck_and_its_inline_picture(tmp_path: Path) -> None:
+    deck_path = flat_odf.build(tmp_path)[1]
+    deck = _read(deck_path)
+    assert _contents(deck) == _contents(_read(odf.build_plain(tmp_path)[1]))
+    (image,) = _all(deck, Category.IMAGE)
+    fmt = format_of(deck_path)
+    assert fmt is not None
+    assert fmt.picture is not None
+    with deck_path.open("rb") as f:
+        data = fmt.picture(f, "fodp", image.metadata, 1_000_000)
+    assert data == odf.plain_deck_parts()["Pictures/only.png"]
+
+
+def test_flat_files_that_are_not_what_their_suffix_says(tmp_path: Path) -> None:
+    deck = flat_odf.build(tmp_path)[1].read_bytes()
+    with pytest.raises(UnsupportedError, match=r"flat XML OpenDocument presentation renamed"):
+        precheck(io.BytesIO(deck), ".fodt", DEFAULT_LIMITS)
+    with pytest.raises(CorruptError, match="nor a flat OpenDocument XML document"):
+        precheck(io.BytesIO(b"<html><body>not a document</body></html>"), ".fodt", DEFAULT_LIMITS)
+    doctype = deck.replace(b"?>", b'?><!DOCTYPE x [<!ENTITY e "e">]>', 1)
+    with pytest.raises(CorruptError, match="DOCTYPE"):
+        FlatDocument(io.BytesIO(doctype), "fodp", DEFAULT_LIMITS)
+    small = dataclasses.replace(DEFAULT_LIMITS, max_part_bytes=len(deck) - 1)
+    with pytest.raises(TooLargeError):
+        FlatDocument(io.BytesIO(deck), "fodp", small)
+    # An .odt package under a flat suffix is read as the package it is.
+    package = odf.build_text(tmp_path).read_bytes()
+    precheck(io.BytesIO(package), ".fodt", DEFAULT_LIMITS)

@@ -157,6 +157,32 @@ def test_protected_pdf_opens_with_its_password(fixture_dir: Path) -> None:
     assert extract(fixture_dir, "pdf_owner_only.pdf").properties.page_count >= 1
 
 
+def test_the_fixtures_passwords_file_opens_exactly_the_fixtures_protected_on_purpose(
+    fixture_dir: Path,
+) -> None:
+    """fixtures/passwords.toml (which `dev.py serve` names) holds the passwords of every
+    fixture the goldens list `encrypted`, and of no other."""
+    import dev
+
+    root = Path(__file__).resolve().parents[1]
+    catalog = json.loads((root / "fixtures" / "expected" / "catalog.json").read_text())
+    encrypted = {
+        Path(d["file_uri"]).name
+        for d in catalog["documents"]
+        if d.get("error", {}).get("kind") == "encrypted"
+    }
+    passwords = load_passwords(root / dev.PASSWORDS)
+    patterns = dict(passwords.patterns)
+    assert set(patterns) == encrypted == {"pdf_encrypted.pdf", protected.DOCX}
+    for name in sorted(encrypted):
+        assert extract(fixture_dir, name, passwords).properties.page_count >= 1
+    note = dev.protected_on_purpose()
+    assert all(name in note for name in encrypted)
+    assert "--passwords" in note
+    assert note.endswith(dev.PASSWORDS.name)
+    assert not any(pw in note for words in patterns.values() for pw in words)
+
+
 # ---- the cache and leaks -----------------------------------------------------------------
 
 

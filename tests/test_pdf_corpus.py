@@ -14,6 +14,7 @@ import pytest
 
 from dpe_server.model.tree import Document
 from tests.corpus_trees import Outcome
+from tests.test_pdf_columns import texts_of
 
 pytestmark = pytest.mark.corpus
 
@@ -125,3 +126,47 @@ def test_corpus_constructs_found(
 
 def test_corpus_400_pages(sweep: dict[str, dict[str, Any]]) -> None:
     assert sweep["unstructured__pdf2image-memory-error-test-400p.pdf"]["pages"] == 400
+
+
+def _tree(corpus: Path, corpus_outcomes: dict[Path, Outcome], name: str) -> Document:
+    doc = corpus_outcomes[corpus / "pdf" / name].doc
+    assert doc is not None
+    return doc
+
+
+def test_corpus_tax_guide_cover_top_line_before_the_columns(
+    corpus: Path, corpus_outcomes: dict[Path, Outcome]
+) -> None:
+    """The tax guide's cover: under its running header (repeated on every page, so left out)
+    a line holds the page number at the left and the time at the right, then blank space,
+    then a narrow cover column beside the contents. The time is read with the page number,
+    before the columns, not between them."""
+    doc = _tree(corpus, corpus_outcomes, "tika__testPDF_childAttachments.pdf")
+    texts = texts_of(doc.pages[0])
+    date = texts.index("15:46 - 5-Feb-2013")
+    assert texts[date - 1] == "Page 1 of 67"
+    assert date < texts.index("Department of the Treasury") < texts.index("Contents")
+    assert texts.index("Feb 05, 2013") < texts.index("Contents")
+
+
+def test_corpus_tex_accents_composed(corpus: Path, corpus_outcomes: dict[Path, Outcome]) -> None:
+    """The LaTeX paper sets `\\"{\\i}` as a diaeresis over a dotless i: read as `ï`."""
+    doc = _tree(corpus, corpus_outcomes, "pdfjs__tracemonkey.pdf")
+    text = json.dumps(doc.to_json(), ensure_ascii=False)
+    assert "naïve" in text
+    assert "\u00a8" not in text
+    assert "ı" not in text
+
+
+def test_corpus_narrow_gutter_above_a_table(
+    corpus: Path, corpus_outcomes: dict[Path, Outcome]
+) -> None:
+    """The federal register pages: two columns 12 pt apart in 8 pt type, a wide table under
+    them on page 9; each column is read down, not line by line across both."""
+    doc = _tree(corpus, corpus_outcomes, "tika__testPDF_bad_page_303226.pdf")
+    texts = texts_of(doc.pages[8])
+    assert any(
+        t.startswith("time after the receipt of an application for an exclusion under this")
+        and "shall notify the applicant of his acceptance" in t
+        for t in texts
+    )

@@ -185,6 +185,19 @@ def test_ruled_tables_assigns_runs_to_cells() -> None:
     assert rest == [outside]
 
 
+def test_ruled_right_to_left_table_from_its_rightmost_column() -> None:
+    segs = _grid_segments([72, 172, 272], [700, 680, 660])
+    runs = [run("כמות", 76, 686), run("פריט", 176, 686), run("3", 76, 666), run("חבל", 176, 666)]
+    (table,), _ = ruled_tables(runs, segs)
+    assert table.content == {
+        "headers": ["פריט", "כמות"],
+        "rows": [["חבל", "3"]],
+        "total_rows": 1,
+        "total_columns": 2,
+        "direction": "rtl",
+    }
+
+
 def test_repeated_edge_lines_normalise_digits() -> None:
     box = (0.0, 0.0, 612.0, 792.0)
 

@@ -6,6 +6,7 @@ draws) and on synthetic runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pypdfium2
@@ -13,9 +14,10 @@ import pytest
 
 from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.pdf import extract as pdf_mod
+from dpe_server.extractors.pdf.accents import compose
 from dpe_server.extractors.pdf.collect import Run, collect_page
-from dpe_server.extractors.pdf.lines import make_lines
-from dpe_server.extractors.pdf.textnorm import clean, rtl_majority
+from dpe_server.extractors.pdf.lines import make_lines, reading_groups
+from dpe_server.extractors.pdf.textnorm import clean
 from dpe_server.model.tree import Category, Document
 from fixtures.builders import pdf_text as builder
 
@@ -122,7 +124,89 @@ def test_clean(raw: str, clean_text: str) -> None:
     assert clean(raw) == clean_text
 
 
-def test_rtl_majority() -> None:
-    assert rtl_majority("שלום עולם abc")
-    assert not rtl_majority("The word שלום means peace")
-    assert not rtl_majority("東京都")
+def test_right_to_left_elements_carry_their_direction(doc: Document) -> None:
+    """Page 4, right aligned Hebrew: direction on every element, indents from the right (the
+    short last line of a paragraph and the items at the right margin are no indent), the
+    table's columns from the rightmost."""
+    contents = [(e.category, e.content) for e in doc.pages[4].elements]
+    assert contents == [
+        (Category.HEADING, {"level": 2, "text": builder.HE_TITLE, "direction": "rtl"}),
+        (Category.TEXT, {"text": " ".join(builder.HE_PARA), "direction": "rtl"}),
+        (
+            Category.LIST,
+            {
+                "ordered": False,
+                "items": [
+                    {"text": text, "level": 0, "direction": "rtl"} for text in builder.HE_BULLETS
+                ],
+            },
+        ),
+        (
+            Category.LIST,
+            {
+                "ordered": True,
+                "items": [
+                    {"text": text, "level": 0, "label": f"{n}.", "direction": "rtl"}
+                    for n, text in enumerate(builder.HE_STEPS, 1)
+                ],
+            },
+        ),
+        (
+            Category.TABLE,
+            {
+                "headers": list(builder.HE_TABLE[0]),
+                "rows": [list(row) for row in builder.HE_TABLE[1:]],
+                "total_rows": 3,
+                "total_columns": 3,
+                "direction": "rtl",
+            },
+        ),
+        (Category.TEXT, {"text": builder.LTR_AFTER}),
+    ]
+
+
+def test_a_change_of_direction_ends_a_paragraph(doc: Document) -> None:
+    """Page 2: the Arabic and Hebrew lines and the English sentence quoting a Hebrew word are
+    not one paragraph; only the right-to-left ones say so."""
+    texts = [(e.content["text"], e.content.get("direction")) for e in doc.pages[2].elements]
+    assert texts[-1] == (builder.MIXED_HE, None)
+    assert all(direction == "rtl" for _, direction in texts[:-1])
+
+
+def test_right_to_left_columns_right_first() -> None:
+    right = [rtl_run(f"שורה {i} בטור הימני של העמוד הזה עם מילים", 330, 560) for i in range(4)]
+    left = [rtl_run(f"שורה {i} בטור השמאלי של העמוד הזה עם מילים", 42, 272) for i in range(4)]
+    for i, (a, b) in enumerate(zip(right, left, strict=True)):
+        a.y = b.y = 700.0 - 14 * i
+    groups = [[r.text for r in g] for g in reading_groups([*left, *right])]
+    assert groups == [[r.text for r in right], [r.text for r in left]]
+
+
+def test_tex_accents_composed_where_drawn_over_their_letter(doc: Document) -> None:
+    """Page 5: accents drawn over (a cedilla under) their letters, before or after them in the
+    text, become the accented letters; accent characters drawn beside letters stay."""
+    assert texts(doc, 5) == [builder.TEX_WORDS, builder.TEX_ALONE]
+
+
+def _extents(*boxes: tuple[float, float]) -> Callable[[int], tuple[float, float] | None]:
+    return lambda i: boxes[i] if i < len(boxes) else None
+
+
+@pytest.mark.parametrize(
+    ("text", "boxes", "expected"),
+    [
+        pytest.param(
+            "a\u00a8\u0131", [(0, 5), (5.5, 8), (5, 8.5)], "aï", id="dotless-i-accent-first"
+        ),
+        pytest.param("e\u00b4", [(0, 5), (1, 4)], "é", id="accent-after"),
+        pytest.param("c\u00b8a", [(0, 5), (1.5, 3.5), (5, 10)], "ça", id="cedilla"),
+        pytest.param("a\u00b4e", [(0, 5), (5.2, 8), (5, 10)], "aé", id="overlaps-next-more"),
+        pytest.param("a\u00a8", [(0, 5), (5.5, 8)], "a\u00a8", id="beside-not-over"),
+        pytest.param("\u00a8", [(0, 3)], "\u00a8", id="alone"),
+        pytest.param("1\u00b4", [(0, 5), (1, 4)], "1\u00b4", id="over-a-digit"),
+        pytest.param("\u0131s", [(0, 3), (3, 7)], "\u0131s", id="dotless-i-kept"),
+        pytest.param("a\u00b4e", [(0, 5), (5, 5), (5, 10)], "a\u00b4e", id="no-width"),
+    ],
+)
+def test_compose(text: str, boxes: list[tuple[float, float]], expected: str) -> None:
+    assert compose(text, _extents(*boxes)) == expected

@@ -13,7 +13,6 @@ from dpe_server.extractors.pptx.text import (
     blocks,
     cell_links,
     is_monospace,
-    is_rtl,
     read_paragraphs,
 )
 
@@ -193,15 +192,6 @@ def test_cell_links_join_adjacent_runs_of_one_link() -> None:
     )
     links = [(x.text, x.rid, x.follows) for x in cell_links(body)]
     assert links == [("[1]", "rId1", False), ("more", "rId1", False), ("!", "rId2", True)]
-
-
-@pytest.mark.parametrize(
-    ("text", "rtl"),
-    [("שלום", True), ("مرحبا", True), ("123 مرحبا", True), ("Hello שלום", False), ("季度", False)],
-    ids=["hebrew", "arabic", "digits-then-arabic", "latin-first", "cjk"],
-)
-def test_is_rtl_by_first_strong_character(text: str, rtl: bool) -> None:
-    assert is_rtl(text) is rtl
 
 
 INCH = 914_400

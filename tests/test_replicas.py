@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from dpe_server.catalog.catalog import Catalog, Change
-from dpe_server.catalog.fulltext import Scope, TextQuery
+from dpe_server.catalog.fulltext import Position, Scope, TextQuery
 from dpe_server.catalog.stores import check_store_url
 from dpe_server.model.tree import Document
 from tests import postgres
@@ -137,7 +137,9 @@ async def test_three_replicas_extract_each_document_version_once(tmp_path: Path,
             assert all(e.current for e in r.catalog.entries())
         last = running[2].catalog
         # Each replica's search finds every document, whichever replica extracted it.
-        found = await last.search(TextQuery.parse('"Paragraph under Second"'), Scope(), 10, 0)
+        found = await last.search(
+            TextQuery.parse('"Paragraph under Second"'), Scope(), 10, Position()
+        )
         assert found is not None
         assert found.total == DOCUMENTS  # one paragraph in each
         for entry in last.entries()[:20]:

@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dpe_server.catalog import fulltext
+from dpe_server.catalog import fulltext, ranking
+from dpe_server.catalog import sqlite as sqlite_store
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.sqlite import SqliteStore
-from dpe_server.catalog.store import MemoryStore
+from dpe_server.catalog.store import MemoryStore, Outline
 from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.model.errors import extraction_error
+from dpe_server.model.tree import Category, Element, Page
 from dpe_server.read.search import QueryError, search
 from tests.e2e.harness import write_deck, write_doc
 
@@ -115,21 +119,173 @@ async def test_filters_by_file_type_category_and_document(catalog: Catalog) -> N
         await search(catalog, "budget", doc_ref="nope")
 
 
-async def test_counts_are_capped_and_ranking_exact_whatever_the_candidates(
+async def test_counts_are_capped_and_a_common_word_ranked_window_by_window(
     catalog: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     whole = await search(catalog, "bullet", limit=3)
-    bounded = await search(catalog, "budget", category="list", limit=1)
-    monkeypatch.setattr(fulltext, "CANDIDATES", 0)
-    monkeypatch.setattr(fulltext, "CANDIDATES_MIN", 1)  # one candidate: always too few
-    assert await search(catalog, "bullet", limit=3) == whole
-    assert await search(catalog, "budget", category="list", limit=1) == bounded
-    monkeypatch.setattr(fulltext, "COUNT_CAP", 2)
-    capped = await search(catalog, "bullet", limit=1)
+    assert (whole["total"], "total_capped" in whole) == (4, False)
+    monkeypatch.setattr(fulltext, "WINDOW", 2)
+    capped = await search(catalog, "bullet", limit=100)
     assert (capped["total"], capped["total_capped"]) == (2, True)
-    assert capped["results"] == whole["results"][:1]
-    assert "next_cursor" in capped
-    assert "total_capped" not in whole
+    assert len(capped["results"]) == 4  # every match, two windows
+    assert "next_cursor" not in capped
+    assert await search(catalog, "bullet", limit=100) == capped
+
+
+TEXTS = (
+    "revenue alpha beta gamma delta epsilon",
+    "revenue",
+    "revenue alpha beta",
+    "revenue revenue",
+    "revenue alpha beta gamma",
+    "zeta revenue",
+    "revenue alpha",
+)
+
+
+def _index(texts: tuple[str, ...] = TEXTS) -> sqlite3.Connection:
+    """An index of two documents: `texts` as their elements, in turn (text, then heading)."""
+    db = fulltext.connect_memory()
+    for doc in ("a", "b"):
+        elements = tuple(
+            Element(f"p0-{doc}{i}", Category.TEXT if i % 2 else Category.HEADING, "", {"text": t})
+            for i, t in enumerate(texts)
+        )
+        with fulltext.transaction(db):
+            fulltext.put_pages(db, f"key-{doc}", [Page(0, "", elements)])
+    fulltext.serve(db, [("key-a", "a", "docx"), ("key-b", "b", "pdf")], ())
+    return db
+
+
+def _expected(
+    db: sqlite3.Connection, scope: fulltext.Scope, window: int, query: str = "revenue"
+) -> list[str]:
+    """The rule of `fulltext.search`: the matches in scope in index order, cut into windows,
+    each ranked by FTS5's own BM25 (over the whole index), ties by rowid."""
+    rows = db.execute(
+        "SELECT r.element_id, r.category, live.doc_ref, element_text.rowid, "
+        "bm25(element_text) FROM element_text JOIN element_rows r ON r.id = element_text.rowid "
+        "JOIN live ON live.key = r.key WHERE element_text MATCH ? ORDER BY element_text.rowid",
+        (fulltext.TextQuery.parse(query).fts(),),
+    ).fetchall()
+    kept = [
+        (score, row_id, f"{ref}/{eid}")
+        for eid, category, ref, row_id, score in rows
+        if (not scope.categories or category in scope.categories)
+        and (not scope.doc_ref or ref == scope.doc_ref)
+        and (not scope.file_type or {"a": "docx", "b": "pdf"}[ref] == scope.file_type)
+    ]
+    return [
+        name
+        for start in range(0, len(kept), window)
+        for _, _, name in sorted(kept[start : start + window])
+    ]
+
+
+def _pages(db: sqlite3.Connection, scope: fulltext.Scope, limit: int) -> list[str]:
+    """Every result of a search for 'revenue', `limit` a page, following each next position."""
+    query, at, seen = fulltext.TextQuery.parse("revenue"), fulltext.Position(), []
+    while True:
+        found = fulltext.search(db, query, scope, limit, at)
+        assert len(found.hits) == limit or found.next is None
+        seen += [f"{h.doc_ref}/{h.element_id}" for h in found.hits]
+        if found.next is None:
+            return seen
+        at = found.next
+
+
+@pytest.mark.parametrize("window", [1, 2, 3, 5, 14, 1000])
+@pytest.mark.parametrize(
+    ("scope", "matches"),
+    [
+        (fulltext.Scope(), 14),
+        (fulltext.Scope(categories=("heading",)), 8),
+        (fulltext.Scope(file_type="pdf"), 7),
+        (fulltext.Scope(doc_ref="a"), 7),
+        (fulltext.Scope(categories=("text",), doc_ref="b"), 3),
+    ],
+    ids=["all", "category", "file_type", "doc_ref", "both"],
+)
+def test_ranking_is_bm25_within_windows_of_matches_in_index_order(
+    monkeypatch: pytest.MonkeyPatch, window: int, scope: fulltext.Scope, matches: int
+) -> None:
+    db = _index()
+    monkeypatch.setattr(fulltext, "WINDOW", window)
+    expected = _expected(db, scope, window)
+    assert len(expected) == matches
+    for limit in (1, 2, 3, 100):  # however it is paged, every match once, in the same order
+        assert _pages(db, scope, limit) == expected
+    query = fulltext.TextQuery.parse("revenue")
+    found = fulltext.search(db, query, scope, 100, fulltext.Position())
+    assert (found.total, found.capped) == (min(len(expected), window), len(expected) > window)
+
+
+def test_few_matches_are_in_exact_bm25_order() -> None:
+    """At most `WINDOW` matches: one window, so the order is BM25's over all of them (the
+    shortest element holding the word twice first, the longest last)."""
+    db = _index()
+    found = fulltext.search(
+        db,
+        fulltext.TextQuery.parse("revenue"),
+        fulltext.Scope(doc_ref="a"),
+        100,
+        fulltext.Position(),
+    )
+    texts = [TEXTS[int(h.element_id.removeprefix("p0-a"))] for h in found.hits]
+    assert texts[0] == "revenue revenue"
+    assert texts[-1] == TEXTS[0]
+    expected = _expected(db, fulltext.Scope(doc_ref="a"), 7)
+    assert [f"a/{h.element_id}" for h in found.hits] == expected
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["alpha", "revenue alpha", '"alpha beta"', "alp*", "revenue zeta", "年度预", "预算 alpha"],
+)
+@pytest.mark.parametrize("counted", [10_000, 0, 1])
+def test_scores_are_fts5s_bm25(monkeypatch: pytest.MonkeyPatch, query: str, counted: int) -> None:
+    """The BM25 the server computes for common words (`catalog.ranking`: `counted` 0 or 1
+    forces it, with every term's count estimated or, at 1, counted) orders as FTS5's `bm25()`
+    does (several terms, phrases, prefixes, Chinese: a phrase of pairs ending in a prefix)."""
+    monkeypatch.setattr(ranking, "COUNTED", counted)
+    more = ("alpha beta alpha beta", "alphabet beta", "年度预算报告 alpha", "预算年度预算 zeta")
+    db = _index(TEXTS + more)
+    found = fulltext.search(
+        db, fulltext.TextQuery.parse(query), fulltext.Scope(), 100, fulltext.Position()
+    )
+    expected = _expected(db, fulltext.Scope(), 1000, query)
+    assert expected  # something to order
+    assert [f"{h.doc_ref}/{h.element_id}" for h in found.hits] == expected
+
+
+def test_a_position_survives_elements_indexed_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A next position names a place in the index (the window, by the rowid it starts after):
+    a document extracted meanwhile (indexed after it) lands in the last window, and no result
+    of the windows before is repeated or skipped."""
+    db = _index()
+    monkeypatch.setattr(fulltext, "WINDOW", 5)
+    query, scope = fulltext.TextQuery.parse("revenue"), fulltext.Scope()
+    first = fulltext.search(db, query, scope, 5, fulltext.Position())
+    assert first.next == fulltext.Position(first.next.after if first.next else -1, 0)
+    elements = (Element("p0-c0", Category.TEXT, "", {"text": "revenue"}),)
+    with fulltext.transaction(db):
+        fulltext.put_pages(db, "key-c", [Page(0, "", elements)])
+    fulltext.serve(db, [("key-c", "c", "docx")], ())
+    rest = _pages_from(db, first.next)
+    names = [f"{h.doc_ref}/{h.element_id}" for h in first.hits] + rest
+    assert len(names) == len(set(names)) == 15
+    assert "c/p0-c0" in names[10:]
+    assert names == _expected(db, scope, 5)
+
+
+def _pages_from(db: sqlite3.Connection, at: fulltext.Position) -> list[str]:
+    query, seen = fulltext.TextQuery.parse("revenue"), []
+    next_at: fulltext.Position | None = at
+    while next_at is not None:
+        found = fulltext.search(db, query, fulltext.Scope(), 3, next_at)
+        seen += [f"{h.doc_ref}/{h.element_id}" for h in found.hits]
+        next_at = found.next
+    return seen
 
 
 async def test_cursor_pages_through_every_result_once(catalog: Catalog) -> None:
@@ -231,6 +387,28 @@ async def test_documents_not_yet_extracted_are_announced(folder: Path) -> None:
     assert "note" not in done
 
 
+async def test_the_documents_waiting_are_kept_as_entries_change(folder: Path) -> None:
+    """`indexing` counts the entries neither current nor failed, kept up to date as their
+    state changes instead of walking every entry per search."""
+    catalog = Catalog(folder, "h", ThreadBackend(), store=MemoryStore())
+    await catalog.start()
+    assert catalog.indexing() == 3
+    assert catalog.indexing("docx") == 1
+    (folder / "notes.docx").unlink()
+    await catalog.rescan()
+    assert catalog.indexing() == 2  # a file gone is not waited for
+    await catalog.warm()
+    assert catalog.indexing() == 0
+    deck = next(e for e in catalog.entries() if e.rel == "deck.pptx")
+    outline_key = deck.outline_key
+    deck.key = "another version"
+    assert (catalog.indexing(), catalog.indexing(doc_ref=deck.doc_ref)) == (1, 1)
+    deck.error, deck.error_key = extraction_error("corrupt", "unreadable"), deck.key
+    assert catalog.indexing() == 0  # failed: nothing more to wait for
+    deck.key = outline_key
+    assert catalog.indexing() == 0  # current again
+
+
 async def test_a_restart_searches_the_persistent_index(folder: Path, tmp_path: Path) -> None:
     first = SqliteStore(tmp_path / "cache")
     catalog = Catalog(folder, "h", ThreadBackend(), store=first)
@@ -265,3 +443,32 @@ async def test_a_failed_update_of_the_served_versions_is_made_good(
     assert (await search(catalog, "budget"))["total"] == 4
     assert failures == []  # it was refused once
     store.close()
+
+
+def test_versions_unused_for_long_are_evicted_when_the_cache_opens(tmp_path: Path) -> None:
+    """A version no server looked up for `UNUSED_DAYS` (a file changed or removed while no
+    server ran) loses its outline, pages and search rows when the cache is next opened; the
+    versions served are marked used as they are served, so they stay."""
+    store = SqliteStore(tmp_path / "cache")
+    elements = (Element("p0-txt0", Category.TEXT, "", {"text": "revenue"}),)
+    outline = Outline("T", (), "", (), {})
+    for key in ("old", "served", "recent"):
+        store.put_document(key, outline, [Page(0, "", elements)])
+    store.serve([("served", "s", "docx")], [])
+    month = sqlite_store.UNUSED_DAYS * 86400 + 60
+    store._db.execute("UPDATE docs SET used = used - ?", (month,))  # type: ignore[attr-defined]
+    store._kept_at -= month  # type: ignore[attr-defined]  # a month later:
+    store.serve([("served", "s", "docx")], [])  # still served: marked used again
+    store._db.execute("UPDATE docs SET used = ? WHERE key = 'recent'", (time.time(),))  # type: ignore[attr-defined]
+    store.close()
+    again = SqliteStore(tmp_path / "cache")
+    assert again.evicted == 1
+    assert again.lookup("old") is None
+    assert again.page("old", 0) is None
+    assert again.lookup("served") is not None
+    assert again.lookup("recent") is not None
+    keys = {k for (k,) in again._db.execute("SELECT DISTINCT key FROM element_rows")}  # type: ignore[attr-defined]
+    assert keys == {"served", "recent"}
+    (texts,) = again._db.execute("SELECT count(*) FROM element_text").fetchone()  # type: ignore[attr-defined]
+    assert texts == 2
+    again.close()

@@ -9,6 +9,12 @@ count, properties); full extraction runs in the background (`warm`, most recentl
 first) and on demand for whatever a client reads, one page at a time where the format allows
 it. Page bodies live in the `Store`, not here, so memory grows by headers only.
 
+OCR: extraction leaves the pdf pages to recognise `ocr: "pending"`; once the warm-up has
+extracted every document, `recognise_pending` recognises them in the background, one job per
+page (its own deadline), most recently modified document first, with a core left for reads; a
+page a client reads is recognised at once, ahead of that queue. Each recognised page is stored
+like any page and announced as an update of its document.
+
 Freshness: a changed file is probed and re-extracted in the background while the last good
 outline and pages keep being served; when the new ones are ready the change is announced. A
 failure on a file that was just written is retried with backoff (it may be half-written);
@@ -33,15 +39,16 @@ import anyio.to_thread
 from anyio.abc import TaskGroup
 
 from dpe_server.catalog.folder import FileStat, scan, scan_paths
-from dpe_server.catalog.fulltext import Found, Scope, TextQuery
+from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
-from dpe_server.catalog.index import Index, outline_of
+from dpe_server.catalog.index import Index, outline_of, pending_pages
 from dpe_server.catalog.shared import Claim, SharedStore
-from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
+from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, Store
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, is_paged
+from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.isolation.backends import Backend
-from dpe_server.model.errors import ExtractionError
+from dpe_server.model.errors import DpeError, ExtractionError
 from dpe_server.model.info import DocumentInfo, PageInfo
 from dpe_server.model.tree import Document, Element, Page
 
@@ -148,6 +155,11 @@ class Catalog(Index[Entry]):
         """Set once the start-up warm-up has extracted (or failed) every file found at start."""
         self.shared = self.store if isinstance(self.store, SharedStore) else None
         """The work queue and change feed of replicas sharing the store, if it is shared."""
+        self._ocr_todo: dict[Entry, None] = {}
+        """Documents with pages to recognise (`ocr: "pending"`), for `recognise_pending`."""
+        self._ocr_more = anyio.Event()
+        self._recognising: dict[tuple[str, int], anyio.Event] = {}
+        """Pages being recognised (store key, page index), set when done."""
 
     # ---- life cycle ----------------------------------------------------------------------
 
@@ -253,17 +265,27 @@ class Catalog(Index[Entry]):
     # What is kept of a document once its outline is of the file as it is now is the outline:
     # the probe's properties say nothing more (the next version is probed again).
 
+    # A document with pages to recognise keeps its properties until they are: its outline is
+    # derived again from the recognised text then (`_settled_outline`).
+
     def _apply(self, entry: IndexEntry, cached: Cached | None) -> bool:
         known = super()._apply(entry, cached)
-        if entry.current:
-            entry.props = None
+        self._settle(cast(Entry, entry))
         return known
 
     def _adopt(self, entry: IndexEntry, key: str, doc: Document, outline: Outline) -> bool:
         current = super()._adopt(entry, key, doc, outline)
-        if current:
-            entry.props = None
+        self._settle(cast(Entry, entry))
         return current
+
+    def _settle(self, entry: Entry) -> None:
+        """A current outline: queue its pages to recognise, else drop the properties."""
+        if not entry.current:
+            return
+        if pending_pages(entry.outline):
+            self._ocr_todo[entry] = None  # (maybe in a thread: the loop is woken by its caller)
+        else:
+            entry.props = None
 
     # ---- queries -------------------------------------------------------------------------
 
@@ -293,14 +315,23 @@ class Catalog(Index[Entry]):
         entry = self.entry(doc_ref)
         return await self.run_steps(self._keyed_element(entry, element_id))
 
-    async def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+    async def search(
+        self, query: TextQuery, scope: Scope, limit: int, at: Position
+    ) -> Found | None:
         """The served elements matching `query` in `scope` (`Store.search`), the index told
         first which versions are served now."""
         async with self._search_sync:
             added, dropped = self.served_changes()
             if added or dropped:
                 await anyio.to_thread.run_sync(self.store.serve, added, dropped)
-        return await anyio.to_thread.run_sync(self.store.search, query, scope, limit, offset)
+        return await anyio.to_thread.run_sync(self.store.search, query, scope, limit, at)
+
+    def indexing(self, file_type: str = "", doc_ref: str = "") -> int:
+        """Documents not yet extracted, or with pages not yet recognised."""
+        waiting = [e for e in list(self._ocr_todo) if e.current and self._entries.get(e.rel) is e]
+        return super().indexing(file_type, doc_ref) + sum(
+            1 for e in waiting if self._in_scope(e, file_type, doc_ref)
+        )
 
     async def _perform(self, step: Step) -> Any:
         match step:
@@ -312,8 +343,86 @@ class Catalog(Index[Entry]):
                 return await self._ensure_outline(cast(Entry, entry))  # entries are ours
             case Probe(entry):
                 return await self._probe(cast(Entry, entry))
+            case Recognise(entry, key, page):
+                return await self._recognise(cast(Entry, entry), key, page)
             case _:
                 assert_never(step)
+
+    # ---- OCR: pages extraction left pending ----------------------------------------------
+
+    async def recognise_pending(self, *, forever: bool = False) -> None:
+        """Recognise every page waiting to be (the background OCR pass, after the warm-up):
+        most recently modified document first, one job per page, at most `WARM_CONCURRENCY`
+        at once (a read recognises the page it reads at once, beside these). `forever`: then
+        wait for more (documents extracted or changed later)."""
+        while True:
+            while self._ocr_todo:
+                entry = max(list(self._ocr_todo), key=lambda e: e.stat.mtime_ns)
+                try:
+                    await self._recognise_document(entry)
+                finally:
+                    self._ocr_todo.pop(entry, None)
+            if not forever:
+                return
+            self._ocr_more = anyio.Event()
+            if not self._ocr_todo:
+                await self._ocr_more.wait()
+
+    def _wake_ocr(self) -> None:
+        if self._ocr_todo:
+            self._ocr_more.set()
+
+    async def _recognise_document(self, entry: Entry) -> None:
+        async def one(index: int) -> None:
+            async with self._warm_limiter:
+                if self._entries.get(entry.rel) is not entry or not entry.current:
+                    return  # gone, or changed: its new version is queued when extracted
+                try:
+                    key, page = await self.keyed_page(entry.doc_ref, index)  # a read recognises it
+                except DpeError as exc:
+                    log.info("page %d of %s not recognised: %s", index, entry.rel, exc.message)
+                    return
+                except Exception:  # a failure of ours costs this page, not the server
+                    log.exception("page %d of %s not recognised", index, entry.rel)
+                    return
+                if not ocr_states.is_pending(page.metadata):
+                    # Recognised meanwhile by another replica sharing the store: listed so.
+                    self._recognised_outline(entry, key, page)
+
+        async with anyio.create_task_group() as tg:
+            for index in pending_pages(entry.outline):
+                tg.start_soon(one, index)
+
+    async def _recognise(self, entry: Entry, key: str, page: Page) -> Page:
+        """Recognise a pending page (one job, its own deadline), keep it, tell subscribers;
+        a page already being recognised is waited for instead."""
+        index = page.page_index
+        running = self._recognising.get((key, index))
+        if running is not None:
+            await running.wait()
+            kept = self.pages_lru.get(key, index)
+            if kept is None:
+                kept = await anyio.to_thread.run_sync(self.store.page, key, index)
+            return kept or page
+        done = self._recognising[(key, index)] = anyio.Event()
+        try:
+            job = self.backend.recognise(self.root, entry.rel, index)
+            found = await self._recognition(job, page)
+            if found is None:
+                return page  # stays pending (the server is stopping...)
+            outline = self._recognised_outline(entry, key, found)
+            await anyio.to_thread.run_sync(self._keep_recognised, entry, key, found, outline)
+        finally:
+            del self._recognising[(key, index)]
+            done.set()
+        if outline is not None:
+            before = _listing(self.info_of(entry))
+            settled = await anyio.to_thread.run_sync(self._settled_outline, entry, key)
+            if settled is not None and entry.outline_key == key:
+                entry.outline, entry.props = settled, None
+                await anyio.to_thread.run_sync(self.store.put_document, key, settled, [])
+            await self._announce_entry(entry, before)
+        return found
 
     # ---- extraction ----------------------------------------------------------------------
 
@@ -393,6 +502,12 @@ class Catalog(Index[Entry]):
         return Document(entry.props, tuple(pages), {"truncated": True} if cut else {})
 
     async def _extract_locked(self, entry: Entry, attempt: int = 0) -> bool:
+        try:
+            return await self._extract_claimed(entry, attempt)
+        finally:
+            self._wake_ocr()
+
+    async def _extract_claimed(self, entry: Entry, attempt: int) -> bool:
         key = entry.key
         if not await self._claim(entry, key):
             return entry.current  # another replica extracted it: restored from the store
@@ -573,6 +688,7 @@ class Catalog(Index[Entry]):
         await self._announce(Change(list_changed=listed, updated=frozenset({entry.doc_ref})))
 
     async def _announce(self, change: Change) -> None:
+        self._wake_ocr()  # what changed may have pages to recognise (restored or extracted)
         if change.list_changed:
             self.listing_version += 1
         if self.on_change is not None:

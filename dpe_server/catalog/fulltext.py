@@ -18,7 +18,8 @@
   with their doc_ref and file type, `serve`), so it never returns an element of a deleted file
   or of a version no longer served, and it filters by file type and document there.
 - Queries (`TextQuery.parse`): words, "phrases in quotes", `prefix*`; every term must occur;
-  ranked by BM25. Each term goes to FTS5 as a quoted string, so no user input is FTS5 syntax:
+  ranked by BM25 within windows of `WINDOW` matches in index order (`search`; the BM25 itself:
+  `ranking`). Each term goes to FTS5 as a quoted string, so no user input is FTS5 syntax:
   a stray quote or `AND(` is searched for as words (punctuation is not indexed).
 - Snippets are cut from the element's text around the first term found, marked `**`.
 """
@@ -33,6 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from dpe_server.catalog.ranking import Phrase, Ranking, tokens
 from dpe_server.model.tree import Page
 from dpe_server.model.words import element_text, normalise
 
@@ -56,13 +58,9 @@ CREATE TEMP TABLE IF NOT EXISTS live (
 """
 SNIPPET_CHARS = 64
 """About how many characters of an element's text a snippet shows around the match."""
-COUNT_CAP = 1000
-"""Matches counted at most past the page asked for: counting every element holding a common
-word costs as much as ranking them."""
-CANDIDATES, CANDIDATES_MIN = 4, 50
-"""A search first ranks this many matches per result wanted (and this many more) without
-looking up which versions they belong to, then the served ones among them; only when too few
-are served does it rank them all with the lookup."""
+WINDOW = 1000
+"""Matches ranked together at most: a common word's matches are ranked window by window, each
+window the next `WINDOW` matches in index order (`search`); also how far matches are counted."""
 MARK = "**"
 """What a snippet puts either side of a match."""
 _TERM = re.compile(r'"([^"]*)"?|(\S+)')
@@ -132,14 +130,19 @@ class TextQuery:
                 terms.append(Term(term.lower(), bool(word) and word.endswith("*")))
         return cls(tuple(dict.fromkeys(terms)))
 
-    def fts(self) -> str:
-        """The query in FTS5 syntax: each term a quoted string, all of them required."""
+    def phrases(self) -> list[Phrase]:
+        """Each term as FTS5 gets it: a quoted string (a prefix one where it may run on)."""
         out = []
         for term in self.terms:
-            quoted = '"' + segment(term.text, open_end=True).replace('"', '""') + '"'
-            prefix = term.prefix or _lone_cjk_end().search(term.text)
-            out.append(quoted + (" *" if prefix else ""))
-        return " AND ".join(out)
+            segmented = segment(term.text, open_end=True)
+            quoted = '"' + segmented.replace('"', '""') + '"'
+            prefix = bool(term.prefix or _lone_cjk_end().search(term.text))
+            out.append(Phrase(quoted + (" *" if prefix else ""), tuple(tokens(segmented)), prefix))
+        return out
+
+    def fts(self) -> str:
+        """The query in FTS5 syntax: every term required."""
+        return " AND ".join(p.fts for p in self.phrases())
 
     def marks(self) -> re.Pattern[str]:
         """The terms as a snippet marks them (`snippet`)."""
@@ -166,14 +169,23 @@ class Hit:
 
 
 @dataclass(frozen=True, slots=True)
+class Position:
+    """Where a page of results starts: in the window of matches after rowid `after`, past
+    the first `skip` of them (`search`). The start of every search is `Position()`."""
+
+    after: int = 0
+    skip: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Found:
     total: int
-    """Matches, counted up to `COUNT_CAP` (or to the end of the page asked for)."""
+    """Matches in scope, counted up to `WINDOW`."""
     capped: bool
-    """There are more than `total`."""
-    more: bool
-    """Matches follow the page."""
+    """There are more than `total`: the order is BM25 within windows (`search`)."""
     hits: list[Hit]
+    next: Position | None
+    """Where the next page starts; None when no match follows."""
 
 
 def connect_memory() -> sqlite3.Connection:
@@ -238,53 +250,96 @@ def serve(
 
 
 def search(
-    db: sqlite3.Connection, query: TextQuery, scope: Scope, limit: int, offset: int
+    db: sqlite3.Connection, query: TextQuery, scope: Scope, limit: int, at: Position
 ) -> Found:
-    """The served elements matching `query` in `scope`: `limit` of them from `offset`, best
-    first, and how many there are (counted up to `COUNT_CAP`, or past the page asked for)."""
-    filters = ""
-    args: list[object] = [query.fts()]
-    for column, value in (("live.file_type", scope.file_type), ("live.doc_ref", scope.doc_ref)):
-        if value:
-            filters += f" AND {column} = ?"
-            args.append(value)
-    if scope.categories:
-        filters += f" AND r.category IN ({','.join('?' * len(scope.categories))})"
-        args += scope.categories
-    cap = max(COUNT_CAP, offset + limit)
-    (counted,) = db.execute(
-        "SELECT count(*) FROM (SELECT 1 FROM element_text JOIN element_rows r "
-        "ON r.id = element_text.rowid JOIN live ON live.key = r.key "
-        f"WHERE element_text MATCH ?{filters} LIMIT {cap + 1})",
-        args,
-    ).fetchone()
-    rows: list[tuple[Any, ...]] = []
-    if not scope.doc_ref:
-        # The best few candidates, ranked without looking up their versions; exact when
-        # enough of them are served (a served element ranked lower ranks below all of them).
-        best = f"ORDER BY score, rowid LIMIT {CANDIDATES * (offset + limit) + CANDIDATES_MIN}"
-        rows = _ranked(db, best, filters, (*args, limit, offset))
-    if len(rows) < limit and offset + len(rows) < counted:
-        rows = _ranked(db, "", filters, (*args, limit, offset))
+    """The served elements matching `query` in `scope`: `limit` of them from `at`, and how many
+    there are (up to `WINDOW`).
+
+    The order: the matches in scope are cut, in index order (rowid: the order elements were
+    indexed in), into windows of `WINDOW` matches; the results are the first window's matches
+    ranked by BM25 (`Ranking`; ties by rowid), then the second's, and so on. With at most
+    `WINDOW` matches (`capped` false) that is BM25 order over all of them. So a page costs
+    one window's ranking, whatever the number of matches, and a position (`at`) names a place
+    in the index, not a count of results before it.
+    """
+    with transaction(db):  # one snapshot for the count, the statistics and every window
+        match = query.fts()
+        where, args = _scope(db, scope)
+        ranking = Ranking.of(db, query.phrases(), lambda text: tokens(segment(text)))
+        after, skip = at.after, at.skip
+        window = _window(db, match, where, args, after)
+        counted = len(window) if after == 0 else _count(db, match, where, args)
+        rows: list[tuple[Any, ...]] = []
+        while True:
+            full = len(window) > WINDOW
+            window = window[:WINDOW]
+            ranked = ranking.order(db, match, window)
+            page = ranked[skip : skip + limit - len(rows)]
+            rows += page
+            skip += len(page)
+            if len(rows) == limit or not full:
+                break
+            after, skip = window[-1][0], 0
+            window = _window(db, match, where, args, after)
+        if skip < len(window):
+            following: Position | None = Position(after, skip)
+        else:
+            following = Position(window[-1][0], 0) if full else None
     marks = query.marks()
     hits = [
-        Hit(key, ref, page, eid, cat, snippet(text, marks))
-        for key, ref, page, eid, cat, text in rows
+        Hit(key, ref, page_index, eid, cat, snippet(text, marks))
+        for _, key, ref, page_index, eid, cat, text in rows
     ]
-    return Found(min(counted, cap), counted > cap, counted > offset + len(hits), hits)
+    return Found(min(counted, WINDOW), counted > WINDOW, hits, following)
 
 
-def _ranked(
-    db: sqlite3.Connection, candidates: str, filters: str, args: Sequence[object]
+_MATCHES = (
+    "FROM element_text JOIN element_rows r ON r.id = element_text.rowid "
+    "JOIN live ON live.key = r.key WHERE element_text MATCH ? AND element_text.rowid > ?"
+)
+"""The served matches of a query after a rowid (the scope's conditions follow)."""
+
+
+def _scope(db: sqlite3.Connection, scope: Scope) -> tuple[str, list[object]]:
+    """The conditions of `scope` on the matches, with their arguments. One document's
+    elements are looked for only between its first and last rowid."""
+    where, args = "", list[object]()
+    for column, value in (("live.file_type", scope.file_type), ("live.doc_ref", scope.doc_ref)):
+        if value:
+            where += f" AND {column} = ?"
+            args.append(value)
+    if scope.doc_ref:
+        low, high = db.execute(
+            "SELECT min(r.id), max(r.id) FROM live JOIN element_rows r ON r.key = live.key "
+            "WHERE live.doc_ref = ?",
+            (scope.doc_ref,),
+        ).fetchone()
+        where += " AND element_text.rowid BETWEEN ? AND ?"
+        args += (low or 0, high or 0)
+    if scope.categories:
+        where += f" AND r.category IN ({','.join('?' * len(scope.categories))})"
+        args += scope.categories
+    return where, args
+
+
+def _count(db: sqlite3.Connection, match: str, where: str, args: Sequence[object]) -> int:
+    """The served matches in scope, counted up to `WINDOW` + 1."""
+    (counted,) = db.execute(
+        f"SELECT count(*) FROM (SELECT 1 {_MATCHES}{where} LIMIT {WINDOW + 1})",
+        (match, 0, *args),
+    ).fetchone()
+    return int(counted)
+
+
+def _window(
+    db: sqlite3.Connection, match: str, where: str, args: Sequence[object], after: int
 ) -> list[tuple[Any, ...]]:
-    """The page (`args` end with its limit and offset) of served matches, best first, among
-    the matches `candidates` keeps."""
+    """The first `WINDOW` + 1 served matches in scope after `after`, in index order (a walk of
+    the terms' lists of rows): rowid, key, doc_ref, page, element id, category, text."""
     return db.execute(
-        "SELECT r.key, live.doc_ref, r.page_index, r.element_id, r.category, r.text FROM "
-        "(SELECT rowid, bm25(element_text) AS score FROM element_text WHERE element_text MATCH ? "
-        f"{candidates}) m JOIN element_rows r ON r.id = m.rowid JOIN live ON live.key = r.key "
-        f"WHERE 1{filters} ORDER BY m.score, m.rowid LIMIT ? OFFSET ?",
-        args,
+        "SELECT element_text.rowid, r.key, live.doc_ref, r.page_index, r.element_id, "
+        f"r.category, r.text {_MATCHES}{where} ORDER BY element_text.rowid LIMIT {WINDOW + 1}",
+        (match, after, *args),
     ).fetchall()
 
 

@@ -16,15 +16,24 @@ answer the same URI with the same bytes.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
-from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, Steps, StoreCall
+from dpe_server.catalog.steps import (
+    MakeCurrent,
+    PagesJob,
+    Probe,
+    Recognise,
+    Step,
+    Steps,
+    StoreCall,
+)
 from dpe_server.catalog.store import Cached, Outline, PageCache, Store, cache_key
 from dpe_server.extractors import (
     DEFAULT_LIMITS,
@@ -35,6 +44,7 @@ from dpe_server.extractors import (
     is_paged,
     ocr,
 )
+from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import (
     DocumentNotFound,
@@ -74,16 +84,29 @@ class Entry:
     touched: dict[Entry, list[str]] | None = field(default=None, repr=False)
     """Where the entry puts itself, with the key it served before, when the version it serves
     changes (its index's record for the search index, `Index.served_changes`)."""
+    waiting: set[Entry] | None = field(default=None, repr=False)
+    """Its index's entries not yet extracted (`Index.indexing`): the entry is in it while it is
+    neither current nor failed."""
 
     def __setattr__(self, name: str, value: object) -> None:
         touched = self.__dict__.get("touched")
-        if name not in _SERVING or touched is None:
+        if name not in _STATE or touched is None:
             object.__setattr__(self, name, value)
             return
         before = self.served_key
         object.__setattr__(self, name, value)
         if self.served_key != before:
             touched.setdefault(self, []).append(before)
+        self.settle()
+
+    def settle(self) -> None:
+        """Put the entry in, or take it out of, its index's `waiting` set."""
+        waiting = self.__dict__.get("waiting")
+        if waiting is not None:
+            if self.current or self.failed:
+                waiting.discard(self)
+            else:
+                waiting.add(self)
 
     @property
     def served_key(self) -> str:
@@ -115,10 +138,43 @@ class Entry:
         return self.error is not None and self.error_key == self.key
 
 
-_SERVING = frozenset({"key", "outline", "outline_key"})
-"""The fields of an `Entry` that decide its `served_key`."""
+_STATE = frozenset({"key", "outline", "outline_key", "error", "error_key"})
+"""The fields of an `Entry` that decide its `served_key`, and whether it is `current` or
+`failed`."""
 E = TypeVar("E", bound=Entry)
 T = TypeVar("T")
+
+
+def pending_pages(outline: Outline | None) -> list[int]:
+    """The pages of a document that extraction left to recognise (`ocr: "pending"`)."""
+    if outline is None:
+        return []
+    return [p.page_index for p in outline.pages if ocr_states.is_pending(p.metadata)]
+
+
+class _Listing(Sequence[DocumentInfo]):
+    """Entries seen as their DocumentInfo, built one by one as they are taken."""
+
+    def __init__(self, entries: list[Any], info_of: Callable[[Any], DocumentInfo]) -> None:
+        self._entries = entries
+        self._info_of = info_of
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @overload
+    def __getitem__(self, index: int) -> DocumentInfo: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[DocumentInfo]: ...
+    def __getitem__(self, index: int | slice) -> DocumentInfo | list[DocumentInfo]:
+        if isinstance(index, slice):
+            return [self._info_of(e) for e in self._entries[index]]
+        return self._info_of(self._entries[index])
 
 
 def outline_of(doc: Document, entry: Entry) -> Outline:
@@ -157,6 +213,10 @@ class Index(ABC, Generic[E]):
         """Entries whose served version changed since the search index was last told, with
         the keys they served meanwhile."""
         self._served: dict[Entry, str] = {}
+        self._sorted: list[E] | None = None
+        """`entries()`, until an entry is added or dropped."""
+        self._waiting: set[Entry] = set()
+        """The entries neither current nor failed (`Entry.waiting`)."""
         """The key each entry served when the search index was last told (`served_changes`)."""
 
     @abstractmethod
@@ -183,7 +243,10 @@ class Index(ABC, Generic[E]):
         entry = self._new_entry(rel, ref, st, self._key(rel, st) if key is None else key)
         self._entries[rel] = entry
         self._by_ref[ref] = entry
+        self._sorted = None
         entry.touched = self._touched
+        entry.waiting = self._waiting
+        entry.settle()
         self._touched.setdefault(entry, [])
         return entry
 
@@ -191,6 +254,9 @@ class Index(ABC, Generic[E]):
         """The file of `entry` is gone."""
         self._entries.pop(entry.rel, None)
         self._by_ref.pop(entry.doc_ref, None)
+        entry.waiting = None
+        self._waiting.discard(entry)
+        self._sorted = None
         entry.key = ""
         self._touched.setdefault(entry, [])  # what it served is no longer served
 
@@ -217,12 +283,15 @@ class Index(ABC, Generic[E]):
     def indexing(self, file_type: str = "", doc_ref: str = "") -> int:
         """How many documents (of `file_type`, or `doc_ref`) are not yet extracted: their
         words may not be searchable yet."""
-        return sum(
-            1
-            for e in self._entries.values()
-            if not (e.current or e.failed)
-            and (not file_type or e.file_type == file_type)
-            and (not doc_ref or e.doc_ref == doc_ref)
+        if doc_ref:
+            entry = self._by_ref.get(doc_ref)
+            return int(entry in self._waiting and (not file_type or entry.file_type == file_type))
+        return sum(1 for e in self._waiting if not file_type or e.file_type == file_type)
+
+    @staticmethod
+    def _in_scope(entry: Entry, file_type: str, doc_ref: str) -> bool:
+        return (not file_type or entry.file_type == file_type) and (
+            not doc_ref or entry.doc_ref == doc_ref
         )
 
     def _restore(self, entry: Entry) -> bool:
@@ -272,11 +341,15 @@ class Index(ABC, Generic[E]):
     # ---- queries -------------------------------------------------------------------------
 
     def entries(self) -> list[E]:
-        return sorted(self._entries.values(), key=lambda e: e.rel)
+        """Every entry, ordered by relative path (sorted once per change of the set)."""
+        if self._sorted is None:
+            self._sorted = sorted(self._entries.values(), key=lambda e: e.rel)
+        return list(self._sorted)
 
-    def documents(self) -> list[DocumentInfo]:
-        """Every document, ordered by relative path."""
-        return [self.info_of(e) for e in self.entries()]
+    def documents(self) -> Sequence[DocumentInfo]:
+        """Every document, ordered by relative path; each one's DocumentInfo is built when it
+        is taken (a Level 0 page builds the page's, not the folder's)."""
+        return _Listing(self.entries(), self.info_of)
 
     def check_host(self, uri: DpeUri) -> None:
         """Refuse a URI naming another server (hosts compare case-insensitively)."""
@@ -403,6 +476,8 @@ class Index(ABC, Generic[E]):
             page = yield StoreCall(self.store.page, (key, index))
         if page is None:
             return None
+        if ocr_states.is_pending(page.metadata):
+            page = yield Recognise(entry, key, page)  # read: recognised now, ahead of the queue
         self.pages_lru.put(key, page)
         return key, page
 
@@ -427,6 +502,53 @@ class Index(ABC, Generic[E]):
             if loaded is not None and found is not None:
                 return loaded[0], hint, found
         raise self._no_element(entry, element_id)
+
+    # ---- pages extraction left to recognise (`ocr: "pending"`) ----------------------------
+
+    @staticmethod
+    async def _recognition(job: Awaitable[Page | None], page: Page) -> Page | None:
+        """What a pending page becomes once the job recognising it ran: the recognised page,
+        or the page saying `ocr: "failed"` and why (that page only: the job had its own
+        deadline); None when it stays pending (a transient failure: shutting down...)."""
+        try:
+            found = await job
+        except ExtractionError as exc:
+            if exc.transient:
+                return None
+            return ocr_states.failed(page, exc.kind, exc.message)
+        return found
+
+    def _recognised_outline(self, entry: Entry, key: str, page: Page) -> Outline | None:
+        """The outline of `key` with `page` recognised (its Level 1 line), made the entry's;
+        None when `key` is not the version whose outline is served."""
+        outline = entry.outline
+        if outline is None or entry.outline_key != key or page.page_index >= len(outline.pages):
+            return None
+        infos = list(outline.pages)
+        infos[page.page_index] = PageInfo.of(page)
+        entry.outline = dataclasses.replace(outline, pages=tuple(infos))
+        return entry.outline
+
+    def _keep_recognised(self, entry: Entry, key: str, page: Page, outline: Outline | None) -> None:
+        """Store a recognised page (and the outline that lists it) like any page (blocking)."""
+        self.pages_lru.put(key, page)
+        if outline is not None:
+            self.store.put_document(key, outline, [page])
+        elif key == entry.served_key:
+            self.store.put_pages(key, [page])
+
+    def _settled_outline(self, entry: Entry, key: str) -> Outline | None:
+        """Once no page of `key` waits to be recognised: its outline derived again from every
+        page (title, keywords and summary from the recognised text), when the document's
+        properties are known; else None (blocking: reads the pages from the store)."""
+        outline, props = entry.outline, entry.props
+        if outline is None or entry.outline_key != key or props is None or pending_pages(outline):
+            return None
+        pages = [self.store.page(key, info.page_index) for info in outline.pages]
+        if any(p is None for p in pages):
+            return None
+        doc = Document(props, tuple(p for p in pages if p is not None), outline.metadata)
+        return outline_of(doc, entry)
 
     async def run_steps(self, steps: Steps[T]) -> T:
         """Perform every step of `steps` (an extraction error goes back into the sequence)."""

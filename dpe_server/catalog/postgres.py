@@ -36,7 +36,7 @@ import anyio.to_thread
 import psycopg
 
 from dpe_server.catalog import fulltext
-from dpe_server.catalog.fulltext import Found, Scope, TextQuery
+from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.shared import Claim
 from dpe_server.catalog.sqlite import _dumps
 from dpe_server.catalog.store import Cached, MemoryStore, Outline
@@ -322,9 +322,9 @@ class PostgresStore:
                 self._indexed.discard(key)
             fulltext.serve(self._text, added, dropped)
 
-    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+    def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
         with self._text_lock:
-            return fulltext.search(self._text, query, scope, limit, offset)
+            return fulltext.search(self._text, query, scope, limit, at)
 
     def close(self) -> None:
         with self._lock:

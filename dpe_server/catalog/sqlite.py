@@ -9,6 +9,16 @@
   a restart serves Level 0 and cached pages at once.
 - Search: the full-text index of every stored page's elements, in the same database
   (`fulltext`), written in the page's transaction.
+- Eviction: a version's rows (its probe or outline, pages and search rows) are forgotten when
+  the served version of a file changes (`serve`), and, at open, those not looked up for
+  `UNUSED_DAYS` days (`evict`): versions of files changed or removed while no server ran,
+  which no server will ask for again. Only age is known of a row (keys are hashes, and several
+  servers may share one cache), so a version still in a folder whose server has not started
+  for that long is extracted again when it next starts. A running server marks the versions
+  it serves as used once a day (on its next search or change), so another server opening the
+  same cache does not evict them; one that neither searched nor saw a change for `UNUSED_DAYS`
+  days could lose them (its reads then extract again; a search would miss those documents
+  until they are).
 - Safety: WAL mode and a busy timeout, so two servers can share one cache; rows are
   content-addressed, so concurrent writers write the same thing. A cache that cannot be
   opened or read (corrupt, wrong schema) is moved aside and rebuilt; if even that fails the
@@ -31,7 +41,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from dpe_server.catalog import fulltext
-from dpe_server.catalog.fulltext import Found, Scope, TextQuery
+from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline
 from dpe_server.model.tree import JSON, Page, Properties
 
@@ -41,6 +51,8 @@ T = TypeVar("T")
 FILE_NAME = f"cache-v{SCHEMA}.sqlite3"
 _BATCH = 500
 """Keys per lookup query (under SQLite's oldest limit of 999 bound parameters)."""
+UNUSED_DAYS = 30
+"""Rows of versions not looked up for this long are evicted when the cache is opened."""
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -90,7 +102,11 @@ class SqliteStore:
         """The keys served (`serve`), kept to fill a rebuilt connection's `live` table."""
         self._live_stale = False
         """The `live` table may not hold what `_live` says (a `serve` failed)."""
+        self._kept_at = 0.0
+        """When the versions served were last marked used (`_keep_live`)."""
         self._db = self._open()
+        self.evicted = self.evict(time.time() - UNUSED_DAYS * 86400)
+        """How many versions the opening evicted."""
 
     def _open(self) -> sqlite3.Connection:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -249,19 +265,44 @@ class SqliteStore:
                 for key in set(dropped) - {row[0] for row in added}:
                     _forget(db, key)
             self._live_stale = False
+            self._keep_live(db)
 
         self._run(q, None)
 
-    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+    def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
         def q(db: sqlite3.Connection) -> Found:
             if self._live_stale:  # the last `serve` failed (the database was busy, say)
                 with fulltext.transaction(db):
                     db.execute("DELETE FROM live")
                     fulltext.serve(db, self._live.values(), ())
                 self._live_stale = False
-            return fulltext.search(db, query, scope, limit, offset)
+            self._keep_live(db)
+            return fulltext.search(db, query, scope, limit, at)
 
         return self._run(q, None)
+
+    def _keep_live(self, db: sqlite3.Connection) -> None:
+        """Mark the versions served as used, once a day, so that no other server opening this
+        cache evicts them while this one runs (`evict`)."""
+        now = time.time()
+        if now - self._kept_at > 86400:
+            db.execute("UPDATE docs SET used = ? WHERE key IN (SELECT key FROM live)", (now,))
+            self._kept_at = now
+
+    def evict(self, unused_since: float) -> int:
+        """Forget the versions not looked up (nor written) since `unused_since` (epoch
+        seconds); returns how many."""
+
+        def q(db: sqlite3.Connection) -> int:
+            keys = [
+                k for (k,) in db.execute("SELECT key FROM docs WHERE used < ?", (unused_since,))
+            ]
+            with fulltext.transaction(db):
+                for key in keys:
+                    _forget(db, key)
+            return len(keys)
+
+        return self._run(q, 0)
 
     def close(self) -> None:
         with self._lock:

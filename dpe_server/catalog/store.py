@@ -24,7 +24,7 @@ from typing import Protocol
 
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.folder import FileStat
-from dpe_server.catalog.fulltext import Found, Scope, TextQuery
+from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import JSON, Page, Properties
 
@@ -106,8 +106,8 @@ class Store(Protocol):
         keys `dropped`, which are forgotten: versions of files that changed or went away."""
         ...
 
-    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
-        """`limit` served elements matching from `offset`, best first, and how many there are
+    def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
+        """`limit` served elements matching from `at`, best first, and how many there are
         (`fulltext.search`); None when the index cannot be read."""
         ...
 
@@ -164,9 +164,9 @@ class MemoryStore:
         for key in set(dropped) - {row[0] for row in added}:
             self.forget(key)
 
-    def search(self, query: TextQuery, scope: Scope, limit: int, offset: int) -> Found | None:
+    def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
         with self._text_lock:
-            return fulltext.search(self._text, query, scope, limit, offset)
+            return fulltext.search(self._text, query, scope, limit, at)
 
     def close(self) -> None:
         self._docs.clear()

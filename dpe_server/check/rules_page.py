@@ -351,7 +351,7 @@ CONTENT: Final[dict[str, ContentCheck]] = {
     "diagram": _content({"kind": "str", "nodes": "list", "data_summary": "str"}),
     "image": _content(
         {"description": "str", "mime_type": "str"},
-        {"width": "int?", "height": "int?", "text": "str"},
+        {"width": "int?", "height": "int?", "text": "str", "table": "object"},
     ),
     "formula": _content({"expression": "str"}, {"cells": "any", "result": "any"}),
     "link": _content({"text": "str", "url": "str"}),

@@ -477,6 +477,7 @@ async def _read_folder(args: argparse.Namespace) -> list[Body]:
         catalog = r.catalog
         async with progress("reading", lambda: (catalog.warm_count, catalog.scanned)):
             await catalog.warm()
+            await catalog.recognise_pending()
         return await r.read(args.uri)
 
 

@@ -44,6 +44,11 @@ class Backend(Protocol):
 
     async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]: ...
 
+    async def recognise(self, root: Path, rel: str, index: int) -> Page | None:
+        """Page `index` with its pictures recognised (OCR), where extraction left it
+        `ocr: "pending"`; a job of its own, under its own deadline."""
+        ...
+
     async def image(
         self, root: Path, rel: str, metadata: Mapping[str, JSON]
     ) -> tuple[str, str] | None:

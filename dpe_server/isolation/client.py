@@ -88,6 +88,11 @@ class JobClient(ABC):
         job = self._job(root, rel, "pages", pages=pages_arg(pages))
         return await self._call(job, decode_pages)
 
+    async def recognise(self, root: Path, rel: str, index: int) -> Page | None:
+        job = self._job(root, rel, "ocr", pages=(index,))
+        pages = await self._call(job, decode_pages)
+        return next((p for p in pages if p.page_index == index), None)
+
     async def image(
         self, root: Path, rel: str, metadata: Mapping[str, JSON]
     ) -> tuple[str, str] | None:

@@ -39,7 +39,9 @@ from dpe_server.model.tree import JSON, Document, Page, Properties
 
 log = logging.getLogger(__name__)
 
-Op = Literal["probe", "extract", "pages", "image"]
+Op = Literal["probe", "extract", "pages", "ocr", "image"]
+"""`extract` and `pages` leave the pdf pages to recognise `pending` (`Limits.ocr_later`): each
+is recognised by an `ocr` job of its own (its pages, recognised), under its own deadline."""
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
 OUT_OF_MEMORY = "The file needs more memory than allowed."
@@ -119,12 +121,13 @@ def _run(job: Job) -> JSON:
             return {"data": base64.b64encode(found[0]).decode("ascii"), "mime_type": found[1]}
         if job.op == "probe":
             return extractor.probe(f, job.limits).to_json()
-        if job.op == "pages" and extractor.extract_pages is not None:
-            return [p.to_json() for p in extractor.extract_pages(f, job.pages, job.limits)]
-        doc = extractor.extract(f, job.limits)
+        limits = dataclasses.replace(job.limits, ocr_later=job.op != "ocr")
+        if job.op in ("pages", "ocr") and extractor.extract_pages is not None:
+            return [p.to_json() for p in extractor.extract_pages(f, job.pages, limits)]
+        doc = extractor.extract(f, limits)
         if suffix != PurePosixPath(job.rel).suffix.lower():  # a legacy file under a new suffix
             doc = dataclasses.replace(doc, metadata={**doc.metadata, "read_as": suffix[1:]})
-        if job.op == "pages":
+        if job.op in ("pages", "ocr"):
             wanted = set(job.pages)
             return [p.to_json() for p in doc.pages if p.page_index in wanted]
         return doc.to_json()

@@ -13,7 +13,8 @@ that hangs, eats memory or crashes takes down its worker, never the server.
   only write end the server holds, and exits the moment that read returns (the server exited,
   died or dropped it), even mid-parse. SIGINT and SIGTERM are the server's to handle: it
   SIGKILLs its workers on the first (`kill_now`), and again on a second, which ends it at once.
-- Each job has a wall-clock deadline (probe 15 s, extract 60 s by default). On overrun the
+- Each job has a wall-clock deadline (probe 15 s, extract 60 s by default; the recognition of
+  one pdf page, an `ocr` job, has the extract deadline to itself). On overrun the
   worker is SIGKILLed, reaped, and replaced on next use; the job fails with `timeout`.
 - A worker that dies on a job (out of memory, a native crash) fails that job with
   `too_large` or `corrupt`; the next job gets a fresh worker.
@@ -358,6 +359,11 @@ class ProcessBackend(JobClient):
     def _failure(self, job: Job, status: str, exitcode: Any, deadline: float) -> ExtractionError:
         if status == "timeout":
             log.warning("%s of %s ran past %g s; its worker was killed", job.op, job.rel, deadline)
+            if job.op == "ocr":
+                return ExtractionTimeout(
+                    f"Recognising the text of this page took longer than {deadline:g} seconds "
+                    "and was stopped."
+                )
             return ExtractionTimeout(
                 f"Reading this file took longer than {deadline:g} seconds and was stopped; "
                 "it may be too large or malformed."

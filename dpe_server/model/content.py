@@ -22,15 +22,17 @@ class TextContent(TypedDict, total=False):
     direction: Literal["rtl", "ltr"]
 
 
-class HeadingContent(TypedDict):
-    level: int
-    text: str
+class HeadingContent(TypedDict, total=False):
+    level: Required[int]
+    text: Required[str]
+    direction: Literal["rtl", "ltr"]
 
 
 class ListItem(TypedDict, total=False):
     text: Required[str]
     level: Required[int]
     label: str
+    direction: Literal["rtl", "ltr"]
 
 
 class ListContent(TypedDict, total=False):
@@ -53,6 +55,7 @@ class _Rows(TypedDict, total=False):
 
 class TableContent(_Rows, total=False):
     total_columns: Required[int]
+    direction: Literal["rtl", "ltr"]
     name: str
     nested_tables: list[str]
     total_row_index: int
@@ -121,6 +124,8 @@ class ImageContent(TypedDict, total=False):
     height: int
     text: str
     """The picture's recognised text (OCR), when it has any."""
+    table: TableContent
+    """The table the recognised text stands in, when it is a picture of a table."""
     embedded: EmbeddedObject
 
 

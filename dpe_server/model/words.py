@@ -8,7 +8,8 @@ line (a non-blank line is a *phrase*); a number counts as its `str()` (a chart's
 the point of the chart). A checkbox field's `value` is shown by its `[x]`/`[ ]` mark (its
 `checked`) instead.
 A table's and a pivot table's own structure (its `name`, its source's `fields`,
-`row_fields`...) is left to JSON.
+`row_fields`...) is left to JSON. A picture of a table says its words twice, as its recognised
+`text` (line by line) and as its `table`: they count once, as the table's cells.
 
 What a Level 2 page does not hold is not asked for: a table's rows past the preview (Level 2
 content has only the preview; the Markdown links to Level 3) and a chart's data rows past
@@ -84,18 +85,21 @@ def normalise(text: str) -> str:
 
 def phrases(category: str, content: Mapping[str, JSON]) -> list[str]:
     """The phrases of an element's text content at Level 2 (see the module doc), in order."""
-    out: list[str] = []
-    for key, value in content.items():
-        if key in NOT_WORDS or (category in ("table", "pivot_table") and key in _TABLE_STRUCTURE):
-            continue
-        if category == "chart" and key == "series":
-            out += _chart_phrases(value)
-        elif category == "form" and key == "fields" and isinstance(value, list):
-            for field in value:
-                out += _field_phrases(field)
-        else:
-            out += walk(value)
-    return out
+    return [p for key in content for p in key_phrases(category, content, key)]
+
+
+def key_phrases(category: str, content: Mapping[str, JSON], key: str) -> list[str]:
+    """The phrases of `content[key]` (see the module doc)."""
+    value = content[key]
+    if key in NOT_WORDS or (category in ("table", "pivot_table") and key in _TABLE_STRUCTURE):
+        return []
+    if category == "image" and key == "text" and "table" in content:
+        return []  # the same words as the table's cells
+    if category == "chart" and key == "series":
+        return list(_chart_phrases(value))
+    if category == "form" and key == "fields" and isinstance(value, list):
+        return [p for field in value for p in _field_phrases(field)]
+    return list(walk(value))
 
 
 def missing(category: str, content: Mapping[str, JSON], markdown: str) -> list[str]:

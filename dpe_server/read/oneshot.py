@@ -23,7 +23,7 @@ from typing import Any, assert_never
 from dpe_server.catalog.folder import FileStat, default_host, scan
 from dpe_server.catalog.index import Entry, Index, outline_of
 from dpe_server.catalog.sqlite import open_store
-from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Step, StoreCall
+from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.client import InlineJobs, run_inline
 from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
@@ -127,6 +127,14 @@ class OneShotReader(Index[Entry]):
                 return self._ensure_outline(entry)
             case Probe(entry):
                 return await self._probe(entry)
+            case Recognise(entry, key, page):
+                job = self._jobs.recognise(self.root, entry.rel, page.page_index)
+                found = await self._recognition(job, page)
+                if found is None:
+                    return page
+                outline = self._recognised_outline(entry, key, found)
+                self._keep_recognised(entry, key, found, outline)
+                return found
             case _:
                 assert_never(step)
 

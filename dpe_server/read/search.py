@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from dpe_server.catalog.catalog import Catalog
-from dpe_server.catalog.fulltext import Scope, TextQuery
+from dpe_server.catalog.fulltext import Position, Scope, TextQuery
 from dpe_server.model.errors import RequestError
 from dpe_server.model.integers import TooLarge, parse_uint
 from dpe_server.model.tree import Category
@@ -81,21 +81,21 @@ def search_categories(value: object) -> tuple[str, ...]:
     return wanted
 
 
-def _cursor(offset: int, of: str) -> str:
-    raw = json.dumps({"offset": offset, "of": of}, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+def _cursor(at: Position, of: str) -> str:
+    raw = json.dumps({"after": at.after, "skip": at.skip, "of": of}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def _offset(cursor: object, of: str) -> int:
+def _position(cursor: object, of: str) -> Position:
     """Where the page a `cursor` names starts; raises `QueryError` for a foreign one."""
     if cursor is None or cursor == "":
-        return 0
+        return Position()
     try:
         text = str(cursor)
         data = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-        offset = data["offset"]
-        if data["of"] == of and isinstance(offset, int) and offset >= 0:
-            return offset
+        at = Position(data["after"], data["skip"])
+        if data["of"] == of and all(type(n) is int and n >= 0 for n in (at.after, at.skip)):
+            return at
     except (ValueError, TypeError, KeyError, binascii.Error):
         pass
     raise QueryError(
@@ -130,8 +130,7 @@ async def search(
         except RequestError as exc:
             raise QueryError(exc.message) from None
     of = hashlib.sha256(repr((parsed, scope)).encode()).hexdigest()[:16]
-    offset = _offset(cursor, of)
-    found = await catalog.search(parsed, scope, wanted, offset)
+    found = await catalog.search(parsed, scope, wanted, _position(cursor, of))
     if found is None:
         raise QueryError("The search index could not be read just now; try again.")
     results = []
@@ -154,8 +153,8 @@ async def search(
     if found.capped:
         body["total_capped"] = True
     body |= {"results": results, "indexing": bool(waiting)}
-    if found.more:
-        body["next_cursor"] = _cursor(offset + len(found.hits), of)
+    if found.next is not None:
+        body["next_cursor"] = _cursor(found.next, of)
     if waiting:
         body["note"] = (
             f"{waiting} document{'' if waiting == 1 else 's'} not extracted yet: "

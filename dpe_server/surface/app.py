@@ -185,7 +185,8 @@ class DpeApp:
             tg.start_soon(watch, self.catalog, self.settings.debounce_ms)
         tg.start_soon(self.catalog.follow)  # what other replicas saw (a shared store)
         if self.settings.warm:
-            await self.catalog.warm()
+            await self.catalog.warm()  # every document's text layer first,
+            await self.catalog.recognise_pending(forever=True)  # then the pages to recognise
 
     # ---- resources -----------------------------------------------------------------------
 

@@ -223,7 +223,11 @@ def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str)
         case Category.IMAGE:
             description = _md_inline(str(c.get("description", "")))
             shown = f"![{description}]({uri})" if uri else f"[图片: {description}]"
-            seen = str(c.get("text") or "")
+            table, seen = c.get("table"), str(c.get("text") or "")
+            if isinstance(table, dict):
+                return f"{shown}\n\n" + pipe_table(
+                    table.get("headers") or [], table.get("rows") or []
+                )
             return f"{shown}\n\n" + "  \n".join(seen.splitlines()) if seen else shown
         case Category.LINK:
             return f"[{_md_inline(str(c.get('text') or c.get('url', '')))}]({c.get('url', '')})"
@@ -259,7 +263,12 @@ def _text(category: Category, c: Mapping[str, JSON], summary: str) -> str:
         case Category.CHART:
             return f"图表: {c.get('title', '')}\n{c.get('data_summary', '')}".rstrip()
         case Category.IMAGE:
-            return f"图片: {c.get('description', '')}\n{c.get('text') or ''}".strip()
+            table = c.get("table")
+            if isinstance(table, dict):
+                seen = tab_table(table.get("headers") or [], table.get("rows") or [])
+            else:
+                seen = str(c.get("text") or "")
+            return f"图片: {c.get('description', '')}\n{seen}".strip()
         case Category.LINK:
             text, url = c.get("text") or "", c.get("url", "")
             return f"{text} ({url})" if text and text != url else str(url)

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from dpe_server.model.chart_data import CHART_PREVIEW_ROWS, chart_table, points
 from dpe_server.model.tree import JSON
-from dpe_server.model.words import NOT_WORDS, normalise, phrases, walk
+from dpe_server.model.words import NOT_WORDS, key_phrases, normalise, walk
 
 _FIELD_SHOWN = frozenset({"name", "label", "title", "value", "options", "type", "checked"})
 _LINES = frozenset({"text", "nodes"})  # shown as lines of their own, with no `key:` label
@@ -90,8 +90,8 @@ def extras(category: str, content: Mapping[str, JSON], shown: str, markdown: boo
     a `text` or a diagram's `nodes` line by line, any other field as `key: value`."""
     body = normalise(shown)
     lines: list[str] = []
-    for key, value in content.items():
-        left = [p for p in phrases(category, {key: value}) if normalise(p) not in body]
+    for key in content:
+        left = [p for p in key_phrases(category, content, key) if normalise(p) not in body]
         if not left:
             continue
         lines += left if key in _LINES else [f"{key}: {' '.join(left)}"]

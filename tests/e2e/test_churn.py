@@ -65,6 +65,19 @@ async def _rewrite_slowly(server: HttpServer, path: Path, data: bytes) -> None:
         f.write(data[len(data) // 2 :])
 
 
+async def _listing_matches_disk(client: Client, inbox: Inbox, host: str, folder: Path) -> None:
+    """Wait, on `list_changed` notifications, until Level 0 lists exactly the files on disk.
+    A notification alone proves nothing: one sent for an earlier change (a rewrite, the first
+    half of a rename) may still be in the inbox when the next change is made."""
+    on_disk = sorted(p.resolve().as_uri() for p in folder.rglob("*") if p.is_file())
+    with anyio.fail_after(20):
+        while True:
+            catalog = json.loads(await _text(client, f"dpe://{host}"))
+            if sorted(d["file_uri"] for d in catalog["documents"]) == on_disk:
+                return
+            await inbox.wait_for(is_list_changed)
+
+
 def _bytes_of(writer: Any, path: Path, *args: Any) -> bytes:
     scratch = path.with_name(f"scratch-{path.name}.tmp")  # ignored by the server (*.tmp)
     writer(scratch, *args)
@@ -98,11 +111,11 @@ async def test_churn_leaves_every_document_equal_to_a_fresh_read(tmp_path: Path)
             await _rewrite_slowly(server, folder / "notes.docx", data)
             # Added, renamed, deleted.
             write_deck(folder / "sub" / "added.pptx", ["Added", "After start"])
-            await inbox.wait_for(is_list_changed)
+            await _listing_matches_disk(client, inbox, host, folder)
             (folder / "small.pptx").rename(folder / "sub" / "renamed.pptx")
-            await inbox.wait_for(is_list_changed)
+            await _listing_matches_disk(client, inbox, host, folder)
             (folder / "old.docx").unlink()
-            await inbox.wait_for(is_list_changed)
+            await _listing_matches_disk(client, inbox, host, folder)
             await inbox.wait_for(is_updated(big), timeout=30)
 
             await settled(client, host, timeout=45)

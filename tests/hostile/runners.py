@@ -6,11 +6,16 @@ until RLIMIT_AS stops it (Python's MemoryError, caught by the job); `abort*`: a 
 (as Rust/glibc allocators do on refused memory); `segv*`: a segfault; `print*`: writes to
 stdout, then answers; `json*`: a stored JSON result read from `job.root`; `exit*`: the worker
 exits mid-job.
+
+`fake_ocr` runs jobs as the server does, except `ocr` jobs: each waits for a file `ocr-go`
+beside the served folder, then hangs on the pages its JSON lists as `hang`, and on the others
+takes its `seconds` and says the page recognised without running the engine.
 """
 
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import json
 import os
 import signal
@@ -19,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dpe_server.isolation.jobs import OUT_OF_MEMORY
+from dpe_server.isolation.jobs import OUT_OF_MEMORY, Job, run_job
 
 
 def misbehave(job: Any) -> dict[str, Any]:
@@ -53,3 +58,20 @@ def misbehave(job: Any) -> dict[str, Any]:
     if name.startswith("kill"):
         os.kill(os.getpid(), signal.SIGKILL)
     return {"ok": {"rel": name, "pid": os.getpid()}}
+
+
+def fake_ocr(job: Job) -> dict[str, Any]:
+    if job.op != "ocr":
+        return run_job(job)
+    gate = Path(job.root).parent / "ocr-go"
+    while not gate.exists():
+        time.sleep(0.02)
+    told = json.loads(gate.read_text() or "{}")
+    if set(job.pages) & set(told.get("hang", ())):
+        time.sleep(3600)
+    time.sleep(told.get("seconds", 0))
+    result = run_job(dataclasses.replace(job, op="pages"))
+    for page in result.get("ok") or ():
+        page["metadata"]["ocr"] = True
+        page["metadata"]["recognised_by"] = "test"
+    return result

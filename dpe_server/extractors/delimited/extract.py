@@ -18,6 +18,7 @@ from typing import BinaryIO
 
 from dpe_server.extractors import delimited
 from dpe_server.extractors.base import Extractor, Format, Limits
+from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.xlsx.values import ValueSheet, values_page
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import Document, Page, Properties
@@ -111,7 +112,8 @@ def _extractor(fmt: Format) -> Extractor:
     suffix = fmt.suffixes[0]
 
     def extract(f: BinaryIO, limits: Limits) -> Document:
-        return _document(f, limits, suffix)
+        with collector_paused():
+            return _document(f, limits, suffix)
 
     def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
         return list(extract(f, limits).pages) if 0 in indices else []

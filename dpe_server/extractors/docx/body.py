@@ -45,6 +45,7 @@ from dpe_server.model.content import (
     TableContent,
     TextContent,
 )
+from dpe_server.model.direction import is_rtl
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder
 
 _P, _TBL, _PPR, _NUMPR = W + "p", W + "tbl", W + "pPr", W + "numPr"
@@ -133,7 +134,16 @@ class _PageWriter:
         if len(text) > cap:
             text = text[:cap]
             self.truncated = True
-        self.b.add(category, summary, TextContent(text=text), meta)
+        content = TextContent(text=text)
+        if is_rtl(text):
+            content["direction"] = "rtl"
+        self.b.add(category, summary, content, meta)
+
+    def heading(self, level: int, text: str, meta: dict[str, JSON]) -> None:
+        content = HeadingContent(level=level, text=text)
+        if is_rtl(text):
+            content["direction"] = "rtl"
+        self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
 
     def flush(self) -> None:
         g = self.group
@@ -174,6 +184,8 @@ class _PageWriter:
         label = numbering.label(num_id, level, counters) if ordered else ""
         if label:
             item["label"] = label
+        if is_rtl(text):
+            item["direction"] = "rtl"
         g.list_items.append(item)
         g.items.extend(items)
 
@@ -222,9 +234,7 @@ class _PageWriter:
             self.flush()
             before = [i for i in para.items if i.at == 0]
             self.add_items(before)
-            level = max(block.level, 1)
-            content = HeadingContent(level=level, text=text)
-            self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
+            self.heading(max(block.level, 1), text, meta)
             self.add_items([i for i in para.items if i.at != 0])
             return
         if num is not None and para.has_text:
@@ -247,8 +257,7 @@ class _PageWriter:
         for kind, value in blocks:
             if kind == "heading" and isinstance(value, tuple):
                 level, text = value
-                content = HeadingContent(level=level, text=text)
-                self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
+                self.heading(level, text, meta)
             elif kind == "text" and isinstance(value, str):
                 self.text(Category.TEXT, value, summaries.text(value), meta)
             elif kind == "table" and isinstance(value, list):

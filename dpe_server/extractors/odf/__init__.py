@@ -5,15 +5,18 @@ tables (`tables`) and the block flow of a text (`flow`).
 
 An OpenDocument file is a zip with a `mimetype` member and XML parts (content.xml,
 styles.xml, meta.xml), read through the same guarded package reader as OOXML
-(`extractors.ooxml.package.Package`: size caps while inflating, no DOCTYPE, no entities).
+(`extractors.ooxml.package.Package`: size caps while inflating, no DOCTYPE, no entities); or
+one flat XML document (.fodt, .fodp) read as such a package (`flat`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Check, Format, Limits
 from dpe_server.extractors.ooxml import picture
+from dpe_server.model.tree import JSON
 
 MIMETYPES = {
     "application/vnd.oasis.opendocument.text": "an OpenDocument text",
@@ -36,6 +39,13 @@ def _check(mimetypes: tuple[str, ...]) -> Check:
     return check
 
 
+def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:
+    """The picture an image element names: a package's member, or a flat file's embedded one."""
+    from dpe_server.extractors.odf.flat import open_package
+
+    return picture(f, fmt, metadata, max_bytes, opener=open_package)
+
+
 def odf_format(
     name: str,
     suffixes: tuple[str, ...],
@@ -55,5 +65,5 @@ def odf_format(
         paged=paged,
         extractor=f"dpe_server.extractors.{name}.extract:EXTRACTOR",
         check=_check(mimetypes),
-        picture=picture,
+        picture=_picture,
     )

@@ -14,6 +14,9 @@
   other containers are read through;
 - `office:forms` → one form element per form (`odf.forms`);
 - what a paragraph holds (links, notes, comments, changes, frames) follows its element.
+
+A paragraph's or heading's text longer than `Limits.max_chars_per_page` is cut to it and the
+writer says `truncated`, as a docx paragraph is.
 """
 
 from __future__ import annotations
@@ -67,10 +70,15 @@ class _List:
 class FlowWriter:
     """Writes blocks onto one page's `PageBuilder`."""
 
-    def __init__(self, builder: PageBuilder, reader: InlineReader, styles: Styles) -> None:
+    def __init__(
+        self, builder: PageBuilder, reader: InlineReader, styles: Styles, max_chars: int
+    ) -> None:
         self.b = builder
         self.reader = reader
         self.styles = styles
+        self.max_chars = max_chars
+        self.truncated = False
+        """A text was cut to `max_chars`."""
         self.code: list[str] = []
         self.code_items: list[Item] = []
         self.counters: dict[str, list[int]] = {}
@@ -122,8 +130,11 @@ class FlowWriter:
             self.b.add(Category.SEPARATOR, summaries.separator(kind), {"kind": kind})
         para = self.reader.paragraph(p)
         text = para.text.strip()
+        if len(text) > self.max_chars:
+            text = text[: self.max_chars]
+            self.truncated = True
         if p.tag == TEXT + "p" and para.has_text and self.styles.is_code(style):
-            self.code.append(para.text.rstrip())
+            self.code.append(para.text.rstrip()[: self.max_chars])
             self.code_items.extend(para.items)
             return
         self.flush()

@@ -11,6 +11,7 @@ from typing import BinaryIO, Protocol
 from lxml import etree
 
 from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors.odf.flat import open_package
 from dpe_server.extractors.odf.package import properties
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model.errors import CorruptError
@@ -33,7 +34,7 @@ def extractor(
 
     def read(f: BinaryIO, limits: Limits, indices: Sequence[int] | None) -> Document:
         try:
-            with Package(f, name, limits) as pkg:
+            with open_package(f, name, limits) as pkg:
                 opened = opener(pkg, limits)
                 count = len(opened.titles)
                 wanted = range(count) if indices is None else indices

@@ -7,7 +7,7 @@ from dpe_server.extractors.odf import odf_format
 
 FORMAT = odf_format(
     "odp",
-    (".odp", ".otp"),
+    (".odp", ".otp", ".fodp"),
     "an OpenDocument presentation",
     "slide",
     paged=True,

@@ -11,8 +11,11 @@ slide whose drawing-page style hides it. Elements in the slide's order:
 - a frame with a table → table elements; with a picture, an object (chart, formula) or a
   plugin (audio, video) → that element (`odf.frames`); groups are read through;
 - `office:annotation` → annotation `comment` with its author and date;
+- `office:forms` → one form element per form (`odf.forms`, as in odt), after the shapes;
 - the footer and date declared for the slide (`presentation:use-footer-name`,
-  `use-date-time-name`) → footer elements (`kind`: `footer`, `date`);
+  `use-date-time-name`) → footer elements (`kind`: `footer`, `date`); then the text written
+  in its master page's footer and date frames (`metadata.master_page`), unless the slide's
+  drawing-page style hides them (`presentation:display-footer`, `display-date-time`);
 - the speaker notes (`presentation:notes`) last → annotation `speaker_notes`.
 """
 
@@ -23,6 +26,7 @@ from lxml import etree
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.docx.tables import emit_table
 from dpe_server.extractors.odf.flow import FlowWriter
+from dpe_server.extractors.odf.forms import form_items
 from dpe_server.extractors.odf.inline import InlineReader, comment_item
 from dpe_server.extractors.odf.package import (
     DRAW,
@@ -38,6 +42,7 @@ from dpe_server.extractors.odf.package import (
 from dpe_server.extractors.odf.reader import extractor
 from dpe_server.extractors.odf.styles import Styles
 from dpe_server.extractors.odf.tables import read_table
+from dpe_server.extractors.odp import FORMAT
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model import summaries
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder, one_line
@@ -63,6 +68,24 @@ _DECLS = {
     "footer-decl": ("use-footer-name", "footer"),
     "date-time-decl": ("use-date-time-name", "date"),
 }
+_MASTER_FRAMES = {"footer": "footer", "date-time": "date"}
+"""A master page's furniture frames read as footers (`kind`), and the drawing-page property
+that hides each: `presentation:display-footer`, `presentation:display-date-time`."""
+
+
+def master_footers(styles_root: etree._Element | None) -> dict[str, list[tuple[str, str]]]:
+    """Per master page name, (kind, text) of its footer and date frames that hold their own
+    text; a frame holding only a field shows what each slide declares (`_DECLS`)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    if styles_root is None:
+        return out
+    for master in styles_root.iter(STYLE + "master-page"):
+        for frame in master.iter(DRAW + "frame"):
+            kind = _MASTER_FRAMES.get(frame.get(PRESENTATION + "class", ""))
+            text = " ".join(plain_text(frame).split()) if kind else ""
+            if kind and text:
+                out.setdefault(master.get(STYLE + "name", ""), []).append((kind, text))
+    return out
 
 
 def _title(slide: etree._Element) -> str | None:
@@ -92,6 +115,15 @@ class _Opened:
             if local in _DECLS:
                 text = all_text(decl)
                 self.decls[(local, decl.get(PRESENTATION + "name", ""))] = text
+        self.master_footers = master_footers(styles_root)
+        self.hidden_furniture: dict[str, set[str]] = {}
+        """Drawing-page style -> the kinds of master furniture it hides."""
+        for st in content.iter(STYLE + "drawing-page-properties") if content is not None else ():
+            style = st.getparent()
+            name = style.get(STYLE + "name", "") if style is not None else ""
+            for cls, kind in _MASTER_FRAMES.items():
+                if st.get(PRESENTATION + f"display-{cls}") == "false":
+                    self.hidden_furniture.setdefault(name, set()).add(kind)
         self.hidden_styles = {
             st.get(STYLE + "name", "")
             for st in (content.iter(STYLE + "style") if content is not None else ())
@@ -105,9 +137,12 @@ class _Opened:
     def page(self, index: int) -> Page:
         slide = self.slides[index]
         b = PageBuilder(index, self.limits.max_elements_per_page)
-        writer = FlowWriter(b, self.reader, self.styles)
+        writer = FlowWriter(b, self.reader, self.styles, self.limits.max_chars_per_page)
         notes: list[str] = []
         self._shapes(slide, writer, notes)
+        forms = slide.find(OFFICE + "forms")  # first in the slide; its controls are shapes
+        if forms is not None:
+            writer.add_items(form_items(forms))
         self._footers(slide, b)
         text = "\n".join(n for n in notes if n)
         if text:
@@ -120,6 +155,8 @@ class _Opened:
             meta["master_page"] = slide.get(DRAW + "master-page-name")
         if slide.get(DRAW + "style-name") in self.hidden_styles:
             meta["hidden"] = True
+        if writer.truncated:
+            meta["truncated"] = True
         return b.build(self.titles[index], meta)
 
     def _shapes(self, holder: etree._Element, writer: FlowWriter, notes: list[str]) -> None:
@@ -166,11 +203,20 @@ class _Opened:
             writer.add_items(self.reader.items_of(frame))
 
     def _footers(self, slide: etree._Element, b: PageBuilder) -> None:
+        shown: set[str] = set()
         for (local, name), text in self.decls.items():
             attr, kind = _DECLS[local]
             if text and slide.get(PRESENTATION + attr) == name:
                 content: dict[str, JSON] = {"text": text, "kind": kind}
                 b.add(Category.FOOTER, summaries.footer(text), content)
+                shown.add(text)
+        master = slide.get(DRAW + "master-page-name", "")
+        hidden = self.hidden_furniture.get(slide.get(DRAW + "style-name", ""), set())
+        for kind, text in self.master_footers.get(master, []):
+            if kind not in hidden and text not in shown:
+                content = {"text": text, "kind": kind}
+                b.add(Category.FOOTER, summaries.footer(text), content, {"master_page": master})
+                shown.add(text)
 
 
-EXTRACTOR = extractor("odp", (".odp", ".otp"), "an OpenDocument presentation", _Opened)
+EXTRACTOR = extractor("odp", FORMAT.suffixes, "an OpenDocument presentation", _Opened)

@@ -7,7 +7,7 @@ from dpe_server.extractors.odf import odf_format
 
 FORMAT = odf_format(
     "odt",
-    (".odt", ".ott"),
+    (".odt", ".ott", ".fodt"),
     "an OpenDocument text",
     "section",
     paged=False,

@@ -1,4 +1,4 @@
-"""OpenDocument text (.odt, .ott) → DPE tree, with the page rules of docx (SPEC §5).
+"""OpenDocument text (.odt, .ott, flat .fodt) → DPE tree, with the page rules of docx (SPEC §5).
 
 content.xml's `office:text` is flattened into blocks (paragraphs, headings, lists, tables,
 frames; sections and indexes read through) and cut into pages by `docx.pages.plan_pages`:
@@ -30,6 +30,7 @@ from dpe_server.extractors.odf.package import (
 )
 from dpe_server.extractors.odf.reader import extractor
 from dpe_server.extractors.odf.styles import Styles
+from dpe_server.extractors.odt import FORMAT
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model import summaries
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder
@@ -97,7 +98,7 @@ class _Opened:
         plan = self.plans[index]
         b = PageBuilder(plan.index, self.limits.max_elements_per_page)
         self._header_footers(b, "header")
-        writer = FlowWriter(b, self.reader, self.styles)
+        writer = FlowWriter(b, self.reader, self.styles, self.limits.max_chars_per_page)
         for block in plan.blocks:
             writer.block(block.el)
         writer.flush()
@@ -105,6 +106,8 @@ class _Opened:
         meta: dict[str, JSON] = {"section": plan.section + 1}
         if plan.continuation > 1:
             meta.update(continuation=plan.continuation, continued_from=plan.first_page)
+        if writer.truncated:
+            meta["truncated"] = True
         return b.build(plan.title, meta)
 
     def _header_footers(self, b: PageBuilder, kind: str) -> None:
@@ -117,4 +120,4 @@ class _Opened:
             b.add(category, summary, content, {"master_page": master})
 
 
-EXTRACTOR = extractor("odt", (".odt", ".ott"), "an OpenDocument text", _Opened)
+EXTRACTOR = extractor("odt", FORMAT.suffixes, "an OpenDocument text", _Opened)

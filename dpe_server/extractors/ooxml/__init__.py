@@ -5,11 +5,14 @@ OOXML formats' `Format` objects point at; they import the package reader when ca
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import BinaryIO
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, BinaryIO
 
 from dpe_server.extractors.base import DEFAULT_LIMITS, Check, Format, Limits
 from dpe_server.model.tree import JSON
+
+if TYPE_CHECKING:
+    from dpe_server.extractors.ooxml.package import Package
 
 
 def check(prefix: str) -> Check:
@@ -23,14 +26,21 @@ def check(prefix: str) -> Check:
     return check_package
 
 
-def picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:
-    """An OOXML picture: the zip member the image element names in `metadata.part`."""
+def picture(
+    f: BinaryIO,
+    fmt: str,
+    metadata: Mapping[str, JSON],
+    max_bytes: int,
+    opener: Callable[[BinaryIO, str, Limits], Package] | None = None,
+) -> bytes | None:
+    """An OOXML picture: the zip member the image element names in `metadata.part`; the
+    package opened by `opener` (`Package` by default)."""
     from dpe_server.extractors.ooxml.package import Package
 
     part = metadata.get("part")
     if not isinstance(part, str):
         return None
-    with Package(f, fmt, DEFAULT_LIMITS) as pkg:
+    with (opener or Package)(f, fmt, DEFAULT_LIMITS) as pkg:
         if not pkg.has(part) or pkg.size(part) > max_bytes:
             return None
         return pkg.read(part)

@@ -1,11 +1,12 @@
 """Password-protected OOXML packages (an OLE2/CFB container holding `EncryptionInfo` and
-`EncryptedPackage`): decrypted in memory with msoffcrypto-tool (agile and standard
-encryption), trying `VelvetSweatshop` first, then the passwords given for the file
-(`extractors.passwords`). The decrypted package exists only in this process's memory.
+`EncryptedPackage`): decrypted in memory (agile and standard encryption), trying
+`VelvetSweatshop` first, then the passwords given for the file (`extractors.passwords`). The
+decrypted package exists only in this process's memory.
 
-A password is accepted when the file's verifier accepts it; some writers store a verifier
-msoffcrypto-tool does not check right (Apache POI's agile files with `VelvetSweatshop`), so
-when no password verifies, each is tried again for a decryption that yields a zip.
+msoffcrypto-tool parses the header, checks a standard-encryption password and decrypts an
+agile package; the agile key derivation and the standard package decryption are `ecma376`'s,
+which handle the files msoffcrypto-tool 6.1 refuses. A password is accepted when the file's
+verifier accepts it and the package decrypts to a zip.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import io
 import zipfile
 from typing import Any, BinaryIO
 
+from dpe_server.extractors.ooxml import ecma376
 from dpe_server.extractors.passwords import HOW_TO_GIVE, OOXML_DEFAULT, candidates
 from dpe_server.model.errors import CorruptError, EncryptedError
 
@@ -31,7 +33,9 @@ def unlock(f: BinaryIO, file_type: str) -> BinaryIO:
         ) from None
     tried = candidates(OOXML_DEFAULT)
     try:
-        found = _first(office, tried, verify=True) or _first(office, tried, verify=False)
+        found = _first(office, tried)
+    except CorruptError:
+        raise
     except (ValueError, NotImplementedError, AssertionError) as exc:
         raise EncryptedError(
             f"This .{file_type} file uses an encryption this server cannot open "
@@ -49,22 +53,33 @@ def unlock(f: BinaryIO, file_type: str) -> BinaryIO:
     return found
 
 
-def _first(office: Any, passwords: tuple[str, ...], *, verify: bool) -> BinaryIO | None:
+def _first(office: Any, passwords: tuple[str, ...]) -> BinaryIO | None:
     """The package decrypted with the first password that opens it, or None."""
     from msoffcrypto.exceptions import DecryptionError, InvalidKeyError
 
     for password in passwords:
         try:
-            office.load_key(password=password, verify_password=verify)
-            out = io.BytesIO()
-            office.decrypt(out)
+            out = _decrypted(office, password)
         except (InvalidKeyError, DecryptionError):
             continue
-        except ValueError:
-            if verify:  # an encryption the library cannot handle
-                raise
-            continue  # a wrong key, unverified, may give bytes no cipher accepts
-        if verify or zipfile.is_zipfile(out):
+        if out is not None and zipfile.is_zipfile(out):
             out.seek(0)
             return out
     return None
+
+
+def _decrypted(office: Any, password: str) -> BinaryIO | None:
+    """The package decrypted with `password`, or None when the file's verifier rejects it."""
+    if office.type == "agile":
+        key = ecma376.agile_secret_key(office.info, password)
+        if key is None:
+            return None
+        office.load_key(secret_key=key)
+        out = io.BytesIO()
+        office.decrypt(out)
+        return out
+    if office.type != "standard":  # extensible encryption: a third-party cipher
+        raise NotImplementedError(office.type)
+    office.load_key(password=password, verify_password=True)  # InvalidKeyError if refused
+    with office.file.openstream("EncryptedPackage") as stream:
+        return io.BytesIO(ecma376.standard_package(office.secret_key, stream.read()))

@@ -4,6 +4,8 @@ A picture of at least `MIN_WIDTH` × `MIN_HEIGHT` pixels in a format Pillow read
 `MAX_PIXELS`, is recognised unless `--ocr off`: its text (lines top to bottom) goes into the
 image element's `content.text`, and its metadata says `ocr: true` and the mean confidence;
 without the extra, `ocr: "unavailable"`. Smaller pictures (icons, logos, bullets) are not.
+A picture of a table (recognised boxes in columns over several rows, as the pdf page layout
+finds aligned tables: `pdf_scanned.picture_table`) also gives `content.table`.
 
 A document spends at most `BUDGET_SECONDS` recognising its pictures (a file of many photos must
 still fit the extraction deadline); pictures after that say `ocr: "skipped"`.
@@ -20,6 +22,7 @@ from dpe_server.extractors.ocr import recognise
 from dpe_server.extractors.ocr.engine import Unavailable
 from dpe_server.extractors.ocr.layout import text_of
 from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.pdf.scanned import picture_table
 from dpe_server.model.content import ImageContent
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import JSON
@@ -72,4 +75,7 @@ def _read_text(pkg: Package, part: str, content: ImageContent, meta: dict[str, J
     meta["ocr"] = True
     if words:
         content["text"] = text_of(words)
+        table = picture_table(words, image.width, image.height)
+        if table is not None:
+            content["table"] = table
         meta["confidence"] = round(sum(w.confidence for w in words) / len(words), 3)

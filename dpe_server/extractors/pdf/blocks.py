@@ -14,8 +14,14 @@ In order of precedence, for the line at hand:
 - heading in bold at body size (after tables, so a bold header row or a bold key/value row of
   a form stays in its table);
 - paragraph: the remaining lines, joined while the line pitch stays under 1.75 × the size, the
-  size does not change and no first-line indent starts a new one; a hyphen at a line end
-  before a lower-case letter is removed.
+  size and the direction do not change and no first-line indent starts a new one; a hyphen at
+  a line end before a lower-case letter is removed.
+
+Right to left: a line whose text is predominantly right-to-left (`model.direction`) starts at
+its right edge, so indents (a paragraph's first line, a list's levels, an item's continuation
+lines) are measured from the right margin; a text, heading, list item or table whose text is
+predominantly right-to-left carries `direction: "rtl"`, and such a table's columns are given
+from the rightmost, as it is read.
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from dpe_server.extractors.pdf.aligned import table_rows
-from dpe_server.extractors.pdf.headings import Styles, heading_level, outline_level
-from dpe_server.extractors.pdf.lines import Line
+from dpe_server.extractors.pdf.collect import Run
+from dpe_server.extractors.pdf.headings import Styles, body_size, heading_level, outline_level
+from dpe_server.extractors.pdf.lines import Line, make_lines, reading_groups
 from dpe_server.extractors.pdf.markers import Marker, list_marker, value
 from dpe_server.model.content import (
     CodeContent,
@@ -35,6 +42,7 @@ from dpe_server.model.content import (
     TableContent,
     TextContent,
 )
+from dpe_server.model.direction import is_rtl
 from dpe_server.model.tree import JSON
 
 
@@ -50,6 +58,23 @@ class Block:
     meta: dict[str, JSON] = field(default_factory=dict)
     first_line: str = ""
     """The text of the block's first line (a page without headings is titled by it)."""
+
+
+def table_content(rows: list[list[str]]) -> TableContent:
+    """A table's content from its rows as they stand on the page (the first one its header),
+    the columns from the rightmost when the cells are mostly right-to-left text."""
+    rtl = is_rtl(" ".join(c for row in rows for c in row))
+    if rtl:
+        rows = [row[::-1] for row in rows]
+    content: TableContent = {
+        "headers": rows[0],
+        "rows": rows[1:],
+        "total_rows": len(rows) - 1,
+        "total_columns": len(rows[0]),
+    }
+    if rtl:
+        content["direction"] = "rtl"
+    return content
 
 
 def _join_lines(text: str, nxt: str) -> str:
@@ -127,7 +152,10 @@ class _Builder:
             group.append(nxt)
             j += 1
         text = " ".join(ln.text for ln in group)
-        self._add("heading", HeadingContent(level=level, text=text), group)
+        heading = HeadingContent(level=level, text=text)
+        if is_rtl(text):
+            heading["direction"] = "rtl"
+        self._add("heading", heading, group)
         return j
 
     def _code(self, lines: Sequence[Line], i: int) -> int:
@@ -151,21 +179,21 @@ class _Builder:
         items: list[tuple[float, str, str]] = []
         group: list[Line] = []
         j = i
-        base_x = lines[i].x0
+        base_x = lines[i].start
         last = ""
         while j < len(lines):
             line = lines[j]
             marker = list_marker(line)
-            if group and group[-1].y - line.y > 2.2 * line.size:
+            if group and (group[-1].y - line.y > 2.2 * line.size or line.rtl != group[-1].rtl):
                 break
             if marker is not None:
-                at_base = abs(line.x0 - base_x) < 3
+                at_base = abs(line.start - base_x) < 3
                 if at_base and (marker.ordered != ordered or _restarts(marker, last)):
                     break
                 if at_base:
                     last = marker.label
-                items.append((line.x0, marker.label if marker.ordered else "", marker.text))
-            elif items and line.x0 > items[-1][0] + 2 and not line.mono:
+                items.append((line.start, marker.label if marker.ordered else "", marker.text))
+            elif items and line.start > items[-1][0] + 2 and not line.mono:
                 x, label, text = items[-1]
                 items[-1] = (x, label, _join_lines(text, line.text))
             else:
@@ -178,6 +206,8 @@ class _Builder:
             item = ListItem(text=text, level=indents.index(round(x / 4)))
             if label:
                 item["label"] = label
+            if is_rtl(text):
+                item["direction"] = "rtl"
             content_items.append(item)
         content = ListContent(ordered=ordered, items=content_items)
         start = value(items[0][1]) if ordered else None
@@ -187,13 +217,7 @@ class _Builder:
         return j
 
     def _table(self, group: Sequence[Line], rows: list[list[str]]) -> None:
-        content: TableContent = {
-            "headers": rows[0],
-            "rows": rows[1:],
-            "total_rows": len(rows) - 1,
-            "total_columns": len(rows[0]),
-        }
-        self._add("table", content, group)
+        self._add("table", table_content(rows), group)
         self.blocks[-1].meta["ruled"] = False
 
     def _paragraph(self, lines: Sequence[Line], i: int) -> int:
@@ -208,7 +232,8 @@ class _Builder:
                 or pitch > 1.75 * max(prev.size, nxt.size)
                 or abs(nxt.size - prev.size) >= 0.5
                 or nxt.mono
-                or nxt.x0 > prev.x0 + max(nxt.size, 6.0)
+                or nxt.rtl != prev.rtl
+                or nxt.start > prev.start + max(nxt.size, 6.0)
                 or self._level(nxt) is not None
                 or list_marker(nxt) is not None
             ):
@@ -216,7 +241,10 @@ class _Builder:
             text = _join_lines(text, nxt.text)
             group.append(nxt)
             j += 1
-        self._add("text", TextContent(text=text), group)
+        content = TextContent(text=text)
+        if is_rtl(text):
+            content["direction"] = "rtl"
+        self._add("text", content, group)
         return j
 
 
@@ -232,3 +260,12 @@ def build_blocks(
     for lines in groups:
         builder.run(lines)
     return builder.blocks
+
+
+def lay_out(
+    runs: Sequence[Run], outline: dict[str, int], styles: Callable[[], Styles] = Styles
+) -> list[Block]:
+    """Blocks in reading order from runs that flow (columns, lines, then `build_blocks`)."""
+    groups = [make_lines(g) for g in reading_groups(list(runs))]
+    lines = [ln for g in groups for ln in g]
+    return build_blocks(groups, body_size(lines), outline, styles)

@@ -23,7 +23,7 @@ styled as a heading, the first two pages, which give the document's heading styl
 `pdf_headings`); the outline → page map and the heading styles are computed once per reader.
 A page with no text layer gets `metadata.no_text_layer: true` and its images are described as
 scanned pages; a page that is a picture is recognised (OCR, the `dpe-server[ocr]` extra: see
-`pdf_scanned`).
+`pdf_scanned`), or, with `Limits.ocr_later`, says `ocr: "pending"` for a job of its own.
 
 Page title: the page's first heading in reading order (a document's title before the first
 section the outline names), else its first outline entry, else its first line with at least
@@ -41,18 +41,17 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import pypdfium2
 
 from dpe_server.extractors.base import Extractor, Limits
-from dpe_server.extractors.pdf.blocks import Block, build_blocks
+from dpe_server.extractors.pdf.blocks import Block, lay_out
 from dpe_server.extractors.pdf.collect import PDFIUM_LOCK, Draw, PageContent, Run, collect_page
 from dpe_server.extractors.pdf.furniture import NEIGHBOURS, EdgeLine, edge_lines, repeated
 from dpe_server.extractors.pdf.headings import (
     PROFILE_PAGES,
     Styles,
-    body_size,
     document_styles,
     norm,
 )
 from dpe_server.extractors.pdf.items import TextAt
-from dpe_server.extractors.pdf.lines import make_lines, reading_groups
+from dpe_server.extractors.pdf.lines import make_lines
 from dpe_server.extractors.pdf.open import (
     library_errors,
     open_document,
@@ -67,7 +66,7 @@ from dpe_server.extractors.pdf.props import (
     reader_info,
     xmp_fields,
 )
-from dpe_server.extractors.pdf.scanned import mark, recognise_page, to_recognise
+from dpe_server.extractors.pdf.scanned import later, mark, recognise_page, to_recognise
 from dpe_server.extractors.pdf.tables import ruled_tables
 from dpe_server.model import summaries
 from dpe_server.model.content import FormContent, HeaderFooterContent, ImageContent
@@ -98,7 +97,7 @@ __all__ = [
     "probe",
 ]
 
-VERSION = "2"
+VERSION = "3"
 TITLE_CHARS = 80
 SCANNED = "Scanned page (no text layer)"
 Box = tuple[float, float, float, float]
@@ -477,20 +476,17 @@ def _page(doc: _Doc, index: int) -> Page:
     body_runs = [r for r in content.runs if id(r) not in furniture_runs]
     scanned = not content.runs
     images = _image_blocks(doc, index, content, scanned)
-    recognised = (
-        recognise_page(doc.f, index, box) if to_recognise(content, box, images, limits) else None
-    )
-    if recognised is not None:
-        meta["ocr"] = recognised.state
+    recognised = None
+    if to_recognise(content, box, images, limits):
+        recognised = later() if limits.ocr_later else recognise_page(doc.f, index, box)
+        meta.update(recognised.meta)
+    if recognised is not None and recognised.replaces_text_layer:
         body_runs, furniture = recognised.runs, []
 
     tables, flow_runs = ruled_tables(body_runs, content.segments)
-    groups = [make_lines(g) for g in reading_groups(flow_runs)]
-    all_lines = [ln for g in groups for ln in g]
     outline = doc.outline.get(index, [])
-    outline_levels = {norm(title): level for title, level in outline}
-    blocks = build_blocks(groups, body_size(all_lines), outline_levels, doc.styles)
-    if recognised is not None:
+    blocks = lay_out(flow_runs, {norm(title): level for title, level in outline}, doc.styles)
+    if recognised is not None and recognised.replaces_text_layer:
         mark([*blocks, *tables], recognised)
     placed = [im for im in images if im.top >= 0]
     blocks = _insert_by_position(blocks, [*tables, *placed])

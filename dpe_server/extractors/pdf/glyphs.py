@@ -18,7 +18,8 @@ advance, font descent to ascent), not glyph by glyph, which keeps the per-glyph 
   `lines` joins runs with a space where they are more than 0.15 em apart. A run keeps each
   word's extent (`Run.spans`), from which a link's anchor text is cut (`extract._clip`).
 - Rotated text (a vertical margin note) is one run per text object, in PDFium's order.
-- Text goes through `textnorm.clean` (presentation forms → letters, soft hyphens out).
+- Text goes through `accents.compose` (an accent glyph drawn over a letter → the accented
+  letter) and `textnorm.clean` (presentation forms → letters, soft hyphens out).
 
 Speed: the words are cut into runs as they are read (`read_runs`), and a word of printable
 ASCII drawn by one text object (most words) is measured inline with four calls into PDFium
@@ -38,6 +39,7 @@ from typing import Any, NamedTuple
 import pypdfium2.raw as pdfium_c
 from pypdfium2_raw.bindings import _libs
 
+from dpe_server.extractors.pdf.accents import compose_on_page
 from dpe_server.extractors.pdf.items import Run, is_bold, is_mono, plain
 from dpe_server.extractors.pdf.textnorm import clean
 
@@ -47,9 +49,10 @@ _FIXED_PITCH = 1
 _FORCE_BOLD = 1 << 18
 _LINE_HYPHEN = "\ufffe"
 _WORD = re.compile("[^\\s\ufffe]+\ufffe?|\ufffe")
-_NOT_PLAIN = re.compile("[^!-~\\s]")
-"""A character that is neither printable ASCII nor white space: where a page has none, each
-of its words is printable ASCII."""
+_NOT_PLAIN = re.compile("[^!-_a-~\\s]")
+"""A character that is neither printable ASCII (but a backtick, which may be an accent drawn
+over a letter: `accents`) nor white space: where a page has none, each of its words is
+printable ASCII with nothing to compose or normalise."""
 
 # Private prototypes of the calls made once per word, without pypdfium2's pointer wrappers
 # (the text object comes back as an address). They declare no argument types, which halves
@@ -126,6 +129,7 @@ class _Reader:
     """Reads words off one text page (see the module doc)."""
 
     def __init__(self, textpage: Any) -> None:
+        self.textpage = textpage
         self.tp = ctypes.cast(textpage, ctypes.c_void_p)
         self.box = pdfium_c.FS_RECTF()
         self.box_ref = ctypes.byref(self.box)
@@ -205,10 +209,12 @@ class _Reader:
             obj = here
 
     def measured(self, raw: str, k0: int, k1: int) -> list[_Word]:
-        """The word `raw` at glyphs k0..k1 as measured words, its text normalised
-        (`textnorm.clean`); a word whose text changed length (ligatures, soft hyphens) is
-        measured whole and kept as one word."""
-        text = clean(plain(raw.replace(_LINE_HYPHEN, "-")))
+        """The word `raw` at glyphs k0..k1 as measured words, its accents composed and its
+        text normalised (`accents.compose_on_page`, `textnorm.clean`); a word whose text
+        changed length (accents, ligatures, soft hyphens) is measured whole and kept as one
+        word."""
+        text = compose_on_page(raw, self.textpage, k0)
+        text = clean(plain(text.replace(_LINE_HYPHEN, "-")))
         out: list[_Word] = []
         if text and len(text) == len(raw):
             self.word(text, k0, k1, out)
@@ -233,9 +239,9 @@ def _words(reader: _Reader, codes: str, max_chars: int, cut: list[bool]) -> Iter
             return
         k0 = match.start()
         k1 = match.end() - 1
-        # The common case (printable ASCII, nothing to normalise, drawn by one text object)
-        # with fewer steps than `_Reader.word`, which measures it the same way.
-        if plain_page or (raw.isascii() and raw.isprintable()):
+        # The common case (printable ASCII, nothing to compose or normalise, drawn by one
+        # text object) with fewer steps than `_Reader.word`, which measures it the same way.
+        if plain_page or (raw.isascii() and raw.isprintable() and "`" not in raw):
             obj = text_object(tp, k0)
             if obj and (k1 == k0 or text_object(tp, k1) == obj):
                 found = measure(raw, k0, k1, obj)

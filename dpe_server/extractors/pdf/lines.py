@@ -7,11 +7,21 @@ centred page numbers, captions; the bound on baselines matters where a line is s
 runs, as CJK placed character by character). It is a column gutter only when both sides are
 at least 100 pt and 30 % of the text width wide and hold at least three lines with a stretch
 of text (runs less than half an em apart) at least 60 % of the side's width, which keeps
-column-aligned tables from being read as columns. Lines that
-cross the gutter (a run over it, or runs either side less than 1.5 em apart: titles, author
-lists, captions) split the page into bands read top to bottom;
-inside a band the left column is read before the right one. Each side is searched again, so
-three columns work too.
+column-aligned tables from being read as columns. When the page has none, the upper and then
+the lower half of its lines are searched alone (columns above a wide table, a wide listing
+above columns: the other half crosses the gutter on too many lines).
+
+Lines that cross the gutter (a run over it, or a run starting left of it and the next one
+ending right of it less than 1.5 em apart and closer than the gutter is wide: titles, author
+lists, captions, wide listings) split the page into bands read top to bottom; inside a band
+the left column is read before the right one (the right one first when the band's text is
+predominantly right-to-left, `model.direction`); a band with text on one side only is no
+columns and is read in the flow with the lines across around it. Blank space across the
+whole page (more than two ems between a line and the next) also ends a band, unless the
+band above it already holds column text on both sides (three full lines each): a line above
+the columns with words at both ends (a page number and a date) is read before them, while
+blank space that happens to run across both columns (figures side by side) does not cut
+them. Each side is searched again, so three columns work too.
 """
 
 from __future__ import annotations
@@ -19,9 +29,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.collect import Run
-from dpe_server.extractors.pdf.textnorm import rtl_majority
+from dpe_server.model.direction import is_rtl
 
 _MIN_GUTTER = 8.0
+_BAND_GAP = 2.0
+"""Blank space, in ems, across the whole page that ends a band of lines above the columns."""
 _CJK_START = 0x2E80
 
 
@@ -37,6 +49,14 @@ class Line:
     text: str
     bold: bool
     mono: bool
+    rtl: bool = False
+    """Its text is predominantly right-to-left (`model.direction`): it starts at its right."""
+
+    @property
+    def start(self) -> float:
+        """Where the line starts, mirrored for a right-to-left line (-x1), so that a larger
+        value is always further in from the line's own margin."""
+        return -self.x1 if self.rtl else self.x0
 
     def cells(self) -> list[tuple[float, float, str]]:
         """The line cut at wide gaps: (x0, x1, text) per cell."""
@@ -82,7 +102,7 @@ def _line(runs: list[Run]) -> Line:
     if len(runs) == 1:
         return _single(runs)
     runs.sort(key=lambda r: r.x0)
-    rtl = len(runs) > 1 and rtl_majority("".join(r.text for r in runs))
+    rtl = is_rtl(" ".join(r.text for r in runs))
     text = ""
     prev: Run | None = None
     for run in reversed(runs) if rtl else runs:
@@ -112,6 +132,7 @@ def _line(runs: list[Run]) -> Line:
         text=" ".join(text.split()) if not all(r.mono for r in visible) else text.rstrip(),
         bold=bool(visible) and all(r.bold for r in visible),
         mono=bool(visible) and all(r.mono for r in visible),
+        rtl=rtl,
     )
 
 
@@ -128,6 +149,7 @@ def _single(runs: list[Run]) -> Line:
         text=run.text.rstrip() if run.mono and shown else " ".join(run.text.split()),
         bold=shown and run.bold,
         mono=shown and run.mono,
+        rtl=is_rtl(run.text),
     )
 
 
@@ -180,6 +202,20 @@ def _gutter(runs: list[Run]) -> tuple[float, float] | None:
     return best
 
 
+def _half_gutter(runs: list[Run]) -> tuple[float, float] | None:
+    """A gutter found in the upper or the lower half of the page's lines alone, for a page
+    whose other half is crossed by more than a few lines (a wide table under the columns)."""
+    ys = sorted({round(r.y) for r in runs})
+    if len(ys) < 12:
+        return None
+    mid = ys[len(ys) // 2]
+    for half in ([r for r in runs if r.y >= mid], [r for r in runs if r.y < mid]):
+        gutter = _gutter(half)
+        if gutter is not None:
+            return gutter
+    return None
+
+
 def _full_lines(runs: list[Run], width: float) -> int:
     """How many of one side's lines hold a stretch of text at least 60 % of `width` wide:
     runs on one baseline less than half an em apart taken together (a line set in many runs,
@@ -202,46 +238,76 @@ def _full_lines(runs: list[Run], width: float) -> int:
 
 
 def _crosses(line: Line, g0: float, g1: float) -> bool:
-    """A line that runs across the gutter: one run over it, or text flowing over it."""
+    """A line that runs across the gutter: one run over it, or text flowing over it (a run
+    starting left of it and the next one ending right of it less than 1.5 em apart, and
+    closer than the gutter is wide: the two columns' lines stand the whole gutter apart,
+    however narrow it is)."""
     prev: Run | None = None
     for run in line.runs:
         if run.x0 < g0 - 0.5 and run.x1 > g1 + 0.5:
             return True
-        if prev is not None and prev.x1 <= g0 + 0.5 and run.x0 >= g1 - 0.5:
-            return run.x0 - prev.x1 < 1.5 * line.size
+        if prev is not None and prev.x0 < g0 and run.x1 > g1:
+            return run.x0 - prev.x1 < min(1.5 * line.size, 0.9 * (g1 - g0))
         prev = run
     return False
+
+
+def _columns(left: list[Run], left_w: float, right: list[Run], right_w: float) -> bool:
+    """Whether both sides hold column text (three full lines each, as `_gutter` asks)."""
+    return _full_lines(left, left_w) >= 3 and _full_lines(right, right_w) >= 3
 
 
 def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
     """Split runs into groups in reading order (bands top to bottom, columns left to right)."""
     gutter = _gutter(runs) if depth < 2 else None
+    if gutter is None and depth == 0:
+        gutter = _half_gutter(runs)
     if gutter is None:
         return [runs] if runs else []
     g0, g1 = gutter
+    lo = min(r.x0 for r in runs)
+    hi = max(r.x1 for r in runs)
     groups: list[list[Run]] = []
     band_left: list[Run] = []
     band_right: list[Run] = []
     spanning: list[Run] = []
+    prev: Line | None = None
 
-    def flush_columns() -> None:
-        for side in (band_left, band_right):
+    def one_sided() -> bool:
+        """The band has text on one side only: it is no columns, it goes on the flow."""
+        if band_left and band_right:
+            return False
+        spanning.extend(band_left + band_right)
+        band_left.clear()
+        band_right.clear()
+        return True
+
+    def flush_band() -> None:
+        one_sided()
+        if spanning:
+            groups.append(list(spanning))
+            spanning.clear()
+        sides = (band_left, band_right)
+        if band_left and is_rtl(" ".join(r.text for r in band_left + band_right)):
+            sides = (band_right, band_left)
+        for side in sides:
             if side:
                 groups.extend(reading_groups(list(side), depth + 1))
             side.clear()
 
     for line in make_lines(runs):
+        apart = prev is not None and prev.y - line.y - line.size > _BAND_GAP * max(
+            prev.size, line.size
+        )
+        prev = line
         if _crosses(line, g0, g1):
-            if band_left or band_right:
-                flush_columns()
+            if not one_sided():
+                flush_band()
             spanning.extend(line.runs)
             continue
-        if spanning:
-            groups.append(list(spanning))
-            spanning.clear()
+        if apart and not _columns(band_left, g0 - lo, band_right, hi - g1):
+            flush_band()
         for run in line.runs:
             (band_left if run.x1 <= g0 + 0.5 or run.x0 < g0 else band_right).append(run)
-    if spanning:
-        groups.append(list(spanning))
-    flush_columns()
+    flush_band()
     return groups

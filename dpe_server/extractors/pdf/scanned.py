@@ -10,11 +10,15 @@ extra brings) and recognised by `extractors.ocr`; each recognised box becomes a 
 coordinates (y up, size from the box's height), so the page's usual layout analysis (lines,
 columns, paragraphs, headings, aligned tables) lays the words out. Every element made of them
 says `ocr: true` and the mean confidence of its runs; the page says `ocr: true`, or
-`ocr: "unavailable"` (no extra) or `ocr: "failed"` (the page could not be rendered).
+`ocr: "unavailable"` (no extra) or `ocr: "failed"` with `ocr_error` (the page could not be
+rendered). With `Limits.ocr_later` (the server's extraction jobs) the page is not recognised
+but says `ocr: "pending"` (`later`), its text layer laid out as usual: the server recognises it
+with a job of its own.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Sequence
@@ -24,8 +28,11 @@ from typing import Any, BinaryIO
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.ocr import Word, recognise
 from dpe_server.extractors.ocr.engine import MAX_SIDE, Unavailable
-from dpe_server.extractors.pdf.blocks import Block
+from dpe_server.extractors.ocr.settings import engine_version
+from dpe_server.extractors.ocr.states import PENDING, failure
+from dpe_server.extractors.pdf.blocks import Block, lay_out
 from dpe_server.extractors.pdf.collect import PageContent, Run
+from dpe_server.model.content import TableContent
 from dpe_server.model.tree import JSON
 
 log = logging.getLogger(__name__)
@@ -37,16 +44,29 @@ PICTURE_SHARE = 0.3
 TEXT_SHARE = 0.02
 FONT_SHARE = 0.8
 """A recognised box's height → the run's font size (boxes hold ascenders and descenders)."""
+PICTURE_FONT = 12.0
+"""A picture's words are laid out as if its median text were this size (points): its pixels
+have no size on a page, and the layout's tolerances are in points."""
 Box = tuple[float, float, float, float]
 
 
 @dataclass
 class Recognised:
     state: JSON
-    """The page's `ocr` metadata: True, "unavailable" or "failed"."""
+    """The page's `ocr` metadata: True, "pending", "unavailable" or "failed"."""
     runs: list[Run] = field(default_factory=list)
     confidence: dict[int, float] = field(default_factory=dict)
     """`id(run)` → the recogniser's confidence."""
+    meta: dict[str, JSON] = field(default_factory=dict)
+    """What the page's metadata says of it (`ocr`, and `ocr_error` when it failed)."""
+
+    def __post_init__(self) -> None:
+        self.meta.setdefault("ocr", self.state)
+
+    @property
+    def replaces_text_layer(self) -> bool:
+        """The page is laid out from the recognised runs (not while pending)."""
+        return bool(self.state != PENDING)
 
 
 def is_picture(content: PageContent, box: Box, images: Sequence[Block]) -> bool:
@@ -71,6 +91,17 @@ def to_recognise(content: PageContent, box: Box, images: Sequence[Block], limits
     return limits.ocr == "force" or (limits.ocr == "auto" and is_picture(content, box, images))
 
 
+@functools.cache
+def _installed() -> bool:
+    return bool(engine_version())
+
+
+def later() -> Recognised:
+    """A page to recognise by a job of its own: `pending` (`unavailable` without the extra,
+    which no later job would change)."""
+    return Recognised(PENDING if _installed() else "unavailable")
+
+
 def recognise_page(f: BinaryIO, index: int, box: Box) -> Recognised:
     """Render page `index` of the pdf in `f` and recognise it."""
     try:
@@ -79,7 +110,8 @@ def recognise_page(f: BinaryIO, index: int, box: Box) -> Recognised:
         return Recognised("unavailable")
     except Exception as exc:  # pdfium refused the page: say so, keep the rest of the page
         log.debug("page %d not rendered: %s", index, exc)
-        return Recognised("failed")
+        reason = f"The page could not be rendered for OCR ({type(exc).__name__})."
+        return Recognised("failed", meta=failure("corrupt", reason))
     try:
         words = recognise(image)
     except Unavailable:
@@ -122,6 +154,33 @@ def _as_runs(words: Sequence[Word], width: int, height: int, box: Box) -> Recogn
         out.runs.append(run)
         out.confidence[id(run)] = w.confidence
     return out
+
+
+def picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
+    """The table in a picture (docx, pptx, xlsx) whose recognised boxes stand in columns over
+    several rows: the page layout's aligned table (`pdf_aligned`), its words laid out as a
+    page's runs (the largest table, when it finds several); None when it finds none.
+
+    A picture's pixels have no size on a page: it is scaled so that its median box is
+    `PICTURE_FONT` points tall, every run that size (box heights vary with the letters more
+    than with the type, and a table's cells are of one size)."""
+    if not words:
+        return None
+    tall = sorted(w.y1 - w.y0 for w in words)[len(words) // 2]
+    scale = PICTURE_FONT / max(1.0, tall)
+    runs = _as_runs(words, width, height, (0.0, 0.0, width * scale, height * scale)).runs
+    for run in runs:
+        run.size = PICTURE_FONT
+    tables = [b for b in lay_out(runs, {}) if b.kind == "table"]
+    if not tables:
+        return None
+    c = max(tables, key=lambda b: len(b.content["rows"] or [])).content
+    return TableContent(
+        headers=c["headers"],
+        rows=c["rows"],
+        total_rows=c["total_rows"],
+        total_columns=c["total_columns"],
+    )
 
 
 def mark(blocks: Sequence[Block], recognised: Recognised) -> None:

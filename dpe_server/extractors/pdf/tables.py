@@ -16,10 +16,9 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dpe_server.extractors.pdf.blocks import Block
+from dpe_server.extractors.pdf.blocks import Block, table_content
 from dpe_server.extractors.pdf.collect import Run, Segment
 from dpe_server.extractors.pdf.lines import make_lines
-from dpe_server.model.content import TableContent
 
 MAX_TABLE_SEGMENTS = 800
 _TOL = 2.0
@@ -122,12 +121,7 @@ def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Blo
         if not _table_like(rows):
             continue
         remaining = outside
-        content: TableContent = {
-            "headers": rows[0],
-            "rows": rows[1:],
-            "total_rows": len(rows) - 1,
-            "total_columns": len(rows[0]),
-        }
+        content = table_content(rows)
         bbox = [
             round(grid.xs[0], 1),
             round(grid.ys[-1], 1),

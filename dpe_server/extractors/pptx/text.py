@@ -14,7 +14,6 @@ text body with it, and `blocks` groups consecutive paragraphs into elements:
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -22,6 +21,7 @@ from typing import Literal
 from lxml import etree
 
 from dpe_server.extractors.ooxml.drawingml import omml_to_linear
+from dpe_server.model.direction import is_rtl
 
 NS_A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 NS_P = "http://schemas.openxmlformats.org/presentationml/2006/main"
@@ -73,21 +73,6 @@ _BULLET_TAGS: dict[str, Bullet] = {
     A + "buBlip": "char",
     A + "buAutoNum": "num",
 }
-
-
-def is_rtl(text: str) -> bool:
-    """True when the first strongly directional character is right-to-left (Hebrew, Arabic)."""
-    for ch in text:
-        if ch < "\u0590":
-            if ch.isalpha():
-                return False
-            continue
-        kind = unicodedata.bidirectional(ch)
-        if kind in ("R", "AL"):
-            return True
-        if kind == "L":
-            return False
-    return False
 
 
 def is_monospace(typeface: str | None) -> bool:

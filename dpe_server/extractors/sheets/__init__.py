@@ -1,8 +1,8 @@
 """Spreadsheets read through python-calamine: legacy Excel 97-2003 (.xls, BIFF8), Excel binary
-workbooks (.xlsb) and OpenDocument spreadsheets (.ods). A page is a sheet, in workbook order;
-cell values (and merged ranges where calamine gives them: .xls, .xlsb) become the tables,
-headings and text an xlsx sheet's cells become. `extract` is the extractor, imported when a
-file of the format is first read."""
+workbooks (.xlsb) and OpenDocument spreadsheets (.ods, and flat XML .fods). A page is a sheet,
+in workbook order; cell values (and merged ranges where calamine gives them: .xls) become the
+tables, headings and text an xlsx sheet's cells become. `extract` is the extractor, imported
+when a file of the format is first read."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
 
 FORMAT = Format(
     name="sheets",
-    suffixes=(".xls", ".xlsb", ".ods"),
+    suffixes=(".xls", ".xlsb", ".ods", ".fods"),
     kind_name="a spreadsheet",
     page_unit="sheet",
     paged=False,

@@ -1,6 +1,7 @@
-"""Checks of a .xls, .xlsb or .ods file before calamine reads it: a .xls is an OLE2 compound
-file, a .xlsb or .ods a zip (whose member count is capped as an OOXML package's is); a file
-of another kind is named in the error."""
+"""Checks of a .xls, .xlsb, .ods or .fods file before calamine reads it: a .xls is an OLE2
+compound file, a .xlsb or .ods a zip (whose member count is capped as an OOXML package's is),
+a .fods a flat XML OpenDocument spreadsheet (`odf.checks.check_flat`); a file of another kind
+is named in the error."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ from dpe_server.extractors.base import Limits
 from dpe_server.extractors.ooxml.checks import declared_members, zip_kind
 from dpe_server.model.errors import CorruptError, TooLargeError, UnsupportedError
 
-_CONTAINER = {"xls": "cfb", "xlsb": "zip", "ods": "zip"}
+_CONTAINER = {"xls": "cfb", "xlsb": "zip", "ods": "zip", "fods": "other"}
+SPREADSHEET = "application/vnd.oasis.opendocument.spreadsheet"
 _KINDS = {"cfb": "an OLE2 compound file", "pdf": "a PDF", "other": "not a spreadsheet"}
 
 
 def check_sheets(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
     expected = _CONTAINER.get(fmt, "zip")
     if kind == expected:
+        if kind == "other":
+            from dpe_server.extractors.odf.checks import check_flat
+
+            check_flat(f, fmt, (SPREADSHEET,))
         if kind == "zip":
             what = zip_kind(f)
             if what != "a zip archive" and not (fmt == "xlsb" and what == _workbook()):

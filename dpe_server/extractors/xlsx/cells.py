@@ -16,7 +16,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 
 from dpe_server.extractors.ooxml.a1 import range_ref
@@ -202,15 +202,17 @@ _UNIFORM: dict[type, Callable[[tuple[Any, ...]], list[str]]] = {float: _numbers,
 
 
 def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
-    """One column of calamine values as display strings; C-level maps for uniform columns."""
-    kinds = set(map(type, col))
-    if kinds == {str}:
+    """One column of calamine values as display strings; C-level maps for a column of one
+    type, or of one type under a text header."""
+    head = col[0].__class__
+    below = set(map(type, islice(col, 1, None)))
+    kind = below.pop() if len(below) == 1 else head if not below else None
+    if kind is str and head is str:
         return col if max(map(len, col)) <= CELL_MAX_CHARS else list(map(clip, col))
-    if len(kinds) == 1 and (uniform := _UNIFORM.get(kinds.pop())) is not None:
-        return uniform(col)
-    if col[0].__class__ is str and len(below := set(map(type, col[1:]))) == 1:
-        uniform = _UNIFORM.get(below.pop())
-        if uniform is not None:
+    if kind is not None and (uniform := _UNIFORM.get(kind)) is not None:
+        if head is kind:
+            return uniform(col)
+        if head is str:
             return [clip(col[0]), *uniform(col[1:])]  # a header over numbers or dates
     return [v if v.__class__ is str and len(v) <= CELL_MAX_CHARS else show(v) for v in col]
 
@@ -279,7 +281,10 @@ def _runs(flags: Sequence[bool]) -> list[tuple[int, int]]:
 
 def blocks(grid: Grid) -> list[Grid]:
     """The rectangles of used cells of a grid, separated by empty rows or columns."""
-    return list(_split(grid.rows, grid.r0, grid.c0, 0))
+    rows = grid.rows
+    if rows and all(map(all, rows)) and len(set(map(len, rows))) == 1:
+        return [grid]  # every cell used (a dense table): nothing to split
+    return list(_split(rows, grid.r0, grid.c0, 0))
 
 
 def _split(rows: list[list[str]], r0: int, c0: int, depth: int) -> Iterator[Grid]:

@@ -24,6 +24,8 @@ class ValueSheet:
     merged: tuple[Rect, ...] = ()
     """Merged ranges (row0, col0, row1, col1), inclusive, 0-based."""
     hidden: bool = False
+    kind: str = "worksheet"
+    """The page's `sheet_type`: worksheet, chartsheet, dialogsheet or macrosheet."""
 
 
 def values_page(index: int, sheet: ValueSheet, limits: Limits, max_cells: int) -> tuple[Page, int]:
@@ -36,7 +38,7 @@ def values_page(index: int, sheet: ValueSheet, limits: Limits, max_cells: int) -
     cells = SheetCells([Grid(*sheet.origin, display_rows(raw))], truncated)
     budget = CharBudget(limits.max_chars_per_page)
     items = value_items(cells, list(sheet.merged), budget)
-    meta: dict[str, JSON] = {"sheet_type": "worksheet"}
+    meta: dict[str, JSON] = {"sheet_type": sheet.kind}
     if sheet.hidden:
         meta["hidden"] = True
     used = cells.used_range()
