@@ -23,6 +23,7 @@ from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.extractors.ocr import Word, cache_variant
 from dpe_server.extractors.ocr import engine as ocr_engine
 from dpe_server.extractors.ocr.engine import MAX_SIDE
+from dpe_server.extractors.ocr.settings import ENGINE_PACKAGE, engine_version
 from dpe_server.extractors.ooxml import picture_text
 from dpe_server.extractors.pdf.blocks import Block
 from dpe_server.extractors.pdf.collect import PageContent, Run
@@ -161,6 +162,23 @@ def test_ocr_settings_are_part_of_the_cache_key(tmp_path: Path) -> None:
             keys.add(reader._fingerprint)
     assert len(keys) == 4
     assert cache_variant("off", ("en",)) == cache_variant("off", ("en", "zh"))
+
+
+def test_engine_version_is_the_installed_distribution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.metadata
+
+    try:
+        installed = importlib.metadata.version(ENGINE_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        installed = ""
+    assert engine_version() == installed
+    (tmp_path / "rapidocr_onnxruntime-9.8.7.dist-info").mkdir()
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "absent"), str(tmp_path)])
+    assert engine_version() == "9.8.7"
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "absent")])
+    assert engine_version() == ""
 
 
 def test_unknown_ocr_language_is_a_usage_error(

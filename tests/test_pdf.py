@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -402,6 +404,51 @@ def _pages_read(monkeypatch: pytest.MonkeyPatch, path: Path, index: int) -> tupl
     with path.open("rb") as f:
         (page,) = pdf_mod.extract_pages(f, [index], DEFAULT_LIMITS)
     return sorted(seen), page
+
+
+def test_a_plain_pdf_is_read_without_pypdf(tmp_path: Path) -> None:
+    """A file with no outline, annotation, image or XMP is read by PDFium alone: pypdf, whose
+    import costs as much as laying out tens of pages, is not imported (issue 17)."""
+    path = load_builder().build_bench(tmp_path / "bench.pdf", pages=3)
+    code = (
+        "import sys\n"
+        "from dpe_server.extractors import DEFAULT_LIMITS\n"
+        "from dpe_server.extractors.pdf.extract import extract\n"
+        f"with open({str(path)!r}, 'rb') as f:\n"
+        "    doc = extract(f, DEFAULT_LIMITS)\n"
+        "print(len(doc.pages), doc.pages[1].title, 'pypdf' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split("\n")[0] == "3 Chapter 2: benchmark page False"
+
+
+@pytest.mark.parametrize(
+    ("data", "images", "xmp"),
+    [
+        (b"<< /Type /XObject /Subtype /Image /Width 8 >>", True, False),
+        (b"<</Subtype/Im#61ge>>", True, False),
+        (b"/ProcSet [/PDF /Text /ImageB /ImageC /ImageI] /ImageMask", False, False),
+        (b"<< /Type /Catalog /Metadata 7 0 R >>", False, True),
+        (b"<< /Type /ObjStm /N 3 >>", False, True),
+        (b"<< /Type /Catalog /Metadat#61 7 0 R >>", False, True),
+        (b"<< /Type /Catalog /MetadataX 7 0 R >>", False, False),
+    ],
+)
+def test_what_the_file_may_hold_however_names_are_written(
+    data: bytes, images: bool, xmp: bool
+) -> None:
+    assert pdf_mod._scan(io.BytesIO(data), (pdf_mod._MAYBE_IMAGES, pdf_mod._MAYBE_XMP)) == [
+        images,
+        xmp,
+    ]
+
+
+def test_a_large_file_is_not_scanned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over `SCAN_MAX` bytes the file may hold anything: pypdf is asked, no probe reads it."""
+    monkeypatch.setattr(pdf_mod, "SCAN_MAX", 16)
+    patterns = (pdf_mod._MAYBE_IMAGES, pdf_mod._MAYBE_XMP)
+    assert pdf_mod._scan(io.BytesIO(b"%PDF-1.4 nothing here"), patterns) == [True, True]
+    assert pdf_mod._scan(io.BytesIO(b"%PDF-1.4"), patterns) == [False, False]
 
 
 def test_extract_pages_reads_only_neighbours(

@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -65,9 +66,23 @@ MARK = "**"
 _TERM = re.compile(r'"([^"]*)"?|(\S+)')
 _CJK_CHAR = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 """Kana, CJK ideographs and Hangul: scripts written without spaces between words."""
-_CJK = re.compile(_CJK_CHAR + "+")
-_LONE_CJK_END = re.compile(f"(?<!{_CJK_CHAR}){_CJK_CHAR}$")
-"""A term ending in one CJK character: it may begin a bigram, so it is matched as a prefix."""
+_CJK_FIRST = "\u3040"
+"""The lowest character of `_CJK_CHAR`: text below it holds no CJK run."""
+
+
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    """A CJK run (compiled when first needed: the wide class takes ~10 ms to compile)."""
+    return re.compile(_CJK_CHAR + "+")
+
+
+@functools.cache
+def _lone_cjk_end() -> re.Pattern[str]:
+    """A term ending in one CJK character: it may begin a bigram, so it is matched as a
+    prefix."""
+    return re.compile(f"(?<!{_CJK_CHAR}){_CJK_CHAR}$")
+
+
 _WORD = re.compile(r"[^\W_]")
 """A letter or a digit: what the tokenizer indexes."""
 
@@ -86,7 +101,9 @@ def segment(text: str, open_end: bool = False) -> str:
             tokens.append(run[-1])
         return " " + " ".join(tokens) + " "
 
-    return " ".join(_CJK.sub(cut, text).split())
+    if not text or max(text) < _CJK_FIRST:
+        return " ".join(text.split())
+    return " ".join(_cjk().sub(cut, text).split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +144,7 @@ class TextQuery:
         for term in self.terms:
             segmented = segment(term.text, open_end=True)
             quoted = '"' + segmented.replace('"', '""') + '"'
-            prefix = bool(term.prefix or _LONE_CJK_END.search(term.text))
+            prefix = bool(term.prefix or _lone_cjk_end().search(term.text))
             out.append(Phrase(quoted + (" *" if prefix else ""), tuple(tokens(segmented)), prefix))
         return out
 

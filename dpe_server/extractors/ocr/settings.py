@@ -8,7 +8,8 @@ layer); `off` recognises nothing. Languages: the engine's one model reads Chines
 
 from __future__ import annotations
 
-import importlib.metadata
+import os
+import sys
 
 MODES = ("auto", "off", "force")
 LANGUAGES = ("en", "zh")
@@ -16,12 +17,21 @@ ENGINE_PACKAGE = "rapidocr-onnxruntime"
 
 
 def engine_version() -> str:
-    """The installed engine's version, or "" when the extra is not installed (cheap: reads the
-    package metadata, never imports the engine)."""
-    try:
-        return importlib.metadata.version(ENGINE_PACKAGE)
-    except importlib.metadata.PackageNotFoundError:
-        return ""
+    """The installed engine's version, or "" when the extra is not installed: the name of the
+    first `rapidocr_onnxruntime-VERSION.dist-info` folder on `sys.path`, as the import system
+    would find the package. Cheap: one listing per path entry; neither the engine nor
+    `importlib.metadata` (~40 ms of imports on every start) is imported."""
+    prefix = ENGINE_PACKAGE.replace("-", "_") + "-"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            low = name.lower()
+            if low.startswith(prefix) and low.endswith(".dist-info"):
+                return name[len(prefix) : -len(".dist-info")]
+    return ""
 
 
 def parse_languages(text: str) -> tuple[str, ...]:

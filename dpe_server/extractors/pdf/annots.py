@@ -22,14 +22,13 @@ Everything is read from the page's /Annots array (pypdf objects, no text extract
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from pypdf import PageObject, PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject
 
-from dpe_server.extractors.pdf.collect import plain
+from dpe_server.extractors.pdf.items import TextAt, plain
 from dpe_server.extractors.threads import as_reply, roots
 from dpe_server.model.content import (
     AnnotationContent,
@@ -66,9 +65,6 @@ _VIDEO = frozenset({"/Movie", "/Screen", "/RichMedia"})
 _FF_RADIO = 1 << 15
 _FF_PUSH = 1 << 16
 _FF_COMBO = 1 << 17
-
-TextAt = Callable[[tuple[float, float, float, float]], str]
-"""The page text inside a rectangle (x0, y0, x1, y1)."""
 
 
 @dataclass(slots=True)

@@ -5,7 +5,8 @@
 - `Run`s (`glyphs`): text with its measured start and end x, baseline y, rendered size, font
   name, bold, monospace, and the extent of each word;
 - axis-aligned ruling `Segment`s from path objects (`shapes`, for ruled tables);
-- the image objects drawn and their boxes (`shapes`).
+- the image objects drawn and their boxes (`shapes`);
+- the page's box and how many annotations it has.
 
 Everything is in page space (points, origin bottom left). The types live in `items`.
 """
@@ -15,7 +16,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from dpe_server.extractors.pdf.glyphs import make_runs, read_words
+import pypdfium2.raw as pdfium_c
+from pypdfium2 import PdfiumError
+
+from dpe_server.extractors.pdf.glyphs import read_runs
 from dpe_server.extractors.pdf.items import (
     Draw,
     PageContent,
@@ -49,12 +53,18 @@ def collect_page(page: Any, max_chars: int) -> PageContent:
     """Text runs, rules and image draws of `page` (a `pypdfium2.PdfPage`)."""
     content = PageContent()
     with PDFIUM_LOCK:
-        textpage = page.get_textpage()
+        # the raw text page, closed here: pypdfium2's wrapper would add a finalizer per page
+        textpage = pdfium_c.FPDFText_LoadPage(page.raw)
+        if not textpage:
+            raise PdfiumError("Failed to load text page.")
         try:
-            words, content.truncated = read_words(textpage.raw, max_chars)
+            content.runs, content.truncated = read_runs(textpage, max_chars)
         finally:
-            textpage.close()
+            pdfium_c.FPDFText_ClosePage(textpage)
         collect_shapes(page.raw, content)
-    content.runs = make_runs(words)
+        rect = pdfium_c.FS_RECTF()
+        if pdfium_c.FPDF_GetPageBoundingBox(page.raw, rect):
+            content.box = (rect.left, rect.bottom, rect.right, rect.top)
+        content.annots = max(0, pdfium_c.FPDFPage_GetAnnotCount(page.raw))
     content.chars = sum(len(r.text) for r in content.runs)
     return content

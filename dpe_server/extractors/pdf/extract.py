@@ -1,8 +1,11 @@
 """The pdf extractor: every PDF page is a DPE page, its structure recovered from the layout.
 
-Two libraries: pypdf opens the file (sniffing, passwords, errors) and reads its objects
-(outline, annotations, forms, images, structure tree, properties); PDFium (pypdfium2) lays
-each page out for its text, rules and image positions.
+Two libraries: PDFium (pypdfium2) opens the file and lays each page out for its text, rules,
+image positions and box, and reads the Info dictionary; pypdf reads the objects PDFium does not
+(outline, annotations, forms, images, structure tree, XMP), and only when the document has
+them: a page without annotations, in a file without images, outline or XMP, is read without
+pypdf, which is then never imported. An encrypted, damaged or perhaps unfinished file is
+opened with pypdf first (passwords, errors: see `pdf_open`).
 
 Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one PDFium
 pass over a page: text runs from `pdf_glyphs` with `pdf_textnorm`, rules and image draws from
@@ -30,15 +33,14 @@ two letters, else `Page {N+1}`.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import pypdfium2
-from pypdf import PdfReader, PdfWriter
 
 from dpe_server.extractors.base import Extractor, Limits
-from dpe_server.extractors.pdf.annots import TextAt, read_annots
 from dpe_server.extractors.pdf.blocks import Block, lay_out
 from dpe_server.extractors.pdf.collect import PDFIUM_LOCK, Draw, PageContent, Run, collect_page
 from dpe_server.extractors.pdf.furniture import NEIGHBOURS, EdgeLine, edge_lines, repeated
@@ -48,15 +50,27 @@ from dpe_server.extractors.pdf.headings import (
     document_styles,
     norm,
 )
-from dpe_server.extractors.pdf.images import alt_texts, page_images, read_image
+from dpe_server.extractors.pdf.items import TextAt
 from dpe_server.extractors.pdf.lines import make_lines
-from dpe_server.extractors.pdf.open import PLAIN_ERRORS, open_pdf, translated
-from dpe_server.extractors.pdf.props import outline_map, properties
+from dpe_server.extractors.pdf.open import (
+    library_errors,
+    open_document,
+    open_pdf,
+    translated,
+)
+from dpe_server.extractors.pdf.props import (
+    has_outline,
+    outline_map,
+    pdfium_info,
+    properties,
+    reader_info,
+    xmp_fields,
+)
 from dpe_server.extractors.pdf.scanned import later, mark, recognise_page, to_recognise
 from dpe_server.extractors.pdf.tables import ruled_tables
 from dpe_server.model import summaries
 from dpe_server.model.content import FormContent, HeaderFooterContent, ImageContent
-from dpe_server.model.errors import CorruptError, TooLargeError
+from dpe_server.model.errors import CorruptError, ExtractionError, TooLargeError
 from dpe_server.model.tree import (
     JSON,
     Category,
@@ -66,6 +80,12 @@ from dpe_server.model.tree import (
     Properties,
     one_line,
 )
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+
+    from dpe_server.extractors.pdf.annots import PageAnnots
+    from dpe_server.extractors.pdf.images import ImageInfo
 
 __all__ = [
     "EXTRACTOR",
@@ -83,20 +103,67 @@ SCANNED = "Scanned page (no text layer)"
 Box = tuple[float, float, float, float]
 
 
+def _name(name: str) -> bytes:
+    """A pattern of the pdf name `/name` however it is written (any character may be a `#xx`
+    escape) and not the start of a longer name."""
+    chars = b"".join(b"(?:%s|#%x)" % (re.escape(c.encode()), ord(c)) for c in name)
+    return b"/" + chars + rb"(?=[\s()<>\[\]{}/%]|$)"
+
+
+_MAYBE_IMAGES = re.compile(_name("Image"), re.IGNORECASE)
+"""An image XObject's `/Subtype /Image` (not the `/ImageB`... of a /ProcSet): where it is not
+in the file's bytes, the file holds no image XObject (streams are never inside object
+streams). (IGNORECASE: for the hex digits; a name in other case merely reads the file.)"""
+_MAYBE_XMP = re.compile(_name("Metadata") + b"|" + _name("ObjStm"), re.IGNORECASE)
+"""The catalog's `/Metadata` written out, or an object stream the catalog may hide in."""
+_SCAN_CHUNK = 1 << 20
+SCAN_MAX = 16 << 20
+"""A larger file is not scanned: it may hold anything (pypdf is asked, as before PDFium
+opened files alone), so no probe reads a large file whole."""
+
+
+def _scan(f: BinaryIO, patterns: Sequence[re.Pattern[bytes]]) -> list[bool]:
+    """Which of `patterns` occur in the file's bytes (read in chunks that overlap by 64
+    bytes, longer than any match the patterns need to see); all of them for a file over
+    `SCAN_MAX` bytes."""
+    f.seek(0, 2)
+    if f.tell() > SCAN_MAX:
+        return [True] * len(patterns)
+    found = [False] * len(patterns)
+    f.seek(0)
+    tail = b""
+    while not all(found):
+        chunk = f.read(_SCAN_CHUNK)
+        if not chunk:
+            break
+        data = tail + chunk
+        for i, pattern in enumerate(patterns):
+            found[i] = found[i] or pattern.search(data) is not None
+        tail = data[-64:]
+    return found
+
+
 class _Doc:
-    """One open reader and what its pages share (outline, alt texts, neighbours' edges).
+    """One open document and what its pages share (outline, alt texts, neighbours' edges).
 
-    The text layer, rules and image positions come from PDFium (`collect_page`), opened on the
-    same file beside pypdf, which reads everything else."""
+    The text layer, rules, image positions and page boxes come from PDFium (`collect_page`);
+    pypdf (`reader`) reads the rest, opened when first needed (see the module doc)."""
 
-    def __init__(self, reader: PdfReader, limits: Limits, f: BinaryIO) -> None:
-        self.reader = reader
+    def __init__(self, pdf: Any, reader: PdfReader | None, limits: Limits, f: BinaryIO) -> None:
         self.f = f
-        self._pdfium: Any = None
+        self._pdfium: Any = pdf
+        self._reader = reader
+        self.plain = reader is None
+        """PDFium opened the file alone: pypdf is asked only where PDFium sees it is needed."""
+        self._reader_failed = False
         self.limits = limits
-        self.count = len(reader.pages)
+        with PDFIUM_LOCK:
+            self.count = len(pdf) if reader is None else len(reader.pages)
         self._outline: dict[int, list[tuple[str, int]]] | None = None
         self._alt: dict[int, list[str]] | None = None
+        self._info: Mapping[str, Any] | None = None
+        self._xmp: dict[str, Any] | None = None
+        self._maybe: list[bool] | None = None
         self._styles: Styles | None = None
         self._contents: dict[int, PageContent] = {}
         self._edges: dict[int, list[EdgeLine]] = {}
@@ -104,19 +171,85 @@ class _Doc:
         """Pages whose kept edge lines were built from the pass now kept in `_contents`."""
 
     @property
+    def reader(self) -> PdfReader | None:
+        """pypdf's reader, opened when first asked for; None when pypdf cannot open a file
+        PDFium read (what only pypdf reads is then left out)."""
+        if self._reader is None and not self._reader_failed:
+            try:
+                self._reader = open_pdf(self.f)
+            except ExtractionError:
+                self._reader_failed = True
+        return self._reader
+
+    def _maybe_has(self) -> list[bool]:
+        """[image XObjects, XMP] the file may hold (`_MAYBE_IMAGES`, `_MAYBE_XMP`)."""
+        if self._maybe is None:
+            self._maybe = _scan(self.f, (_MAYBE_IMAGES, _MAYBE_XMP))
+        return self._maybe
+
+    @property
+    def encrypted(self) -> bool:
+        return self._reader is not None and self._reader.is_encrypted
+
+    def info(self) -> Mapping[str, Any]:
+        if self._info is None:
+            reader = self._reader
+            if reader is not None:
+                self._info = reader_info(reader)
+            else:
+                with PDFIUM_LOCK:
+                    self._info = pdfium_info(self._pdfium)
+        return self._info
+
+    def xmp(self) -> dict[str, Any]:
+        if self._xmp is None:
+            self._xmp = {}
+            if not self.plain or self._maybe_has()[1]:
+                reader = self.reader
+                self._xmp = xmp_fields(reader) if reader is not None else {}
+        return self._xmp
+
+    @property
     def outline(self) -> dict[int, list[tuple[str, int]]]:
         if self._outline is None:
-            self._outline = outline_map(self.reader)
+            self._outline = {}
+            with PDFIUM_LOCK:
+                maybe = not self.plain or has_outline(self._pdfium)
+            if maybe:
+                reader = self.reader
+                self._outline = outline_map(reader) if reader is not None else {}
         return self._outline
 
     @property
     def alt(self) -> dict[int, list[str]]:
         if self._alt is None:
+            from dpe_server.extractors.pdf.images import alt_texts
+
+            self._alt = {}
+            reader = self.reader
             try:
-                self._alt = alt_texts(self.reader)
-            except PLAIN_ERRORS:
-                self._alt = {}
+                self._alt = alt_texts(reader) if reader is not None else {}
+            except library_errors():
+                pass
         return self._alt
+
+    def images(self, index: int) -> list[ImageInfo]:
+        """The page's image XObjects (pypdf), when the file may hold any."""
+        if self.plain and not self._maybe_has()[0]:
+            return []
+        from dpe_server.extractors.pdf.images import page_images
+
+        reader = self.reader
+        return page_images(reader.pages[index])[0] if reader is not None else []
+
+    def annots(self, index: int, content: PageContent, text_at: TextAt) -> PageAnnots | None:
+        """The page's annotations (pypdf), when PDFium counted any; else None."""
+        if self.plain and not content.annots:
+            return None
+        from dpe_server.extractors.pdf.annots import read_annots
+
+        reader = self.reader
+        return read_annots(reader.pages[index], reader, text_at) if reader is not None else None
 
     def styles(self) -> Styles:
         """The document's heading styles, from its first pages (see `pdf_headings`)."""
@@ -125,17 +258,10 @@ class _Doc:
             for i in range(min(PROFILE_PAGES, self.count, self.limits.max_pages)):
                 try:
                     pages.append(make_lines(list(self.content(i).runs)))
-                except PLAIN_ERRORS:
+                except library_errors():
                     continue
             self._styles = document_styles(pages)
         return self._styles
-
-    def box(self, index: int) -> Box:
-        try:
-            b = self.reader.pages[index].cropbox
-            return float(b.left), float(b.bottom), float(b.right), float(b.top)
-        except PLAIN_ERRORS:
-            return 0.0, 0.0, 612.0, 792.0
 
     def content(self, index: int) -> PageContent:
         """The page's one pass (kept, since a neighbour's pass serves the page later)."""
@@ -155,8 +281,9 @@ class _Doc:
         hit = self._edges.get(index)
         if hit is None:
             try:
-                hit = edge_lines(self.content(index).runs, self.box(index))
-            except PLAIN_ERRORS:
+                content = self.content(index)
+                hit = edge_lines(content.runs, content.box)
+            except library_errors():
                 hit = []
             else:
                 self._edges_current.add(index)
@@ -168,7 +295,7 @@ class _Doc:
         those kept from a neighbour's read when they were built from this same pass."""
         if index in self._edges_current and self._contents.get(index) is content:
             return self._edges[index]
-        edges = edge_lines(content.runs, self.box(index))
+        edges = edge_lines(content.runs, content.box)
         self._edges[index] = edges
         self._edges_current.add(index)
         return edges
@@ -186,13 +313,13 @@ class _Doc:
         """PDFium on the same file; for a file pypdf decrypted that PDFium will not open with
         the empty password (an empty owner password: PDFium tries it as the user's only), on
         a decrypted copy written by pypdf."""
-        try:
-            return pypdfium2.PdfDocument(self.f, password="")
-        except pypdfium2.PdfiumError as exc:
-            if not self.reader.is_encrypted:
-                raise CorruptError("This PDF's pages cannot be laid out.") from exc
+        reader = self._reader
+        if reader is None or not reader.is_encrypted:
+            raise CorruptError("This PDF's pages cannot be laid out.")
+        from pypdf import PdfWriter
+
         copy = io.BytesIO()
-        PdfWriter(clone_from=self.reader).write(copy)
+        PdfWriter(clone_from=reader).write(copy)
         return pypdfium2.PdfDocument(copy.getvalue())
 
     def close(self) -> None:
@@ -203,8 +330,9 @@ class _Doc:
 
 
 @contextmanager
-def _document(reader: PdfReader, limits: Limits, f: BinaryIO) -> Iterator[_Doc]:
-    doc = _Doc(reader, limits, f)
+def _document(f: BinaryIO, limits: Limits) -> Iterator[_Doc]:
+    pdf, reader = open_document(f)
+    doc = _Doc(pdf, reader, limits, f)
     try:
         yield doc
     finally:
@@ -258,7 +386,9 @@ def _insert_by_position(blocks: list[Block], extra: Sequence[Block]) -> list[Blo
 
 
 def _image_blocks(doc: _Doc, index: int, content: PageContent, scanned: bool) -> list[Block]:
-    images, _ = page_images(doc.reader.pages[index])
+    images = doc.images(index)
+    if not images:
+        return []
     alts = list(doc.alt.get(index, []))
     blocks: list[Block] = []
     draws = list(content.draws)
@@ -332,7 +462,7 @@ def _int(value: JSON) -> int | None:
 def _page(doc: _Doc, index: int) -> Page:
     limits = doc.limits
     content = doc.content(index)
-    box = doc.box(index)
+    box = content.box
     meta: dict[str, JSON] = {
         "width": round(box[2] - box[0], 1),
         "height": round(box[3] - box[1], 1),
@@ -368,7 +498,7 @@ def _page(doc: _Doc, index: int) -> Page:
             b.add(Category.HEADER, summaries.header(edge.line.text), _furniture(edge.line.text))
     for block in blocks:
         _add_block(b, block)
-    _add_annotations(doc, index, body_runs, b, meta)
+    _add_annotations(doc.annots(index, content, _text_at(body_runs)), b, meta)
     for edge in furniture:
         if not edge.top:
             b.add(Category.FOOTER, summaries.footer(edge.line.text), _furniture(edge.line.text))
@@ -380,10 +510,9 @@ def _page(doc: _Doc, index: int) -> Page:
     return b.build(title, meta)
 
 
-def _add_annotations(
-    doc: _Doc, index: int, runs: Sequence[Run], b: PageBuilder, meta: dict[str, JSON]
-) -> None:
-    annots = read_annots(doc.reader.pages[index], doc.reader, _text_at(runs))
+def _add_annotations(annots: PageAnnots | None, b: PageBuilder, meta: dict[str, JSON]) -> None:
+    if annots is None:
+        return
     if annots.truncated:
         meta["truncated"] = True
     for item in annots.items:
@@ -434,15 +563,13 @@ def _safe_page(doc: _Doc, index: int, f: BinaryIO) -> Page:
 
 
 def probe(f: BinaryIO, limits: Limits) -> Properties:
-    reader = open_pdf(f)
-    with translated(f):
-        return properties(reader, limits)
+    with translated(f), _document(f, limits) as doc:
+        return properties(doc, limits)
 
 
 def extract(f: BinaryIO, limits: Limits) -> Document:
-    reader = open_pdf(f)
-    with translated(f), _document(reader, limits, f) as doc:
-        props = properties(reader, limits)
+    with translated(f), _document(f, limits) as doc:
+        props = properties(doc, limits)
         count = min(doc.count, limits.max_pages)
         pages = []
         for index in range(count):
@@ -454,8 +581,7 @@ def extract(f: BinaryIO, limits: Limits) -> Document:
 
 
 def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
-    reader = open_pdf(f)
-    with translated(f), _document(reader, limits, f) as doc:
+    with translated(f), _document(f, limits) as doc:
         wanted = [i for i in indices if 0 <= i < min(doc.count, limits.max_pages)]
         return [_safe_page(doc, index, f) for index in wanted]
 
@@ -464,6 +590,8 @@ def image_bytes(f: BinaryIO, ref: str, max_bytes: int) -> tuple[bytes, str] | No
     """A Level 3 picture: the bytes and mime type (png or jpeg) of an image element, whose
     `metadata.ref` names its stream ("obj gen"); None when it cannot be shown or is larger
     than `max_bytes`. Read from the file when asked, never kept in the tree."""
+    from dpe_server.extractors.pdf.images import read_image
+
     reader = open_pdf(f)
     with translated(f):
         return read_image(reader, ref, max_bytes)

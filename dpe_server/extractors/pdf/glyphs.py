@@ -20,6 +20,11 @@ advance, font descent to ascent), not glyph by glyph, which keeps the per-glyph 
 - Rotated text (a vertical margin note) is one run per text object, in PDFium's order.
 - Text goes through `accents.compose` (an accent glyph drawn over a letter → the accented
   letter) and `textnorm.clean` (presentation forms → letters, soft hyphens out).
+
+Speed: the words are cut into runs as they are read (`read_runs`), and a word of printable
+ASCII drawn by one text object (most words) is measured inline with four calls into PDFium
+(its first and last glyphs' text objects and loose boxes) through private ctypes prototypes,
+without building a `_Word`.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -43,21 +49,34 @@ _FIXED_PITCH = 1
 _FORCE_BOLD = 1 << 18
 _LINE_HYPHEN = "\ufffe"
 _WORD = re.compile("[^\\s\ufffe]+\ufffe?|\ufffe")
+_NOT_PLAIN = re.compile("[^!-_a-~\\s]")
+"""A character that is neither printable ASCII (but a backtick, which may be an accent drawn
+over a letter: `accents`) nor white space: where a page has none, each of its words is
+printable ASCII with nothing to compose or normalise."""
 
-# Private prototypes of the calls made once per word: plain integers and a reused struct,
-# without pypdfium2's pointer wrappers (the text object comes back as an address).
+# Private prototypes of the calls made once per word, without pypdfium2's pointer wrappers
+# (the text object comes back as an address). They declare no argument types, which halves
+# the cost of a call: every caller passes exactly the C types, the text page as a
+# `ctypes.c_void_p`, the character index as a Python int (a C int) and the box by
+# `ctypes.byref` of a reused FS_RECTF (`_Reader`); so for the calls made once per text
+# object (its style).
 _lib = _libs["pdfium"]
 _text_object = _lib["FPDFText_GetTextObject"]
-_text_object.argtypes = (ctypes.c_void_p, ctypes.c_int)
 _text_object.restype = ctypes.c_void_p
 _loose_box = _lib["FPDFText_GetLooseCharBox"]
-_loose_box.argtypes = (ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(pdfium_c.FS_RECTF))
 _loose_box.restype = ctypes.c_int
+_char_matrix = _lib["FPDFText_GetMatrix"]
+_char_matrix.restype = ctypes.c_int
+_font_size = _lib["FPDFText_GetFontSize"]
+_font_size.restype = ctypes.c_double
+_char_origin = _lib["FPDFText_GetCharOrigin"]
+_char_origin.restype = ctypes.c_int
 _object_font = _lib["FPDFTextObj_GetFont"]
 _object_font.argtypes = (ctypes.c_void_p,)
 _object_font.restype = ctypes.c_void_p
 
 Fonts = dict[int, tuple[str, bool, bool]]
+Span = tuple[int, float, float]
 
 
 @dataclass(slots=True)
@@ -70,6 +89,10 @@ class _Style:
     """Baseline minus the bottom of a glyph's loose box."""
     upright: bool
     """Its baseline runs left to right across the page (not rotated, not mirrored)."""
+
+
+WordAt = tuple[str, float, float, float, "_Style"]
+"""A measured word as `_Word`'s fields, without building one."""
 
 
 class _Word(NamedTuple):
@@ -110,26 +133,29 @@ class _Reader:
         self.tp = ctypes.cast(textpage, ctypes.c_void_p)
         self.box = pdfium_c.FS_RECTF()
         self.box_ref = ctypes.byref(self.box)
+        self.matrix = pdfium_c.FS_MATRIX()
+        self.matrix_ref = ctypes.byref(self.matrix)
+        self.x, self.y = ctypes.c_double(), ctypes.c_double()
+        self.x_ref, self.y_ref = ctypes.byref(self.x), ctypes.byref(self.y)
         self.styles: dict[int, _Style] = {}
         self.fonts: Fonts = {}
 
     def style(self, k: int, obj: int) -> _Style:
+        """The style of text object `obj`, read at its glyph `k` (once per object)."""
         hit = self.styles.get(obj)
         if hit is not None:
             return hit
         name, bold, mono = _font_of(obj, self.fonts)
-        tp = self.textpage
-        matrix = pdfium_c.FS_MATRIX()
+        tp, m, box = self.tp, self.matrix, self.box
         scale = 1.0
         upright = True
-        if pdfium_c.FPDFText_GetMatrix(tp, k, matrix):
-            scale = math.hypot(matrix.c, matrix.d) or 1.0
-            upright = matrix.a > 0 and abs(matrix.b) < 0.05 * abs(matrix.a)
-        size = abs(float(pdfium_c.FPDFText_GetFontSize(tp, k))) * scale
-        x, y = ctypes.c_double(), ctypes.c_double()
-        box = self.box
-        _loose_box(self.tp, k, self.box_ref)
-        rise = y.value - box.bottom if pdfium_c.FPDFText_GetCharOrigin(tp, k, x, y) else 0.0
+        if _char_matrix(tp, k, self.matrix_ref):
+            scale = math.hypot(m.c, m.d) or 1.0
+            upright = m.a > 0 and abs(m.b) < 0.05 * abs(m.a)
+        size = abs(float(_font_size(tp, k))) * scale
+        _loose_box(tp, k, self.box_ref)
+        found = _char_origin(tp, k, self.x_ref, self.y_ref)
+        rise = self.y.value - box.bottom if found else 0.0
         if not math.isfinite(size) or size <= 0:
             size = max(1.0, box.top - box.bottom)
         hit = self.styles[obj] = _Style(name, bold, mono, size, rise, upright)
@@ -137,29 +163,35 @@ class _Reader:
 
     def word(self, text: str, k0: int, k1: int, out: list[_Word]) -> None:
         """The glyphs k0..k1 (inclusive) as one or more words appended to `out`."""
-        tp, box, ref = self.tp, self.box, self.box_ref
-        obj0 = _text_object(tp, k0)
-        obj1 = _text_object(tp, k1) if k1 != k0 else obj0
+        obj0 = _text_object(self.tp, k0)
+        obj1 = _text_object(self.tp, k1) if k1 != k0 else obj0
         if not obj0 or not obj1:
             return
         if obj0 != obj1:
             self.split(text, k0, k1, out)
             return
-        style = self.styles.get(obj0) or self.style(k0, obj0)
+        found = self.measure(text, k0, k1, obj0)
+        if found is not None:
+            out.append(_Word(*found))
+
+    def measure(self, text: str, k0: int, k1: int, obj: int) -> WordAt | None:
+        """The word `text` at the glyphs k0..k1 of text object `obj`: its text, start, end,
+        baseline and style (`_Word`'s fields); None when PDFium gives no box for them."""
+        tp, box, ref = self.tp, self.box, self.box_ref
+        style = self.styles.get(obj) or self.style(k0, obj)
         if not _loose_box(tp, k0, ref):
-            return
+            return None
         l0, r0, b0 = box.left, box.right, box.bottom
         if k1 == k0:
             l1, r1 = l0, r0
         elif _loose_box(tp, k1, ref):
             l1, r1 = box.left, box.right
         else:
-            return
+            return None
         if l1 >= l0:
-            start, end = min(l0, r0), max(l1, r1)
-        else:  # right to left: the first glyph is the rightmost
-            start, end = max(l0, r0), min(l1, r1)
-        out.append(_Word(text, start, end, b0 + style.rise, style))
+            return text, min(l0, r0), max(l1, r1), b0 + style.rise, style
+        # right to left: the first glyph is the rightmost
+        return text, max(l0, r0), min(l1, r1), b0 + style.rise, style
 
     def split(self, text: str, k0: int, k1: int, out: list[_Word]) -> None:
         """A word spanning text objects: cut where the object changes."""
@@ -176,75 +208,102 @@ class _Reader:
             start = k
             obj = here
 
+    def measured(self, raw: str, k0: int, k1: int) -> list[_Word]:
+        """The word `raw` at glyphs k0..k1 as measured words, its accents composed and its
+        text normalised (`accents.compose_on_page`, `textnorm.clean`); a word whose text
+        changed length (accents, ligatures, soft hyphens) is measured whole and kept as one
+        word."""
+        text = compose_on_page(raw, self.textpage, k0)
+        text = clean(plain(text.replace(_LINE_HYPHEN, "-")))
+        out: list[_Word] = []
+        if text and len(text) == len(raw):
+            self.word(text, k0, k1, out)
+        elif text:
+            self.word(raw, k0, k1, out)
+            if out:
+                out[:] = [out[0]._replace(text=text, end=out[-1].end)]
+        return out
 
-def read_words(textpage: Any, max_chars: int) -> tuple[list[_Word], bool]:
-    """The page's words in PDFium's reading order (at most `max_chars` characters)."""
+
+def _words(reader: _Reader, codes: str, max_chars: int, cut: list[bool]) -> Iterator[WordAt]:
+    """The page's measured words in PDFium's reading order, at most `max_chars` characters
+    (`cut[0]` set when that bound cut the text)."""
+    tp, measure, text_object = reader.tp, reader.measure, _text_object
+    chars = 0
+    plain_page = _NOT_PLAIN.search(codes) is None
+    for match in _WORD.finditer(codes):
+        raw = match.group()
+        chars += len(raw)
+        if chars > max_chars:
+            cut[0] = True
+            return
+        k0 = match.start()
+        k1 = match.end() - 1
+        # The common case (printable ASCII, nothing to compose or normalise, drawn by one
+        # text object) with fewer steps than `_Reader.word`, which measures it the same way.
+        if plain_page or (raw.isascii() and raw.isprintable() and "`" not in raw):
+            obj = text_object(tp, k0)
+            if obj and (k1 == k0 or text_object(tp, k1) == obj):
+                found = measure(raw, k0, k1, obj)
+                if found is not None:
+                    yield found
+                continue
+            words: list[_Word] = []
+            reader.word(raw, k0, k1, words)
+        else:
+            words = reader.measured(raw, k0, k1)
+        yield from words
+
+
+def _close(runs: list[Run], texts: list[str], spans: list[Span], x0: float, x1: float) -> None:
+    """Finish the last run of `runs` (opened by `read_runs`), dropped when it holds no text."""
+    run = runs[-1]
+    run.text = " ".join(texts)
+    run.x0, run.x1 = x0, x1
+    run.spans = tuple(spans)
+    if not run.text.strip():
+        runs.pop()
+
+
+def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
+    """The page's runs, cut from its words as they are read (module doc), at most
+    `max_chars` characters; and whether that bound cut the text."""
     count = pdfium_c.FPDFText_CountChars(textpage)
     if count <= 0:
         return [], False
     units = (ctypes.c_ushort * (count + 1))()
     pdfium_c.FPDFText_GetText(textpage, 0, count, units)
     codes = ctypes.string_at(units, 2 * count).decode("utf-16-le", "surrogatepass")
-    reader = _Reader(textpage)
-    words: list[_Word] = []
-    chars = 0
-    for match in _WORD.finditer(codes):
-        raw = match.group()
-        chars += len(raw)
-        if chars > max_chars:
-            return words, True
-        if raw.isascii() and raw.isprintable() and "`" not in raw:
-            text = raw
-        else:
-            text = compose_on_page(raw, textpage, match.start())
-            text = clean(plain(text.replace(_LINE_HYPHEN, "-")))
-        if text and len(text) == len(raw):
-            reader.word(text, match.start(), match.end() - 1, words)
-        elif text:  # the text changed length (ligatures, soft hyphens): measure it whole
-            before = len(words)
-            reader.word(raw, match.start(), match.end() - 1, words)
-            if len(words) > before:
-                merged = words[before]._replace(text=text, end=words[-1].end)
-                del words[before:]
-                words.append(merged)
-    return words, False
-
-
-def _run(words: list[_Word]) -> Run:
-    style = words[0].style
-    text = ""
-    spans: list[tuple[int, float, float]] = []
-    for w in words:
-        if text:
-            text += " "
-        spans.append((len(text), w.start, w.end))
-        text += w.text
-    x0 = min(min(w.start, w.end) for w in words)
-    x1 = max(max(w.start, w.end) for w in words)
-    return Run(
-        text, x0, x1, words[0].y, style.size, style.font, style.bold, style.mono, tuple(spans)
-    )
-
-
-def make_runs(words: list[_Word]) -> list[Run]:
-    """Runs from words in reading order: cut at a new baseline, a style change or a gap."""
+    cut = [False]
     runs: list[Run] = []
-    current: list[_Word] = []
-    for w in words:
-        if current:
-            last = current[-1]
-            size = last.style.size
-            a0, a1 = (last.start, last.end) if last.start <= last.end else (last.end, last.start)
-            b0, b1 = (w.start, w.end) if w.start <= w.end else (w.end, w.start)
-            gap = b0 - a1 if b0 - a1 > a0 - b1 else a0 - b1
-            if w.style is last.style and not w.style.upright:
-                pass  # rotated text: one run per text object, as drawn
-            elif (
-                w.style is not last.style or abs(w.y - last.y) > 0.25 * size or gap > RUN_GAP * size
-            ):
-                runs.append(_run(current))
-                current = []
-        current.append(w)
-    if current:
-        runs.append(_run(current))
-    return [r for r in runs if r.text.strip()]
+    texts: list[str] = []
+    spans: list[Span] = []
+    current: _Style | None = None
+    """The open run's style (None: no run open)."""
+    length = 0
+    x0 = x1 = last_start = last_end = last_y = 0.0
+    for text, start, end, y, style in _words(_Reader(textpage), codes, max_chars, cut):
+        lo, hi = (start, end) if start <= end else (end, start)
+        if current is not None and (style is not current or style.upright):
+            # (rotated text: one run per text object, as drawn)
+            size = current.size
+            a0, a1 = (last_start, last_end) if last_start <= last_end else (last_end, last_start)
+            gap = lo - a1 if lo - a1 > a0 - hi else a0 - hi
+            if style is not current or abs(y - last_y) > 0.25 * size or gap > RUN_GAP * size:
+                _close(runs, texts, spans, x0, x1)
+                current = None
+        if current is None:
+            current, x0, x1, length = style, lo, hi, len(text)
+            texts = [text]
+            spans = [(0, start, end)]
+            runs.append(Run("", lo, hi, y, style.size, style.font, style.bold, style.mono))
+        else:
+            texts.append(text)
+            spans.append((length + 1, start, end))
+            length += len(text) + 1
+            x0 = min(x0, lo)
+            x1 = max(x1, hi)
+        last_start, last_end, last_y = start, end, y
+    if current is not None:
+        _close(runs, texts, spans, x0, x1)
+    return runs, cut[0]

@@ -6,6 +6,7 @@ Everything is in page space (points, origin bottom left).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,10 @@ _MONO = (
     "lettergothic",
 )
 _BOLD = ("bold", "black", "heavy", "semibold", "demi")
+
+
+TextAt = Callable[[tuple[float, float, float, float]], str]
+"""The page text inside a rectangle (x0, y0, x1, y1)."""
 
 
 @dataclass(slots=True)
@@ -72,6 +77,10 @@ class PageContent:
     draws: list[Draw] = field(default_factory=list)
     chars: int = 0
     truncated: bool = False
+    box: tuple[float, float, float, float] = (0.0, 0.0, 612.0, 792.0)
+    """The page's visible area (x0, y0, x1, y1): its crop box within its media box."""
+    annots: int = 0
+    """How many entries the page's /Annots array holds."""
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

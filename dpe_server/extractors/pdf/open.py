@@ -1,4 +1,11 @@
-"""Opening a pdf with pypdf safely: sniffing, the empty password, and error translation.
+"""Opening a pdf safely: sniffing, PDFium first, pypdf when needed, and error translation.
+
+`open_document` opens the file with PDFium (the empty password). A file PDFium opens that is
+not encrypted and ends with `%%EOF` is read with PDFium alone: pypdf (whose import alone
+costs about as much as laying out 30 pages) is opened later only for what the document holds
+that PDFium does not read (`extract._Doc.reader`). Every other file, encrypted, damaged, or
+perhaps still being written, is opened with pypdf first as before: it tells a password that
+is needed from damage and a file being written from a broken one.
 
 pypdf runs with `strict=False` and its default `Configuration` limits (stream sizes, page
 tree depth, outline size...). It logs what it repaired or skipped in a damaged file
@@ -14,30 +21,27 @@ UnsupportedError;
 LimitReachedError / MemoryError → TooLargeError; PdfReadError (PdfStreamError, EmptyFileError,
 ...), ParseError, RecursionError, ValueError, KeyError and the other plain errors raised by a
 parser walking a broken object graph → CorruptError (transient when the file has no `%%EOF`
-near its end, i.e. may still be being written).
+near its end, i.e. may still be being written). pypdf's errors are told apart only once pypdf
+is imported (before that, none can be raised).
 """
 
 from __future__ import annotations
 
 import logging
 import struct
+import sys
 import warnings
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from pypdf import PdfReader
-from pypdf.errors import (
-    DependencyError,
-    FileNotDecryptedError,
-    LimitReachedError,
-    ParseError,
-    PyPdfError,
-)
+import pypdfium2
+import pypdfium2.raw as pdfium_c
 from pypdfium2 import PdfiumError
 
 from dpe_server.extractors.passwords import HOW_TO_GIVE, PDF_DEFAULT, candidates
+from dpe_server.extractors.pdf.collect import PDFIUM_LOCK
 from dpe_server.model.errors import (
     CorruptError,
     EncryptedError,
@@ -46,12 +50,16 @@ from dpe_server.model.errors import (
     UnsupportedError,
 )
 
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+
 logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 
 _SNIFF = 1024
+IN_MEMORY = 16 << 20
+"""Files up to this size are handed to PDFium as bytes."""
 
 PLAIN_ERRORS: tuple[type[BaseException], ...] = (
-    PyPdfError,
     PdfiumError,
     RecursionError,
     ValueError,
@@ -68,8 +76,15 @@ PLAIN_ERRORS: tuple[type[BaseException], ...] = (
     EOFError,
     NotImplementedError,
 )
-"""What pypdf and pypdfium2 let escape on a damaged file (their own errors and plain Python
-ones)."""
+"""What pypdfium2 and pypdf let escape on a damaged file (PDFium's errors and plain Python
+ones; with pypdf's own, `library_errors()`)."""
+
+
+def library_errors() -> tuple[type[BaseException], ...]:
+    """PLAIN_ERRORS, and pypdf's own errors once pypdf is imported (before, none is raised):
+    what code reading a damaged file catches."""
+    errors: Any = sys.modules.get("pypdf.errors")
+    return PLAIN_ERRORS if errors is None else (*PLAIN_ERRORS, errors.PyPdfError)
 
 
 def _looks_truncated(f: BinaryIO) -> bool:
@@ -92,15 +107,14 @@ def translated(f: BinaryIO) -> Iterator[None]:
             yield
     except ExtractionError:
         raise
-    except FileNotDecryptedError as exc:
-        raise EncryptedError(f"This PDF needs a password to open; {HOW_TO_GIVE}.") from exc
-    except DependencyError as exc:
-        raise UnsupportedError("This PDF needs a decoder this server does not have.") from exc
-    except (LimitReachedError, MemoryError) as exc:
+    except MemoryError as exc:
         raise TooLargeError("This PDF is over a size limit for safe reading.") from exc
-    except ParseError as exc:
-        raise CorruptError("This PDF is damaged and cannot be read.") from exc
-    except PLAIN_ERRORS as exc:
+    except Exception as exc:
+        errors: Any = sys.modules.get("pypdf.errors")
+        if errors is not None:
+            _pypdf_error(exc, errors)
+        if not isinstance(exc, library_errors()):
+            raise
         if _looks_truncated(f):
             raise CorruptError(
                 "This PDF is incomplete (truncated or still being written); try again later.",
@@ -109,8 +123,19 @@ def translated(f: BinaryIO) -> Iterator[None]:
         raise CorruptError("This PDF is damaged and cannot be read.") from exc
 
 
-def open_pdf(f: BinaryIO) -> PdfReader:
-    """A PdfReader over `f`, decrypted with the empty password when it is encrypted."""
+def _pypdf_error(exc: Exception, errors: Any) -> None:
+    """Raise the project's error for pypdf's own failures that are not damage."""
+    if isinstance(exc, errors.FileNotDecryptedError):
+        raise EncryptedError(f"This PDF needs a password to open; {HOW_TO_GIVE}.") from exc
+    if isinstance(exc, errors.DependencyError):
+        raise UnsupportedError("This PDF needs a decoder this server does not have.") from exc
+    if isinstance(exc, errors.LimitReachedError):
+        raise TooLargeError("This PDF is over a size limit for safe reading.") from exc
+    if isinstance(exc, errors.ParseError):
+        raise CorruptError("This PDF is damaged and cannot be read.") from exc
+
+
+def _sniff(f: BinaryIO) -> None:
     f.seek(0)
     head = f.read(_SNIFF)
     if not head:
@@ -118,6 +143,45 @@ def open_pdf(f: BinaryIO) -> PdfReader:
     if b"%PDF-" not in head:
         raise CorruptError("This file is not a PDF: it does not start with a PDF header.")
     f.seek(0)
+
+
+def open_document(f: BinaryIO) -> tuple[Any, PdfReader | None]:
+    """The file opened as `open_document` says (module doc): a PDFium document and None when
+    PDFium alone reads it, else the PDFium document or None (when PDFium would not open it
+    with the empty password) and the pypdf reader."""
+    _sniff(f)
+    data = _in_memory(f)
+    with PDFIUM_LOCK:
+        try:
+            pdf = pypdfium2.PdfDocument(data, password="")
+        except PdfiumError:
+            pdf = None
+        plain = pdf is not None and pdfium_c.FPDF_GetSecurityHandlerRevision(pdf.raw) == -1
+    if plain and not _looks_truncated(f):
+        return pdf, None
+    try:
+        return pdf, open_pdf(f)
+    except BaseException:
+        if pdf is not None:
+            with PDFIUM_LOCK:
+                pdf.close()
+        raise
+
+
+def _in_memory(f: BinaryIO) -> bytes | BinaryIO:
+    """The file's bytes when it is at most `IN_MEMORY` long (PDFium then reads memory, not
+    the file through a Python callback for every block: ~800 calls for 200 pages), else `f`."""
+    f.seek(0, 2)
+    size = f.tell()
+    f.seek(0)
+    return f.read() if size <= IN_MEMORY else f
+
+
+def open_pdf(f: BinaryIO) -> PdfReader:
+    """A PdfReader over `f`, decrypted with the empty password when it is encrypted."""
+    from pypdf import PdfReader
+
+    _sniff(f)
     with translated(f):
         reader = PdfReader(f, strict=False)
         if reader.is_encrypted:
@@ -128,6 +192,8 @@ def open_pdf(f: BinaryIO) -> PdfReader:
 
 def _decrypt(reader: PdfReader) -> None:
     """Open an encrypted PDF with the empty password, else a password given for it."""
+    from pypdf.errors import DependencyError
+
     for password in candidates(PDF_DEFAULT):
         try:
             if reader.decrypt(password):

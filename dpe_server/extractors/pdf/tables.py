@@ -12,6 +12,7 @@ diagram drawn with boxes, and its text stays in the flow. Pages with more segmen
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -86,12 +87,12 @@ def find_grids(segments: Sequence[Segment]) -> list[Grid]:
     return grids
 
 
-def _cell_of(grid: Grid, run: Run) -> tuple[int, int] | None:
-    x = run.x0 + min(1.0, (run.x1 - run.x0) / 2)
-    y = run.y + 0.3 * run.size
-    col = next((j for j in range(len(grid.xs) - 1) if grid.xs[j] <= x < grid.xs[j + 1]), None)
-    row = next((i for i in range(len(grid.ys) - 1) if grid.ys[i] >= y > grid.ys[i + 1]), None)
-    if col is None or row is None:
+def _cell_of(xs: list[float], down: list[float], run: Run) -> tuple[int, int] | None:
+    """The (row, column) of the cell holding the run's first glyph: `xs` the grid's rules
+    left to right, `down` its rules top to bottom negated (both increasing)."""
+    col = bisect_right(xs, run.x0 + min(1.0, (run.x1 - run.x0) / 2)) - 1
+    row = bisect_right(down, -(run.y + 0.3 * run.size)) - 1
+    if not (0 <= col < len(xs) - 1 and 0 <= row < len(down) - 1):
         return None
     return row, col
 
@@ -103,8 +104,9 @@ def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Blo
     for grid in find_grids(segments):
         cells: dict[tuple[int, int], list[Run]] = {}
         outside: list[Run] = []
+        down = [-y for y in grid.ys]
         for run in remaining:
-            where = _cell_of(grid, run)
+            where = _cell_of(grid.xs, down, run)
             if where is None:
                 outside.append(run)
             else:
