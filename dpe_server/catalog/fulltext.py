@@ -134,17 +134,15 @@ class TextQuery:
         """Each term as the index holds its words (`segment`), and whether its last word is
         matched as a prefix (`prefix*`, or a term ending in one CJK character)."""
         return [
-            (segment(t.text, open_end=True), t.prefix or bool(_LONE_CJK_END.search(t.text)))
+            (segment(t.text, open_end=True), t.prefix or bool(_lone_cjk_end().search(t.text)))
             for t in self.terms
         ]
 
     def phrases(self) -> list[Phrase]:
         """Each term as FTS5 gets it: a quoted string (a prefix one where it may run on)."""
         out = []
-        for term in self.terms:
-            segmented = segment(term.text, open_end=True)
+        for segmented, prefix in self.segments():
             quoted = '"' + segmented.replace('"', '""') + '"'
-            prefix = bool(term.prefix or _lone_cjk_end().search(term.text))
             out.append(Phrase(quoted + (" *" if prefix else ""), tuple(tokens(segmented)), prefix))
         return out
 

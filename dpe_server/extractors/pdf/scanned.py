@@ -31,7 +31,7 @@ from dpe_server.extractors.ocr.engine import MAX_SIDE, Unavailable
 from dpe_server.extractors.ocr.settings import engine_version
 from dpe_server.extractors.ocr.states import PENDING, failure
 from dpe_server.extractors.pdf.blocks import Block, lay_out
-from dpe_server.extractors.pdf.collect import PageContent, Run
+from dpe_server.extractors.pdf.collect import PDFIUM_LOCK, PageContent, Run
 from dpe_server.model.content import TableContent
 from dpe_server.model.tree import JSON
 
@@ -126,12 +126,17 @@ def _render(f: BinaryIO, index: int, box: Box) -> Any:
     longest = max(1.0, box[2] - box[0], box[3] - box[1])
     scale = min(DPI / 72, MAX_SIDE / longest)
     f.seek(0)
-    pdf = pdfium.PdfDocument(f.read())
-    try:
-        page = pdf[index]
-        return page.render(scale=scale, grayscale=True).to_pil()
-    finally:
-        pdf.close()
+    data = f.read()
+    with PDFIUM_LOCK:  # PDFium is not thread-safe: every call holds the lock
+        pdf = pdfium.PdfDocument(data)
+        try:
+            page = pdf[index]
+            try:
+                return page.render(scale=scale, grayscale=True).to_pil()
+            finally:
+                page.close()
+        finally:
+            pdf.close()
 
 
 def _as_runs(words: Sequence[Word], width: int, height: int, box: Box) -> Recognised:
