@@ -117,7 +117,10 @@ def main(argv: list[str]) -> None:
         # fixtures are built once, modules handed out in file order (not most tests first,
         # which left the few slow tests of the sweeps for last); then the slowest tests
         # (docs/testing.md). Arguments given after `test` win (`-n 0`: in this process).
-        pytest = ["-m", "pytest", "-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder"]
+        # Two workers a core: many tests wait on a server (a notification, a deadline), and
+        # a second worker uses the core meanwhile.
+        workers = str(2 * (os.cpu_count() or 1))
+        pytest = ["-m", "pytest", "-n", workers, "--dist", "loadfile", "--no-loadscope-reorder"]
         pytest += ["--durations=20"]
         sys.exit(beside(["-m", "mypy"], [*pytest, *rest]))
     elif command == "fixtures":

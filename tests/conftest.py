@@ -112,8 +112,28 @@ def corpus() -> Path:
     return CORPUS
 
 
+LONGEST_MODULES = (
+    "tests/test_ocr.py",
+    "tests/test_check.py",
+    "tests/test_replicas.py",
+    "tests/hostile/test_corpus_sweep.py",
+    "tests/hostile/test_hostile.py",
+    "tests/test_watcher.py",
+    "tests/test_legacy.py",
+    "tests/e2e/test_terminal.py",
+    "tests/e2e/test_server_e2e.py",
+)
+"""The modules that take longest (`python3 dev.py test --durations=0`, summed per module),
+run first: pytest-xdist hands modules out in the order collected (`--no-loadscope-reorder`),
+and one of them handed out last would leave the other workers idle at the end. Only the
+order depends on this list."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The test that first asks for the corpus trees waits for the whole extraction."""
+    """The longest modules first (`LONGEST_MODULES`), the others in file order; the test that
+    first asks for the corpus trees waits for the whole extraction."""
+    rank = {module: i for i, module in enumerate(LONGEST_MODULES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
     for item in items:
         if "corpus_outcomes" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.timeout(900))
