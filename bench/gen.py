@@ -17,6 +17,8 @@ import io
 import random
 import shutil
 import struct
+import subprocess
+import tempfile
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -272,6 +274,10 @@ def large(kind: str, out: Path, quick: bool) -> Path:
         write_xlsx(tmp, [("Data", 10_000 if quick else 50_000, 10)], seed=1)
     elif kind == "ods":
         write_ods(tmp, 10_000 if quick else 50_000, 10, seed=5)
+    elif kind == "xls":
+        # No Python library writes .xls: LibreOffice converts the large .xlsx (BIFF8 holds
+        # up to 65,536 rows, so all 50,000).
+        _soffice_convert(large("xlsx", out, quick), "xls", tmp)
     elif kind == "pdf":
         write_pdf(tmp, 50 if quick else 200, seed=2)
     elif kind == "pptx":
@@ -283,6 +289,28 @@ def large(kind: str, out: Path, quick: bool) -> Path:
         raise ValueError(kind)
     tmp.rename(path)
     return path
+
+
+def _soffice_convert(source: Path, suffix: str, target: Path) -> None:
+    """`source` converted by LibreOffice (`soffice`, headless, a private profile) to `target`."""
+    with tempfile.TemporaryDirectory() as scratch:
+        profile = Path(scratch, "profile").as_uri()
+        subprocess.run(
+            [
+                "soffice",
+                f"-env:UserInstallation={profile}",
+                "--headless",
+                "--convert-to",
+                suffix,
+                "--outdir",
+                scratch,
+                str(source),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+        shutil.move(Path(scratch, f"{source.stem}.{suffix}"), target)
 
 
 def small(kind: str, path: Path, i: int, compress: bool | None = None) -> None:

@@ -27,6 +27,14 @@ COLUMNS: list[tuple[Any, ...]] = [
     ("x" * (CELL_MAX_CHARS + 5), "y", "z"),
     ("Big", 1e20, -3.0),
     (2.0,),
+    # .xls and .ods give whole numbers as int: int columns, and ints among floats
+    ("Count", 1, -2, 30),
+    (1, 2, 3),
+    ("Amount", 569.2, 472, -3, 0.1),
+    (472, 569.25, 1),
+    ("Huge", 10**16, 2.5),
+    ("Edge", 10**15 - 1, -(10**15) + 1, 0.5),
+    ("Flags", 1, True),
 ]
 
 

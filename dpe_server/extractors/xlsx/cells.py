@@ -197,7 +197,20 @@ def _dates(col: tuple[date, ...]) -> list[str]:
     return list(map(date.isoformat, col))
 
 
-_UNIFORM: dict[type, Callable[[tuple[Any, ...]], list[str]]] = {float: _numbers, date: _dates}
+_NUMBERS = frozenset({int, float})
+"""calamine's number types (.xls and .ods give whole numbers as `int`)."""
+
+
+def _ints(col: tuple[int, ...]) -> list[str]:
+    """Whole numbers (calamine's `int`) as `show` gives them, whatever their size."""
+    return list(map(str, col))
+
+
+_UNIFORM: dict[type, Callable[[tuple[Any, ...]], list[str]]] = {
+    float: _numbers,
+    int: _ints,
+    date: _dates,
+}
 """Columns of one value type converted by C-level maps (calamine gives .ods dates as `date`)."""
 
 
@@ -206,6 +219,11 @@ def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
     type, or of one type under a text header."""
     head = col[0].__class__
     below = set(map(type, islice(col, 1, None)))
+    if below | ({head} - {str}) == _NUMBERS:  # ints and floats, perhaps under a text header
+        numbers = col[1:] if head is str else col
+        if min(numbers) > -1e15 and max(numbers) < 1e15:  # exact as floats: shown alike
+            shown = _numbers(tuple(map(float, numbers)))
+            return [clip(col[0]), *shown] if head is str else shown
     kind = below.pop() if len(below) == 1 else head if not below else None
     if kind is str and head is str:
         return col if max(map(len, col)) <= CELL_MAX_CHARS else list(map(clip, col))
