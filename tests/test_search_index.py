@@ -504,14 +504,13 @@ def test_versions_unused_for_long_are_evicted_when_the_cache_opens(tmp_path: Pat
         "'quoted' \"double\" (paren) [x] {y} <z> a/b\\c a&b a|b !not :*",
     ],
 )
-def test_postgresql_cuts_the_words_sqlite_cuts(text: str) -> None:
-    """`pgtext.words` (a PostgreSQL store's words) against FTS5's unicode61 tokenizer on the
-    same segmented text: the same words in the same order, so both stores find the same."""
-    from dpe_server.catalog import pgtext
-
+def test_the_server_cuts_the_words_sqlite_cuts(text: str) -> None:
+    """`ranking.tokens` (a PostgreSQL store's words, and the words the server's BM25 counts)
+    against FTS5's unicode61 tokenizer on the same segmented text: the same words in the same
+    order, so both stores find the same and the server's scores are FTS5's."""
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='unicode61 remove_diacritics 2')")
     db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
     db.execute("INSERT INTO t (rowid, x) VALUES (1, ?)", (fulltext.segment(text),))
     sqlite_words = [term for (term,) in db.execute("SELECT term FROM v ORDER BY offset")]
-    assert pgtext.words(fulltext.segment(text)) == sqlite_words
+    assert ranking.tokens(fulltext.segment(text)) == sqlite_words

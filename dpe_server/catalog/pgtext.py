@@ -22,8 +22,6 @@ is left out, and an element's vector is cut at `VECTOR_BYTES`.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -31,37 +29,13 @@ import psycopg
 
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery, element_rows, segment
+from dpe_server.catalog.ranking import tokens
 from dpe_server.model.tree import Page
 
 MAX_WORD_BYTES = 2046
 """PostgreSQL refuses a longer lexeme."""
 VECTOR_BYTES = 512 * 1024
 """An element's words past this much literal are not indexed (a tsvector is under 1 MB)."""
-
-
-_WORD = re.compile(r"[^\W_]+")
-"""A word: letters and digits (combining marks, even inside a word, separate, as in
-`unicode61`: Devanagari's vowel signs cut its words in both stores)."""
-
-
-def _folding() -> dict[int, str | None]:
-    """Latin letters with accents to their base letter, combining accents removed, and the
-    few case foldings `unicode61` makes that `str.lower` does not."""
-    fold: dict[int, str | None] = dict.fromkeys(range(0x300, 0x370))
-    for c in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
-        base, accents = (d := unicodedata.normalize("NFD", chr(c)))[0], d[1:]
-        if accents and base.isascii() and all(0x300 <= ord(a) < 0x370 for a in accents):
-            fold[c] = base
-    return fold | {ord("ς"): "σ", ord("µ"): "μ", ord("ϕ"): "φ"}
-
-
-_FOLD = _folding()
-
-
-def words(text: str) -> list[str]:
-    """The words of `text` (already `segment`ed), as `unicode61 remove_diacritics 2` cuts
-    and folds them."""
-    return _WORD.findall(text.lower().translate(_FOLD))
 
 
 def _quoted(word: str) -> str:
@@ -72,7 +46,7 @@ def vector(text: str) -> str:
     """The `tsvector` literal of an element's `text`."""
     positions: dict[str, list[int]] = {}
     size = 0
-    for at, word in enumerate(words(segment(text)), start=1):
+    for at, word in enumerate(tokens(segment(text)), start=1):
         if len(word.encode()) > MAX_WORD_BYTES:
             continue
         if word not in positions:
@@ -94,7 +68,7 @@ def query(parsed: TextQuery) -> str | None:
     when a term has no word the index can hold (nothing matches)."""
     terms = []
     for text, prefix in parsed.segments():
-        found = [_quoted(w) for w in words(text) if len(w.encode()) <= MAX_WORD_BYTES]
+        found = [_quoted(w) for w in tokens(text) if len(w.encode()) <= MAX_WORD_BYTES]
         if not found:
             return None
         if prefix:

@@ -28,18 +28,28 @@ K1, B = 1.2, 0.75
 COUNTED = 10_000
 """A phrase's rows are counted up to this many; past it their number is estimated."""
 _TOKEN = re.compile(r"[^\W_]+")
-"""A run of letters and digits: a token of `unicode61` (everything else separates)."""
+"""A token: letters and digits (combining marks, even inside a word, separate, as in
+`unicode61`: Devanagari's vowel signs cut its words)."""
+
+
+def _folding() -> dict[int, str | None]:
+    """Latin letters with accents to their base letter, combining accents removed, and the
+    few case foldings `unicode61` makes that `str.lower` does not."""
+    fold: dict[int, str | None] = dict.fromkeys(range(0x300, 0x370))
+    for c in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
+        base, accents = (d := unicodedata.normalize("NFD", chr(c)))[0], d[1:]
+        if accents and base.isascii() and all(0x300 <= ord(a) < 0x370 for a in accents):
+            fold[c] = base
+    return fold | {ord("ς"): "σ", ord("µ"): "μ", ord("ϕ"): "φ"}
+
+
+_FOLD = _folding()
 
 
 def tokens(text: str) -> list[str]:
-    """`text` (already CJK-segmented) as `unicode61 remove_diacritics 2` tokenizes it:
-    runs of letters and digits, lower-cased, diacritics removed."""
-    text = text.lower()
-    if not text.isascii():
-        text = "".join(
-            c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c)
-        )
-    return _TOKEN.findall(text)
+    """`text` (already CJK-segmented) as `unicode61 remove_diacritics 2` cuts and folds it:
+    the index's words, for ranking here and for a PostgreSQL store's `tsvector`."""
+    return _TOKEN.findall(text.lower().translate(_FOLD))
 
 
 @dataclass(frozen=True, slots=True)
