@@ -140,6 +140,22 @@ def test_flat_ods_reads_as_its_package(fixture_dir: Path, tmp_path: Path) -> Non
     assert (err.kind, "DOCTYPE" in err.message) == ("corrupt", True)
 
 
+def test_an_indented_flat_ods_reads_as_its_package(fixture_dir: Path, tmp_path: Path) -> None:
+    """LibreOffice writes a flat file indented, a line per element; calamine took the
+    indentation inside a table row for a cell and refused the file ("Cannot detect file
+    format"). The same spreadsheet indented reads as the package does, a paragraph's spaces
+    kept."""
+    from lxml import etree
+
+    root = etree.fromstring((fixture_dir / flat_odf.SHEETS_FILE).read_bytes())
+    etree.indent(root, space=" ")  # whitespace-only text between elements, as LibreOffice's
+    (tmp_path / "indented.fods").write_bytes(etree.tostring(root, xml_declaration=True))
+    indented, package = extract(tmp_path, "indented.fods"), extract(fixture_dir, ods.WORKBOOK)
+    assert [(p.title, p.metadata, p.elements) for p in indented.pages] == [
+        (p.title, p.metadata, p.elements) for p in package.pages
+    ]
+
+
 def test_xls_read_by_calamine(fixture_dir: Path) -> None:
     doc = extract(fixture_dir, xls.XLS)
     assert [p.title for p in doc.pages] == ["First Sheet", "Sheet Number 2", "Sheet3"]

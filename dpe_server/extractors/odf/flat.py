@@ -22,7 +22,7 @@ from typing import BinaryIO
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.odf.package import DRAW, OFFICE, XLINK
+from dpe_server.extractors.odf.package import DRAW, OFFICE, TEXT, XLINK
 from dpe_server.extractors.ooxml.package import Package, parse_xml
 from dpe_server.model.errors import CorruptError, TooLargeError
 
@@ -73,6 +73,21 @@ class FlatDocument(Package):
 
     def close(self) -> None:
         return None
+
+    def unindented(self) -> bytes:
+        """The document's XML without the indentation an office suite writes between elements
+        of a flat file (whitespace-only text outside paragraph content, where it means
+        nothing), as a package's content.xml holds it: calamine's reader of .ods takes such
+        whitespace inside a table row for a cell and gives up."""
+        for el in self.root.iter():
+            if not isinstance(el.tag, str) or el.tag.startswith(TEXT):
+                continue  # a paragraph's content: every space counts
+            if el.text is not None and not el.text.strip():
+                el.text = None
+            for child in el:
+                if child.tail is not None and not child.tail.strip():
+                    child.tail = None
+        return etree.tostring(self.root, xml_declaration=True, encoding="UTF-8")
 
     def names(self) -> list[str]:
         return [*sorted(PARTS), *self._pictures, *self._objects]

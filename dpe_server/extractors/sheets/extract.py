@@ -63,8 +63,9 @@ _MANIFEST = (
 
 def _flat_package(f: BinaryIO, limits: Limits) -> io.BytesIO:
     """A flat XML spreadsheet (.fods) as the package calamine reads: parsed first by the
-    guarded parser (size cap, no DOCTYPE, an `office:document` of a spreadsheet), then its
-    bytes stored as the content.xml of a zip in memory."""
+    guarded parser (size cap, no DOCTYPE, an `office:document` of a spreadsheet), then stored,
+    without its indentation (`FlatDocument.unindented`), as the content.xml of a zip in
+    memory."""
     import zipfile
 
     from dpe_server.extractors.odf.flat import FlatDocument
@@ -73,12 +74,11 @@ def _flat_package(f: BinaryIO, limits: Limits) -> io.BytesIO:
     flat = FlatDocument(f, "fods", limits)
     if flat.mimetype != SPREADSHEET:
         raise CorruptError("The file is not a flat OpenDocument spreadsheet.")
-    f.seek(0)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
         z.writestr("mimetype", SPREADSHEET)
         z.writestr("META-INF/manifest.xml", _MANIFEST.format(mime=SPREADSHEET))
-        z.writestr("content.xml", f.read())
+        z.writestr("content.xml", flat.unindented())
     out.seek(0)
     return out
 
