@@ -103,6 +103,37 @@ def test_odt_notes_comments_and_changes(odt: Document) -> None:
     assert kinds["deletion"]["author"] == "Cy Reviewer"
 
 
+def test_a_deletion_written_as_a_range_leaves_the_paragraph() -> None:
+    """LibreOffice writes a deletion as text:change-start…text:change-end around the deleted
+    text (its changed-region holds none): the paragraph reads as it is now, without it, and
+    the deletion annotation holds it; an insertion's range stays in the text."""
+    from lxml import etree
+
+    from dpe_server.extractors.odf.inline import InlineReader, tracked_changes
+
+    ns = 'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+    ns += 'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    ns += 'xmlns:dc="http://purl.org/dc/elements/1.1/"'
+    body = etree.fromstring(
+        f"<office:text {ns}><text:tracked-changes>"
+        '<text:changed-region text:id="i"><text:insertion><office:change-info>'
+        "<dc:creator>Ed</dc:creator></office:change-info></text:insertion></text:changed-region>"
+        '<text:changed-region text:id="d"><text:deletion><office:change-info>'
+        "<dc:creator>Ed</dc:creator></office:change-info></text:deletion></text:changed-region>"
+        "</text:tracked-changes>"
+        '<text:p>Kept <text:change-start text:change-id="i"/>ADDED<text:change-end '
+        'text:change-id="i"/><text:change-start text:change-id="d"/>GONE<text:change-end '
+        'text:change-id="d"/> and after.</text:p></office:text>'
+    )
+    reader = InlineReader(None, tracked_changes(body))  # type: ignore[arg-type]
+    para = reader.paragraph(body[1])
+    assert para.text == "Kept ADDED and after."
+    assert [(i.content["kind"], i.content["text"]) for i in para.items] == [
+        ("insertion", "ADDED"),
+        ("deletion", "GONE"),
+    ]
+
+
 def test_odt_table_with_merged_and_nested_cells(odt: Document) -> None:
     table = _one(odt, Category.TABLE, "SENT-ODT-NORTH")
     assert table.content["headers"] == ["Region", "Q1", "Q2"]

@@ -6,7 +6,9 @@
 - `text:note` → annotation `footnote`/`endnote` (its body's text; `anchor` the text before it);
 - `office:annotation` → annotation `comment` with `dc:creator` and `dc:date`; its `anchor`
   is the text up to the matching `office:annotation-end`, when there is one;
-- tracked changes: `text:change` (a deletion) → annotation `deletion` with the deleted text,
+- tracked changes: `text:change` (a deletion) → annotation `deletion` with the deleted text
+  (a deletion written as a range, `text:change-start`…`text:change-end` around the deleted
+  text, as LibreOffice does, likewise, its text taken out of the paragraph),
   `text:change-start`…`text:change-end` of an insertion → annotation `insertion` with the
   text between (author and date from the change's `office:change-info`);
 - `draw:frame` → its picture, text box or object (`frames`); `draw:a` around one → a link too.
@@ -88,8 +90,12 @@ class _State:
             self.parts.append(text)
             self.length += len(text)
 
-    def text_from(self, start: int) -> str:
-        return "".join(self.parts)[start:]
+    def text_from(self, start: int, cut: bool = False) -> str:
+        """The text from `start` on; `cut`: taken out of the paragraph's text too."""
+        text = "".join(self.parts)
+        if cut:
+            self.parts, self.length = [text[:start]], start
+        return text[start:]
 
 
 class InlineReader:
@@ -202,8 +208,11 @@ class InlineReader:
             st.insertions[cid] = st.length
             return
         if mark.tag == TEXT + "change-end":
+            # A range: inserted text, or deleted text kept in place (as LibreOffice writes a
+            # deletion), which the paragraph as it reads now does not hold.
             start = st.insertions.pop(cid, None)
-            text = st.text_from(start).strip() if start is not None else ""
+            cut = change.kind == "deletion"
+            text = st.text_from(start, cut).strip() if start is not None else ""
         else:
             text = change.text
         if change.kind in ("insertion", "deletion") and text:
