@@ -310,7 +310,13 @@ def _soffice_convert(source: Path, suffix: str, target: Path) -> None:
             capture_output=True,
             timeout=600,
         )
-        shutil.move(Path(scratch, f"{source.stem}.{suffix}"), target)
+        written = Path(scratch, f"{source.stem}.{suffix}")
+        if not written.exists():  # soffice exits 0 when the module for this format is absent
+            raise RuntimeError(
+                f"soffice wrote no .{suffix} from {source.name}: is the LibreOffice module "
+                f"for it installed (Debian: libreoffice-calc-nogui for spreadsheets)?"
+            )
+        shutil.move(written, target)
 
 
 def small(kind: str, path: Path, i: int, compress: bool | None = None) -> None:

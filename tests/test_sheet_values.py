@@ -5,6 +5,7 @@ grid is its own block, and the cyclic collector is paused only inside the block.
 from __future__ import annotations
 
 import gc
+import random
 from datetime import date, datetime
 from typing import Any
 
@@ -35,6 +36,13 @@ COLUMNS: list[tuple[Any, ...]] = [
     ("Huge", 10**16, 2.5),
     ("Edge", 10**15 - 1, -(10**15) + 1, 0.5),
     ("Flags", 1, True),
+    # floats shown from their repr where it is short: every case where repr and 15 digits differ
+    ("Sums", 0.1 + 0.2, 1e-05, 1.5e-07, 0.0001, 2e16, 1.2345e20, 5.0, -0.0, 0.5),
+    ("Long", 123456789012345.6, 1e15 + 0.5, 1234.5678901234567, -0.000123456789012345, 0.25),
+    ("Odd", float("nan"), float("inf"), float("-inf"), 0.75),
+    # repeated values converted once each (dates, whole numbers)
+    ("Days", *[date(2020, 1, 1 + i % 3) for i in range(9)]),
+    ("Ids", *[i % 4 - 2 for i in range(9)]),
 ]
 
 
@@ -45,6 +53,17 @@ def cell_by_cell(col: tuple[Any, ...]) -> list[str]:
 @pytest.mark.parametrize("col", COLUMNS, ids=range(len(COLUMNS)))
 def test_a_column_displays_as_cell_by_cell(col: tuple[Any, ...]) -> None:
     assert [r[0] for r in display_rows([[v] for v in col])] == cell_by_cell(col)
+
+
+def test_random_floats_display_as_cell_by_cell() -> None:
+    rng = random.Random(7)
+    col = tuple(
+        round(rng.uniform(-1, 1) * 10 ** rng.randint(-12, 18), rng.randint(0, 17))
+        for _ in range(20_000)
+    )
+    assert [r[0] for r in display_rows([[v] for v in ("Random", *col)])] == cell_by_cell(
+        ("Random", *col)
+    )
 
 
 @pytest.mark.parametrize(
