@@ -1,15 +1,18 @@
 """The blocks of an OpenDocument text (`office:text`, a text box, a header) as elements.
 
-- `text:h` → heading (`text:outline-level`, 1 when absent), and a `Title` paragraph a
-  level 1 heading (as in docx, it starts pages only when the text has no other heading);
-  `text:p` → text, or code when
-  its paragraph style is a code style (`Preformatted Text`, `Source Text`; consecutive code
-  paragraphs make one element); a paragraph style breaking the page before it → a
-  `page_break` separator first;
+- `text:h` → heading (`text:outline-level`, 1 when absent), a paragraph whose style gives an
+  outline level (`style:default-outline-level`, or a `Heading N` name) a heading of that
+  level, and a `Title` paragraph a level 1 heading (as in docx, it starts pages only when
+  the text has no other heading); `text:p` → text, or code when its paragraph style is a
+  code style (`Preformatted Text`, `Source Text`) or all its text is set in a monospace font
+  (its style's or its spans'; consecutive code paragraphs make one element); a paragraph
+  style breaking the page (column) before it → a `page_break` (`column_break`) separator
+  first;
 - `text:list` → one list element: its items (nested lists one level deeper, `text:list-header`
   unnumbered) with `level` from 0; `ordered` and each ordered item's `label` from the list
   style of the item's level (`styles.ListLevel`), `start` when not 1; `text:continue-numbering`
-  or `text:continue-list` carries the counters of the list before on;
+  or `text:continue-list` carries the counters of the list before on; a list whose first
+  item holds only a nested list goes on with the list just before it (one element);
 - `table:table` → table elements (`tables`); `text:section`, indexes (`text:index-body`) and
   other containers are read through;
 - `office:forms` → one form element per form (`odf.forms`);
@@ -29,13 +32,15 @@ from dpe_server.extractors.docx.items import Item
 from dpe_server.extractors.docx.tables import emit_table
 from dpe_server.extractors.odf.forms import form_items
 from dpe_server.extractors.odf.inline import InlineReader
-from dpe_server.extractors.odf.package import DRAW, OFFICE, TABLE, TEXT
+from dpe_server.extractors.odf.package import COMMENTS, DRAW, OFFICE, SHAPES, TABLE, TEXT
 from dpe_server.extractors.odf.styles import ListLevel, Styles
 from dpe_server.extractors.odf.tables import read_table
 from dpe_server.model import summaries
 from dpe_server.model.tree import JSON, Category, PageBuilder
 
 _MAX_LIST_DEPTH = 10
+_NOT_TEXT = COMMENTS | SHAPES | {TEXT + "note", DRAW + "frame", TEXT + "change"}
+"""What a paragraph holds that is not its own text (for telling code by its font)."""
 THROUGH = frozenset(
     (
         TEXT + "section",
@@ -96,9 +101,28 @@ class FlowWriter:
             self.code, self.code_items = [], []
 
     def blocks(self, container: etree._Element) -> None:
-        for child in container:
-            self.block(child)
+        self._run(container)
         self.flush()
+
+    def _run(self, container: etree._Element) -> None:
+        """The blocks of `container`; a list whose first item holds only a nested list (as
+        LibreOffice writes a list going on one level deeper) goes on with the list before."""
+        lists: list[etree._Element] = []
+        for child in container:
+            if child.tag == TEXT + "list" and lists and _continues(child):
+                lists.append(child)
+                continue
+            if lists:
+                self.flush()
+                self.list_(*lists)
+                lists = []
+            if child.tag == TEXT + "list":
+                lists.append(child)
+            else:
+                self.block(child)
+        if lists:
+            self.flush()
+            self.list_(*lists)
 
     def block(self, el: etree._Element) -> None:
         tag = el.tag
@@ -119,21 +143,21 @@ class FlowWriter:
             self.flush()
             self.add_items(form_items(el))
         elif tag in THROUGH:
-            for child in el:
-                self.block(child)
+            self._run(el)
 
     def paragraph(self, p: etree._Element) -> None:
         style = p.get(TEXT + "style-name")
-        if self.styles.breaks_before(style):
+        brk = self.styles.break_before(style)
+        if brk:
             self.flush()
-            kind = "page_break"
+            kind = f"{brk}_break"
             self.b.add(Category.SEPARATOR, summaries.separator(kind), {"kind": kind})
         para = self.reader.paragraph(p)
         text = para.text.strip()
         if len(text) > self.max_chars:
             text = text[: self.max_chars]
             self.truncated = True
-        if p.tag == TEXT + "p" and para.has_text and self.styles.is_code(style):
+        if p.tag == TEXT + "p" and para.has_text and self._is_code(p, style):
             self.code.append(para.text.rstrip()[: self.max_chars])
             self.code_items.extend(para.items)
             return
@@ -143,24 +167,56 @@ class FlowWriter:
         self.add_items(before)
         name = self.styles.display_name(style)
         meta: dict[str, JSON] = {"style": name} if name else {}
-        if text and (p.tag == TEXT + "h" or self.styles.is_title(p)):
-            level = heading_level(p)
+        level = heading_level(p) if p.tag == TEXT + "h" else self.styles.heading_level(style)
+        if text and not level and self.styles.is_title(p):
+            level = 1
+        if text and level:
             content: dict[str, JSON] = {"level": level, "text": text}
             self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
         elif para.has_text:
             self.b.add(Category.TEXT, summaries.text(text), {"text": text}, meta)
         self.add_items(after)
 
+    def _is_code(self, p: etree._Element, style: str | None) -> bool:
+        """A code paragraph: a code style, or all its text set in a monospace font (the
+        paragraph style's, or its spans')."""
+        if self.styles.is_code(style):
+            return True
+        seen: list[bool] = []
+        return self._mono(p, bool(self.styles.monospace(style)), seen) and bool(seen)
+
+    def _mono(self, el: etree._Element, mono: bool, seen: list[bool]) -> bool:
+        """Whether the text of `el` (in a `mono` font unless a style of its own says) is all
+        monospace; `seen` gets an entry once some text was."""
+        if el.tag in _NOT_TEXT:
+            return True
+        if el.tag not in (TEXT + "p", TEXT + "h"):
+            own = self.styles.monospace(el.get(TEXT + "style-name"))
+            mono = mono if own is None else own
+        pieces = [(el.text, mono)]
+        for child in el:
+            if not self._mono(child, mono, seen):
+                return False
+            pieces.append((child.tail, mono))
+        for text, font in pieces:
+            if text and text.strip():
+                if not font:
+                    return False
+                seen.append(True)
+        return True
+
     # --- lists ---------------------------------------------------------------------------
 
-    def list_(self, lst: etree._Element) -> None:
+    def list_(self, lst: etree._Element, *more: etree._Element) -> None:
+        """One list element of `lst` and the lists in `more` that go on with it."""
         style = lst.get(TEXT + "style-name")
         continues = lst.get(TEXT + "continue-numbering") == "true" or bool(
             lst.get(TEXT + "continue-list")
         )
         counters = list(self.counters.get(style or "", [])) if continues else []
         acc = _List()
-        self._items(lst, style, 0, counters, acc)
+        for part in (lst, *more):
+            self._items(part, part.get(TEXT + "style-name") or style, 0, counters, acc)
         self.counters[style or ""] = counters
         if not acc.items:
             self.add_items(acc.inner)
@@ -218,6 +274,14 @@ class FlowWriter:
                 acc.start = count
         acc.items.append(entry)
         lines.clear()
+
+
+def _continues(lst: etree._Element) -> bool:
+    """Whether the first item of `lst` holds a nested list and no paragraph of its own."""
+    first = next((c for c in lst if c.tag in (TEXT + "list-item", TEXT + "list-header")), None)
+    if first is None or first.find(TEXT + "list") is None:
+        return False
+    return first.find(TEXT + "p") is None and first.find(TEXT + "h") is None
 
 
 def _advance(counters: list[int], depth: int, level: ListLevel, item: etree._Element) -> str:

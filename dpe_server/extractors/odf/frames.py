@@ -7,7 +7,9 @@
   what they hold;
 - `draw:object` → a formula (a Math object: its StarMath annotation, else its MathML text)
   or a chart (a Chart object: its type, title and the series of its own data table);
-- `draw:plugin` → audio or video by its mime type;
+- `draw:plugin` → audio or video by its mime type (LibreOffice writes its own
+  `application/vnd.sun.star.media` and a preview `draw:image` beside it: the kind and mime
+  type then come from the file's extension, and the preview is not an image of its own);
 - a frame holding a table (`table:table`, presentations) → its text as a table is read by the
   caller; here it gives nothing.
 """
@@ -36,6 +38,7 @@ from dpe_server.extractors.odf.package import (
 from dpe_server.extractors.ooxml.drawing_summary import data_summary
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.extractors.ooxml.pictures import image_mime
+from dpe_server.extractors.pptx.objects import MEDIA_MIME
 from dpe_server.model import summaries
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import JSON, Category
@@ -75,15 +78,15 @@ def frame_items(frame: etree._Element, reader: InlineReader, at: int) -> list[It
         found = object_item(reader.pkg, obj, description(frame), dict(meta), at)
         if found is not None:
             return [found]
+    plugin = frame.find(DRAW + "plugin")
+    if plugin is not None:
+        return [media_item(plugin, description(frame), meta, at)]
     image = frame.find(DRAW + "image")
     if image is not None:
         return [image_item(reader.pkg, image, description(frame), size, meta, at=at)]
     box = frame.find(DRAW + "text-box")
     if box is not None:
         return text_box_items(box, reader, meta, at)
-    plugin = frame.find(DRAW + "plugin")
-    if plugin is not None:
-        return [media_item(plugin, description(frame), meta, at)]
     return []
 
 
@@ -136,7 +139,10 @@ def text_box_items(
 
 def media_item(plugin: etree._Element, desc: str, meta: dict[str, JSON], at: int) -> Item:
     href = plugin.get(XLINK + "href", "")
-    mime = plugin.get(DRAW + "mime-type") or "application/octet-stream"
+    mime = plugin.get(DRAW + "mime-type") or ""
+    if not mime.startswith(("audio/", "video/")):
+        ext = posixpath.splitext(href.split("?")[0])[1].lstrip(".").lower()
+        mime = MEDIA_MIME.get(ext) or mime or "application/octet-stream"
     category = Category.AUDIO if mime.startswith("audio/") else Category.VIDEO
     name = posixpath.basename(href) or desc
     content: dict[str, JSON] = {"name": name, "mime_type": mime}

@@ -4,14 +4,17 @@
   and other inline wrappers are read through;
 - `text:a` → link (`metadata.bookmark` for a `#name` inside the document);
 - `text:note` → annotation `footnote`/`endnote` (its body's text; `anchor` the text before it);
-- `office:annotation` → annotation `comment` with `dc:creator` and `dc:date`; its `anchor`
-  is the text up to the matching `office:annotation-end`, when there is one;
+- `office:annotation` (`officeooo:annotation` too) → annotation `comment` with `dc:creator`
+  and `dc:date` (`resolved` when `loext:resolved`); its `anchor` is the text up to the
+  matching `office:annotation-end`, when there is one;
 - tracked changes: `text:change` (a deletion) → annotation `deletion` with the deleted text
   (a deletion written as a range, `text:change-start`…`text:change-end` around the deleted
   text, as LibreOffice does, likewise, its text taken out of the paragraph),
   `text:change-start`…`text:change-end` of an insertion → annotation `insertion` with the
   text between (author and date from the change's `office:change-info`);
-- `draw:frame` → its picture, text box or object (`frames`); `draw:a` around one → a link too.
+- `draw:frame` → its picture, text box or object (`frames`); `draw:a` around one → a link too;
+  a drawing shape anchored in the paragraph (`draw:custom-shape`...) → a text item of its
+  own paragraphs (`metadata.source: frame`), not part of the paragraph's text.
 
 Items keep the text offset where they were found (`Item.at`), like the docx reader's.
 """
@@ -23,7 +26,18 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from dpe_server.extractors.docx.items import Item, Para
-from dpe_server.extractors.odf.package import DC, DRAW, OFFICE, TEXT, XLINK, plain_text, spaces
+from dpe_server.extractors.odf.package import (
+    COMMENTS,
+    DC,
+    DRAW,
+    LOEXT,
+    OFFICE,
+    SHAPES,
+    TEXT,
+    XLINK,
+    plain_text,
+    spaces,
+)
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model import summaries
 from dpe_server.model.tree import JSON, Category
@@ -104,6 +118,8 @@ class InlineReader:
     def __init__(self, pkg: Package, changes: dict[str, Change] | None = None) -> None:
         self.pkg = pkg
         self.changes = changes or {}
+        self.slides: dict[str, int] = {}
+        """A presentation's slides by `draw:name`: a link to `#name` goes to that slide."""
 
     def paragraph(self, p: etree._Element) -> Para:
         st = _State()
@@ -137,7 +153,7 @@ class InlineReader:
             self._link(child, st)
         elif tag == TEXT + "note":
             self._note(child, st)
-        elif tag == OFFICE + "annotation":
+        elif tag in COMMENTS:
             self._comment(child, st)
         elif tag == OFFICE + "annotation-end":
             self._comment_end(child, st)
@@ -147,6 +163,8 @@ class InlineReader:
             self._frame(child, st)
         elif tag == DRAW + "a":
             self._draw_link(child, st)
+        elif tag in SHAPES:
+            self._frame(child, st)
         elif tag == TEXT + "ruby":
             base = child.find(TEXT + "ruby-base")
             if base is not None:
@@ -159,7 +177,7 @@ class InlineReader:
         self._walk(a, st)
         url = a.get(XLINK + "href", "")
         if url:
-            link_item(st.text_from(start), url, st.items, st.length)
+            self.link(st.text_from(start), url, st.items, st.length)
 
     def _draw_link(self, a: etree._Element, st: _State) -> None:
         before = len(st.items)
@@ -169,7 +187,21 @@ class InlineReader:
             return
         images = [i for i in st.items[before:] if i.category is Category.IMAGE]
         text = str(images[0].content.get("description", "")) if images else ""
-        link_item(text, url, st.items, st.length)
+        self.link(text, url, st.items, st.length)
+
+    def link(self, text: str, url: str, items: list[Item], at: int, kind: str = "") -> None:
+        """A link item; `#name` of a slide goes to it as `#slide=N` (`target_page`), as the
+        pptx reader writes an internal slide link; `kind` (`click_action`) in metadata."""
+        slide = self.slides.get(url[1:]) if url.startswith("#") else None
+        content: dict[str, JSON] = {"text": text, "url": url}
+        meta: dict[str, JSON] = {"bookmark": url[1:]} if url.startswith("#") else {}
+        if slide is not None:
+            content = {"text": text, "url": f"#slide={slide + 1}", "target_page": slide}
+            meta = {}
+        if kind:
+            meta["kind"] = kind
+        summary = summaries.link(text, str(content["url"]))
+        items.append(Item(Category.LINK, summary, content, meta, at))
 
     def _note(self, note: etree._Element, st: _State) -> None:
         kind = "endnote" if note.get(TEXT + "note-class") == "endnote" else "footnote"
@@ -219,15 +251,12 @@ class InlineReader:
             st.items.append(change_item(change, text, st.length))
 
     def _frame(self, frame: etree._Element, st: _State) -> None:
-        from dpe_server.extractors.odf.frames import frame_items
+        from dpe_server.extractors.odf.frames import frame_items, text_box_items
 
-        st.items.extend(frame_items(frame, self, st.length))
-
-
-def link_item(text: str, url: str, items: list[Item], at: int) -> None:
-    content: dict[str, JSON] = {"text": text, "url": url}
-    meta: dict[str, JSON] = {"bookmark": url[1:]} if url.startswith("#") else {}
-    items.append(Item(Category.LINK, summaries.link(text, url), content, meta, at))
+        if frame.tag in SHAPES:  # a drawing shape anchored in the paragraph: its own text
+            st.items.extend(text_box_items(frame, self, {}, st.length))
+        else:
+            st.items.extend(frame_items(frame, self, st.length))
 
 
 def comment_item(ann: etree._Element, at: int) -> Item:
@@ -240,6 +269,8 @@ def comment_item(ann: etree._Element, at: int) -> Item:
         content["author"] = author
     if date:
         content["date"] = date
+    if ann.get(LOEXT + "resolved") == "true":
+        content["resolved"] = True
     meta: dict[str, JSON] = {}
     if ann.get(OFFICE + "name"):
         meta["name"] = ann.get(OFFICE + "name")

@@ -30,6 +30,28 @@ _NS = {
 OFFICE, STYLE, TEXT, TABLE, DRAW, FO, XLINK, DC, META, PRESENTATION, SVG, MATH, CHART = (
     f"{{{_NS[k]}}}" for k in _NS
 )
+OFFICEOOO = "{http://openoffice.org/2009/office}"
+"""LibreOffice's own namespace: it writes a slide's comments as `officeooo:annotation`."""
+COMMENTS = frozenset((OFFICE + "annotation", OFFICEOOO + "annotation"))
+"""A comment, as ODF writes it in a text and LibreOffice on a slide."""
+LOEXT = "{urn:org:documentfoundation:names:experimental:office:xmlns:loext:1.0}"
+SHAPES = frozenset(
+    DRAW + t
+    for t in (
+        "custom-shape",
+        "rect",
+        "ellipse",
+        "circle",
+        "polygon",
+        "polyline",
+        "path",
+        "line",
+        "connector",
+        "caption",
+        "regular-polygon",
+    )
+)
+"""Drawing shapes that can hold paragraphs of their own."""
 
 
 def content_root(pkg: Package, body_tag: str) -> etree._Element:

@@ -1,5 +1,9 @@
 """OpenDocument styles as far as the content needs them: whether a paragraph style breaks the
-page before it or is a code style, and what a list style numbers at each level.
+page (or column) before it, is a code style or a heading style, what font a paragraph or text
+style sets, and what a list style numbers at each level.
+
+A font is monospace when its `style:font-face` says `style:font-pitch="fixed"` or its family
+is one the pptx reader knows as monospace (Consolas, Courier New...).
 
 Paragraph styles follow `style:parent-style-name` (at most `_DEPTH` steps). A list level is
 ordered when its style is `text:list-level-style-number` with a `style:num-format` (`1`, `a`,
@@ -9,17 +13,20 @@ joined by `.`, then `style:num-suffix` (`1.`, `1.1.`, `a)`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lxml import etree
 
 from dpe_server.extractors.docx.numformat import number
-from dpe_server.extractors.odf.package import FO, OFFICE, STYLE, TEXT
+from dpe_server.extractors.odf.package import FO, OFFICE, STYLE, SVG, TEXT
+from dpe_server.extractors.pptx.text import is_monospace
 
 _DEPTH = 16
 _CODE_STYLES = frozenset({"preformatted text", "source text", "code"})
 _FORMATS = {"1": "decimal", "a": "lowerLetter", "A": "upperLetter", "i": "lowerRoman"}
 _FORMATS["I"] = "upperRoman"
+_HEADING = re.compile(r"heading (\d{1,2})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +51,13 @@ class ListLevel:
 class _Para:
     parent: str | None
     display: str
-    break_before: bool
+    break_before: str
+    """`page`, `column` or empty."""
     automatic: bool
+    font: str
+    """`style:font-name` of its text properties (a font face), empty when it sets none."""
+    outline: int
+    """`style:default-outline-level`, 0 when none."""
 
 
 def _int(value: str | None, default: int) -> int:
@@ -59,9 +71,15 @@ class Styles:
     def __init__(self, *roots: etree._Element | None) -> None:
         self._para: dict[str, _Para] = {}
         self._lists: dict[str, dict[int, ListLevel]] = {}
+        self._mono: set[str] = set()
+        """Font faces (`style:name`) that are monospace."""
         for root in roots:
             if root is None:
                 continue
+            for face in root.iter(STYLE + "font-face"):
+                family = (face.get(SVG + "font-family") or "").strip("'\" ")
+                if face.get(STYLE + "font-pitch") == "fixed" or is_monospace(family):
+                    self._mono.add(face.get(STYLE + "name", ""))
             for group in (OFFICE + "styles", OFFICE + "automatic-styles"):
                 for holder in root.iter(group):
                     self._read(holder, group == OFFICE + "automatic-styles")
@@ -71,10 +89,14 @@ class Styles:
             if st.tag == STYLE + "style":
                 name = st.get(STYLE + "name", "")
                 props = st.find(STYLE + "paragraph-properties")
-                brk = props is not None and props.get(FO + "break-before") == "page"
+                brk = props.get(FO + "break-before", "") if props is not None else ""
                 display = st.get(STYLE + "display-name") or name.replace("_20_", " ")
                 parent = st.get(STYLE + "parent-style-name")
-                self._para.setdefault(name, _Para(parent, display, brk, automatic))
+                text = st.find(STYLE + "text-properties")
+                font = text.get(STYLE + "font-name", "") if text is not None else ""
+                outline = _int(st.get(STYLE + "default-outline-level"), 0)
+                para = _Para(parent, display, brk, automatic, font, outline)
+                self._para.setdefault(name, para)
             elif st.tag == TEXT + "list-style":
                 levels: dict[int, ListLevel] = {}
                 for lvl in st:
@@ -103,11 +125,32 @@ class Styles:
             name = found.parent
         return out
 
-    def breaks_before(self, name: str | None) -> bool:
-        return any(p.break_before for p in self._chain(name)[:1])
+    def break_before(self, name: str | None) -> str:
+        """`page` or `column` when the style breaks before the paragraph, else empty."""
+        kinds = [p.break_before for p in self._chain(name)[:1]]
+        return kinds[0] if kinds and kinds[0] in ("page", "column") else ""
 
     def is_code(self, name: str | None) -> bool:
         return any(p.display.lower() in _CODE_STYLES for p in self._chain(name))
+
+    def monospace(self, name: str | None) -> bool | None:
+        """Whether the (paragraph or text) style sets a monospace font; None when neither it
+        nor its parents set a font."""
+        for p in self._chain(name):
+            if p.font:
+                return p.font in self._mono
+        return None
+
+    def heading_level(self, name: str | None) -> int:
+        """The outline level a paragraph style gives (`style:default-outline-level`, else a
+        `Heading N` name), 0 when none."""
+        for p in self._chain(name):
+            if p.outline:
+                return min(p.outline, 10)
+            found = _HEADING.fullmatch(p.display.lower())
+            if found and not p.automatic:
+                return max(1, min(int(found.group(1)), 10))
+        return 0
 
     def display_name(self, name: str | None) -> str:
         """The name of the paragraph's style as the user knows it (an automatic style, which

@@ -43,7 +43,8 @@ _VARIANTS |= {"footer": "default", "footer-left": "even", "footer-first": "first
 
 
 def flatten(body: etree._Element, styles: Styles) -> list[Block]:
-    """The text's blocks in order, with heading levels (`Title` paragraphs as docx's Title)."""
+    """The text's blocks in order, with heading levels (a paragraph whose style gives an
+    outline level as a heading, `Title` paragraphs as docx's Title)."""
     blocks: list[Block] = []
 
     def visit(container: etree._Element) -> None:
@@ -54,8 +55,10 @@ def flatten(body: etree._Element, styles: Styles) -> list[Block]:
             elif tag in _BLOCKS:
                 text = plain_text(child) if tag != TEXT + "h" else plain_text(child).strip()
                 level = heading_level(child) if tag == TEXT + "h" and text else None
-                if tag == TEXT + "p" and text.strip() and styles.is_title(child):
-                    level = TITLE_LEVEL
+                if tag == TEXT + "p" and text.strip():
+                    level = styles.heading_level(child.get(TEXT + "style-name")) or None
+                    if level is None and styles.is_title(child):
+                        level = TITLE_LEVEL
                 blocks.append(Block(child, level=level, text=text, size=len(text)))
 
     visit(body)
