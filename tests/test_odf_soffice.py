@@ -165,4 +165,45 @@ def test_text_code_headings_shapes_comments_breaks(odt: Document) -> None:
     comments = [c for c in notes if c["kind"] == "comment"]
     assert [c.get("resolved", False) for c in comments] == [False, False, True]
     kinds = [e.content["kind"] for e in _of(odt, 2, Category.SEPARATOR)]
-    assert kinds == ["page_break", "column_break"]
+    assert kinds == ["page_break", "column_break", "section_break"]
+
+
+def test_text_sections_from_master_pages_as_the_docx(odt: Document) -> None:
+    docx = _read(FIXTURES / "doc-everything.docx")
+    assert [p.title for p in odt.pages] == [p.title for p in docx.pages]
+    assert [p.metadata["section"] for p in odt.pages] == [1, 1, 1, 2, 2]
+
+    def furniture(doc: Document, page: int) -> list[tuple[str, object, object]]:
+        cats = (Category.HEADER, Category.FOOTER)
+        return [
+            (e.category.value, e.content["variant"], e.content["text"])
+            for e in doc.pages[page].elements
+            if e.category in cats
+        ]
+
+    for page in (0, 3):
+        assert furniture(odt, page) == furniture(docx, page), page
+    assert ("header", "default", "SENT-HEADER-TWO") in furniture(odt, 3)
+
+
+def test_text_form_fields_and_content_controls(odt: Document) -> None:
+    forms = [(e.metadata["source"], e.content["fields"][0]) for e in _of(odt, 2, Category.FORM)]
+    legacy = [f for source, f in forms if source == "legacy_form_field"]
+    assert [(f["kind"], f["value"]) for f in legacy] == [
+        ("text", "SENT-FORMVALUE"),
+        ("checkbox", "checked"),
+        ("dropdown", "SENT-GREEN"),
+    ]
+    assert legacy[0]["name"] == "SENTText1"
+    assert legacy[2]["options"] == ["Red", "SENT-GREEN"]
+    controls = [f for source, f in forms if source == "content_control"]
+    assert [(f["type"], f["value"]) for f in controls] == [
+        ("plain_text", "SENT-SDT-PLAIN"),
+        ("dropdown", "SENT-TWO"),
+        ("date", "2/3/2024"),
+        ("checkbox", "checked"),
+    ]
+    assert controls[1]["options"] == ["One", "SENT-TWO"]
+    assert controls[2]["date"] == "2024-02-03T00:00:00Z"
+    texts = [e.content["text"] for e in _of(odt, 2, Category.TEXT)]
+    assert "Name: SENT-FORMVALUE Agree: ☒ Colour: SENT-GREEN" in texts  # as the docx reads

@@ -12,6 +12,7 @@
   text, as LibreOffice does, likewise, its text taken out of the paragraph),
   `text:change-start`…`text:change-end` of an insertion → annotation `insertion` with the
   text between (author and date from the change's `office:change-info`);
+- form fields (legacy fieldmarks, content controls, input fields) → form items (`fields`);
 - `draw:frame` → its picture, text box or object (`frames`); `draw:a` around one → a link too;
   a drawing shape anchored in the paragraph (`draw:custom-shape`...) → a text item of its
   own paragraphs (`metadata.source: frame`), not part of the paragraph's text.
@@ -25,7 +26,15 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from dpe_server.extractors.docx.forms import form_item
 from dpe_server.extractors.docx.items import Item, Para
+from dpe_server.extractors.odf.fields import (
+    FIELD,
+    control_field,
+    input_field,
+    is_form,
+    legacy_field,
+)
 from dpe_server.extractors.odf.package import (
     COMMENTS,
     DC,
@@ -56,6 +65,17 @@ _SKIPPED = frozenset(
         "soft-page-break",
         "alphabetical-index-mark",
         "toc-mark",
+    )
+)
+
+
+_FIELDS = frozenset(
+    (
+        FIELD + "fieldmark",
+        FIELD + "fieldmark-start",
+        FIELD + "fieldmark-end",
+        LOEXT + "content-control",
+        TEXT + "text-input",
     )
 )
 
@@ -98,6 +118,8 @@ class _State:
     length: int = 0
     comments: dict[str, tuple[int, Item]] = field(default_factory=dict)
     insertions: dict[str, int] = field(default_factory=dict)
+    marks: list[tuple[int, etree._Element]] = field(default_factory=list)
+    """Open `field:fieldmark-start`s: where each started."""
 
     def add(self, text: str) -> None:
         if text:
@@ -165,6 +187,8 @@ class InlineReader:
             self._draw_link(child, st)
         elif tag in SHAPES:
             self._frame(child, st)
+        elif tag in _FIELDS:
+            self._field(child, st)
         elif tag == TEXT + "ruby":
             base = child.find(TEXT + "ruby-base")
             if base is not None:
@@ -249,6 +273,31 @@ class InlineReader:
             text = change.text
         if change.kind in ("insertion", "deletion") and text:
             st.items.append(change_item(change, text, st.length))
+
+    def _field(self, el: etree._Element, st: _State) -> None:
+        """A form field inside the paragraph (`fields`): its text stays in the paragraph."""
+        tag, start = el.tag, st.length
+        if tag == FIELD + "fieldmark":
+            found, shown = legacy_field(el)
+            st.add(shown)
+            if is_form(el):
+                st.items.append(form_item([found], st.length, "legacy_form_field"))
+            return
+        if tag == FIELD + "fieldmark-start":
+            st.marks.append((start, el))
+            return
+        if tag == FIELD + "fieldmark-end":
+            if st.marks:
+                begun, mark = st.marks.pop()
+                if is_form(mark):
+                    found = legacy_field(mark, st.text_from(begun).strip())[0]
+                    st.items.append(form_item([found], st.length, "legacy_form_field"))
+            return
+        self._walk(el, st)
+        text = st.text_from(start).strip()
+        made = control_field(el, text) if tag == LOEXT + "content-control" else None
+        made = made or input_field(el, text)
+        st.items.append(form_item([made], st.length, "content_control"))
 
     def _frame(self, frame: etree._Element, st: _State) -> None:
         from dpe_server.extractors.odf.frames import frame_items, text_box_items

@@ -58,6 +58,8 @@ class _Para:
     """`style:font-name` of its text properties (a font face), empty when it sets none."""
     outline: int
     """`style:default-outline-level`, 0 when none."""
+    master: str
+    """`style:master-page-name`: the master page a paragraph (table) of the style starts."""
 
 
 def _int(value: str | None, default: int) -> int:
@@ -95,7 +97,8 @@ class Styles:
                 text = st.find(STYLE + "text-properties")
                 font = text.get(STYLE + "font-name", "") if text is not None else ""
                 outline = _int(st.get(STYLE + "default-outline-level"), 0)
-                para = _Para(parent, display, brk, automatic, font, outline)
+                master = st.get(STYLE + "master-page-name", "")
+                para = _Para(parent, display, brk, automatic, font, outline, master)
                 self._para.setdefault(name, para)
             elif st.tag == TEXT + "list-style":
                 levels: dict[int, ListLevel] = {}
@@ -129,6 +132,12 @@ class Styles:
         """`page` or `column` when the style breaks before the paragraph, else empty."""
         kinds = [p.break_before for p in self._chain(name)[:1]]
         return kinds[0] if kinds and kinds[0] in ("page", "column") else ""
+
+    def master_page(self, name: str | None) -> str:
+        """The master page a paragraph or table of style `name` starts (a new page, with that
+        master's headers and footers: how LibreOffice writes a Word section), else empty."""
+        found = self._para.get(name or "")
+        return found.master if found is not None else ""
 
     def is_code(self, name: str | None) -> bool:
         return any(p.display.lower() in _CODE_STYLES for p in self._chain(name))
