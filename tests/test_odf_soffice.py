@@ -6,7 +6,10 @@ widget, modern comment replies) is listed in that script and not asserted here."
 from __future__ import annotations
 
 import io
+import re
+import zipfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -207,3 +210,42 @@ def test_text_form_fields_and_content_controls(odt: Document) -> None:
     assert controls[2]["date"] == "2024-02-03T00:00:00Z"
     texts = [e.content["text"] for e in _of(odt, 2, Category.TEXT)]
     assert "Name: SENT-FORMVALUE Agree: ☒ Colour: SENT-GREEN" in texts  # as the docx reads
+
+
+def _with_content(path: Path, edit: Callable[[bytes], bytes]) -> bytes:
+    """The package at `path` with its content.xml edited."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            dst.writestr(info, edit(data) if info.filename == "content.xml" else data)
+    return out.getvalue()
+
+
+def test_replies_threaded_by_parent_name() -> None:
+    """LibreOffice 7.4 writes Word's replies as comments of their own (as in the committed
+    file); later versions name the comment answered (`loext:parent-name`): given that, the
+    replies go under their comment as the docx reader nests Word's."""
+    path = EXPORTED / "doc-everything-soffice.odt"
+
+    def link(xml: bytes) -> bytes:
+        names = re.findall(rb'office:name="(__Annotation__\d+_\d+)"', xml)
+        reply_two, reply_one, root = names[:3]
+        for reply in (reply_one, reply_two):
+            xml = xml.replace(
+                b'office:name="' + reply + b'"',
+                b'office:name="' + reply + b'" loext:parent-name="' + root + b'"',
+                1,
+            )
+        return xml
+
+    doc = _read(path, _with_content(path, link))
+    (comment,) = [
+        e.content for e in _of(doc, 2, Category.ANNOTATION) if e.content["kind"] == "comment"
+    ]
+    assert comment["text"] == "SENT-COMMENT body"
+    assert comment["resolved"] is True
+    assert comment["replies"] == [  # by date, as the docx reader gives them
+        {"text": "SENT-REPLY one", "author": "SENT Replier", "date": "2024-01-02T09:30:00"},
+        {"text": "SENT-REPLY two", "author": "SENT Reviewer", "date": "2024-01-03T10:00:00"},
+    ]

@@ -6,7 +6,8 @@
 - `text:note` → annotation `footnote`/`endnote` (its body's text; `anchor` the text before it);
 - `office:annotation` (`officeooo:annotation` too) → annotation `comment` with `dc:creator`
   and `dc:date` (`resolved` when `loext:resolved`); its `anchor` is the text up to the
-  matching `office:annotation-end`, when there is one;
+  matching `office:annotation-end`, when there is one; a reply (`loext:parent-name`) goes
+  under the root of its thread as `replies`, as the docx reader nests Word's;
 - tracked changes: `text:change` (a deletion) → annotation `deletion` with the deleted text
   (a deletion written as a range, `text:change-start`…`text:change-end` around the deleted
   text, as LibreOffice does, likewise, its text taken out of the paragraph),
@@ -48,7 +49,9 @@ from dpe_server.extractors.odf.package import (
     spaces,
 )
 from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.threads import as_reply, roots
 from dpe_server.model import summaries
+from dpe_server.model.content import Reply
 from dpe_server.model.tree import JSON, Category
 
 _ANCHOR_TAIL = 80
@@ -147,7 +150,7 @@ class InlineReader:
         st = _State()
         self._walk(p, st)
         text = "".join(st.parts)
-        return Para(text, st.items, bool(text.strip()))
+        return Para(text, threads(st.items), bool(text.strip()))
 
     def items_of(self, el: etree._Element) -> list[Item]:
         """The items of an inline element standing on its own (a frame anchored to the page)."""
@@ -323,8 +326,38 @@ def comment_item(ann: etree._Element, at: int) -> Item:
     meta: dict[str, JSON] = {}
     if ann.get(OFFICE + "name"):
         meta["name"] = ann.get(OFFICE + "name")
+    if ann.get(LOEXT + "parent-name"):
+        meta["reply_to"] = ann.get(LOEXT + "parent-name")
     summary = summaries.annotation(text, "comment", author or None)
     return Item(Category.ANNOTATION, summary, content, meta, at)
+
+
+def threads(items: list[Item]) -> list[Item]:
+    """Comments answering another (`loext:parent-name` naming its `office:name`, as
+    LibreOffice writes a reply) nested under the root of their thread as `replies`, by date
+    when each has one (LibreOffice writes the newest first), else in the paragraph's order;
+    an answer to a comment the paragraph does not hold stands alone."""
+    named = {
+        str(it.metadata["name"]): i
+        for i, it in enumerate(items)
+        if it.category is Category.ANNOTATION and it.metadata.get("name")
+    }
+    answers = {
+        i: named[str(it.metadata["reply_to"])]
+        for i, it in enumerate(items)
+        if str(it.metadata.get("reply_to", "")) in named
+    }
+    if not answers:
+        return items
+    found = roots(answers, set(named.values()) - answers.keys())
+    replies: dict[int, list[Reply]] = {}
+    for i, root in found.items():
+        replies.setdefault(root, []).append(as_reply(items[i].content))
+    for root, thread in replies.items():
+        if all("date" in r for r in thread):
+            thread.sort(key=lambda r: r.get("date", ""))
+        items[root].content = {**items[root].content, "replies": list(thread)}
+    return [it for i, it in enumerate(items) if i not in found]
 
 
 def change_item(change: Change, text: str, at: int) -> Item:
