@@ -156,7 +156,7 @@ def test_deck_categories_match_the_pptx_but_what_libreoffice_drops(odp: Document
         assert +got == +want, i
 
 
-def test_text_code_headings_shapes_comments_breaks(odt: Document) -> None:
+def test_text_code_headings_shapes_comments_breaks_rules(odt: Document) -> None:
     code = [e.content["text"] for e in _of(odt, 1, Category.CODE)]
     assert code == ["def sent_code():\n    return 'SENT-CODE'\nprint('SENT-MONO')"]
     headings = {e.content["text"]: e.content["level"] for e in _of(odt, 1, Category.HEADING)}
@@ -168,7 +168,9 @@ def test_text_code_headings_shapes_comments_breaks(odt: Document) -> None:
     comments = [c for c in notes if c["kind"] == "comment"]
     assert [c.get("resolved", False) for c in comments] == [False, False, True]
     kinds = [e.content["kind"] for e in _of(odt, 2, Category.SEPARATOR)]
-    assert kinds == ["page_break", "column_break", "section_break"]
+    assert kinds == ["page_break", "column_break", "rule", "rule", "section_break"]
+    sources = [e.metadata.get("source") for e in _of(odt, 2, Category.SEPARATOR)]
+    assert sources[2:4] == ["paragraph_border", None]  # a bordered empty paragraph, a line
 
 
 def test_text_sections_from_master_pages_as_the_docx(odt: Document) -> None:

@@ -7,7 +7,8 @@
   code style (`Preformatted Text`, `Source Text`) or all its text is set in a monospace font
   (its style's or its spans'; consecutive code paragraphs make one element); a paragraph
   style breaking the page (column) before it → a `page_break` (`column_break`) separator
-  first;
+  first; an empty paragraph whose style draws a top or bottom border → a `rule` separator
+  (`metadata.source: paragraph_border`), as docx;
 - `text:list` → one list element: its items (nested lists one level deeper, `text:list-header`
   unnumbered) with `level` from 0; `ordered` and each ordered item's `label` from the list
   style of the item's level (`styles.ListLevel`), `start` when not 1; `text:continue-numbering`
@@ -175,6 +176,9 @@ class FlowWriter:
             self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
         elif para.has_text:
             self.b.add(Category.TEXT, summaries.text(text), {"text": text}, meta)
+        elif p.tag == TEXT + "p" and self.styles.has_border(style):
+            kind, source = "rule", {"source": "paragraph_border"}
+            self.b.add(Category.SEPARATOR, summaries.separator(kind), {"kind": kind}, source)
         self.add_items(after)
 
     def _is_code(self, p: etree._Element, style: str | None) -> bool:

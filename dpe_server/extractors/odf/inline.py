@@ -16,7 +16,8 @@
 - form fields (legacy fieldmarks, content controls, input fields) → form items (`fields`);
 - `draw:frame` → its picture, text box or object (`frames`); `draw:a` around one → a link too;
   a drawing shape anchored in the paragraph (`draw:custom-shape`...) → a text item of its
-  own paragraphs (`metadata.source: frame`), not part of the paragraph's text.
+  own paragraphs (`metadata.source: frame`), not part of the paragraph's text; a full-width
+  thin rectangle or a horizontal line without text → a `rule` separator.
 
 Items keep the text offset where they were found (`Item.at`), like the docx reader's.
 """
@@ -43,8 +44,11 @@ from dpe_server.extractors.odf.package import (
     LOEXT,
     OFFICE,
     SHAPES,
+    STYLE,
+    SVG,
     TEXT,
     XLINK,
+    length_px,
     plain_text,
     spaces,
 )
@@ -305,7 +309,10 @@ class InlineReader:
     def _frame(self, frame: etree._Element, st: _State) -> None:
         from dpe_server.extractors.odf.frames import frame_items, text_box_items
 
-        if frame.tag in SHAPES:  # a drawing shape anchored in the paragraph: its own text
+        if frame.tag in SHAPES and is_rule(frame):
+            kind = "rule"
+            st.items.append(Item(Category.SEPARATOR, summaries.separator(kind), {"kind": kind}))
+        elif frame.tag in SHAPES:  # a drawing shape anchored in the paragraph: its own text
             st.items.extend(text_box_items(frame, self, {}, st.length))
         else:
             st.items.extend(frame_items(frame, self, st.length))
@@ -330,6 +337,22 @@ def comment_item(ann: etree._Element, at: int) -> Item:
         meta["reply_to"] = ann.get(LOEXT + "parent-name")
     summary = summaries.annotation(text, "comment", author or None)
     return Item(Category.ANNOTATION, summary, content, meta, at)
+
+
+_RULE_HEIGHT = 6
+"""At most this many pixels high, a full-width shape is a horizontal rule."""
+
+
+def is_rule(shape: etree._Element) -> bool:
+    """A horizontal rule: a shape without text, a horizontal `draw:line` or a full-width
+    (`style:rel-width="100%"`) thin rectangle, as LibreOffice writes Word's horizontal line."""
+    if plain_text(shape).strip():
+        return False
+    if shape.tag == DRAW + "line":
+        return shape.get(SVG + "y1") == shape.get(SVG + "y2")
+    height = length_px(shape.get(SVG + "height"))
+    full = shape.get(STYLE + "rel-width") == "100%"
+    return shape.tag == DRAW + "rect" and full and height is not None and height <= _RULE_HEIGHT
 
 
 def threads(items: list[Item]) -> list[Item]:

@@ -60,6 +60,17 @@ class _Para:
     """`style:default-outline-level`, 0 when none."""
     master: str
     """`style:master-page-name`: the master page a paragraph (table) of the style starts."""
+    border: bool | None
+    """Whether its paragraph properties draw a top or bottom border; None when they say
+    nothing of borders."""
+
+
+def _border(props: etree._Element | None) -> bool | None:
+    if props is None:
+        return None
+    sides = [props.get(FO + a) for a in ("border", "border-top", "border-bottom")]
+    said = [v for v in sides if v is not None]
+    return any(v.strip() != "none" for v in said) if said else None
 
 
 def _int(value: str | None, default: int) -> int:
@@ -98,7 +109,7 @@ class Styles:
                 font = text.get(STYLE + "font-name", "") if text is not None else ""
                 outline = _int(st.get(STYLE + "default-outline-level"), 0)
                 master = st.get(STYLE + "master-page-name", "")
-                para = _Para(parent, display, brk, automatic, font, outline, master)
+                para = _Para(parent, display, brk, automatic, font, outline, master, _border(props))
                 self._para.setdefault(name, para)
             elif st.tag == TEXT + "list-style":
                 levels: dict[int, ListLevel] = {}
@@ -132,6 +143,14 @@ class Styles:
         """`page` or `column` when the style breaks before the paragraph, else empty."""
         kinds = [p.break_before for p in self._chain(name)[:1]]
         return kinds[0] if kinds and kinds[0] in ("page", "column") else ""
+
+    def has_border(self, name: str | None) -> bool:
+        """Whether the paragraph style (or the nearest parent that says) draws a top or bottom
+        border: an empty paragraph of it is a rule, as Word's bordered empty paragraph."""
+        for p in self._chain(name):
+            if p.border is not None:
+                return p.border
+        return False
 
     def master_page(self, name: str | None) -> str:
         """The master page a paragraph or table of style `name` starts (a new page, with that
