@@ -251,3 +251,18 @@ def test_replies_threaded_by_parent_name() -> None:
         {"text": "SENT-REPLY one", "author": "SENT Replier", "date": "2024-01-02T09:30:00"},
         {"text": "SENT-REPLY two", "author": "SENT Reviewer", "date": "2024-01-03T10:00:00"},
     ]
+
+
+@pytest.mark.parametrize(
+    "name", ["deck-everything-soffice.odp", "doc-everything-soffice.odt", "deck-open-soffice.fodp"]
+)
+def test_one_page_read_matches_the_whole_document(name: str) -> None:
+    path = EXPORTED / name
+    whole = _read(path)
+    extractor = for_path(path)
+    assert extractor is not None
+    for page in whole.pages:
+        (alone,) = extractor.extract_pages(
+            io.BytesIO(path.read_bytes()), [page.page_index], DEFAULT_LIMITS
+        )
+        assert alone == page
