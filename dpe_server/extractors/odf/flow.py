@@ -37,6 +37,7 @@ from dpe_server.extractors.odf.package import COMMENTS, DRAW, OFFICE, SHAPES, TA
 from dpe_server.extractors.odf.styles import ListLevel, Styles
 from dpe_server.extractors.odf.tables import read_table
 from dpe_server.model import summaries
+from dpe_server.model.direction import is_rtl
 from dpe_server.model.tree import JSON, Category, PageBuilder
 
 _MAX_LIST_DEPTH = 10
@@ -173,9 +174,14 @@ class FlowWriter:
             level = 1
         if text and level:
             content: dict[str, JSON] = {"level": level, "text": text}
+            if is_rtl(text):
+                content["direction"] = "rtl"
             self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
         elif para.has_text:
-            self.b.add(Category.TEXT, summaries.text(text), {"text": text}, meta)
+            body: dict[str, JSON] = {"text": text}
+            if is_rtl(text):
+                body["direction"] = "rtl"
+            self.b.add(Category.TEXT, summaries.text(text), body, meta)
         elif p.tag == TEXT + "p" and self.styles.has_border(style):
             kind, source = "rule", {"source": "paragraph_border"}
             self.b.add(Category.SEPARATOR, summaries.separator(kind), {"kind": kind}, source)
@@ -272,6 +278,8 @@ class FlowWriter:
         entry: dict[str, JSON] = {"text": "\n".join(lines), "level": depth}
         if label:
             entry["label"] = label
+        if is_rtl(str(entry["text"])):
+            entry["direction"] = "rtl"
         if acc.ordered is None:
             acc.ordered = level.ordered
             if level.ordered and count > 0:

@@ -40,6 +40,7 @@ from dpe_server.extractors.ooxml.package import Package
 from dpe_server.extractors.ooxml.pictures import image_mime
 from dpe_server.extractors.pptx.objects import MEDIA_MIME
 from dpe_server.model import summaries
+from dpe_server.model.direction import is_rtl
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import JSON, Category
 
@@ -131,7 +132,10 @@ def text_box_items(
     out: list[Item] = []
     if text:
         meta = {**meta, "source": "frame"}
-        out.append(Item(Category.TEXT, summaries.text(text), {"text": text}, meta, at))
+        content: dict[str, JSON] = {"text": text}
+        if is_rtl(text):
+            content["direction"] = "rtl"
+        out.append(Item(Category.TEXT, summaries.text(text), content, meta, at))
     for item in inner:
         item.at = at
     return out + inner

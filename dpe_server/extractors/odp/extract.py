@@ -61,6 +61,7 @@ from dpe_server.extractors.odp import FORMAT
 from dpe_server.extractors.odp.connectors import connector_diagram
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model import summaries
+from dpe_server.model.direction import is_rtl
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder, one_line
 
 _HEADINGS = {"title": 1, "subtitle": 2}
@@ -237,6 +238,8 @@ class _Opened:
             if text:
                 level = _HEADINGS[cls]
                 content: dict[str, JSON] = {"level": level, "text": text}
+                if is_rtl(text):
+                    content["direction"] = "rtl"
                 meta: dict[str, JSON] = {"placeholder": cls}
                 writer.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
             return

@@ -33,6 +33,7 @@ from dpe_server.extractors.xlsx.format import (
 from dpe_server.extractors.xlsx.scan import SheetScan, SparseCells
 from dpe_server.model import summaries
 from dpe_server.model.content import HeadingContent, TableContent, TextContent
+from dpe_server.model.direction import is_rtl
 from dpe_server.model.tree import JSON, Category
 
 Cell = tuple[int, int]
@@ -408,9 +409,10 @@ def text_item(block: Grid, budget: CharBudget | None = None) -> Item | None:
     text = "\n".join(lines)
     box = (block.r0, block.c0, block.r0 + len(rows) - 1, block.c0)
     meta: dict[str, JSON] = {"source_range": range_ref(*box)}
-    return Item(
-        Category.TEXT, summaries.text(text), TextContent(text=text), meta, (block.r0, block.c0)
-    )
+    content = TextContent(text=text)
+    if is_rtl(text):
+        content["direction"] = "rtl"
+    return Item(Category.TEXT, summaries.text(text), content, meta, (block.r0, block.c0))
 
 
 class MergeIndex:
@@ -526,13 +528,10 @@ def heading_item(text: str, row: int, col: int, level: int, merged: Rect | None)
     meta: dict[str, JSON] = {
         "source_range": range_ref(*merged) if merged else range_ref(row, col, row, col)
     }
-    return Item(
-        Category.HEADING,
-        summaries.heading(text, level),
-        HeadingContent(level=level, text=text),
-        meta,
-        (row, col),
-    )
+    content = HeadingContent(level=level, text=text)
+    if is_rtl(text):
+        content["direction"] = "rtl"
+    return Item(Category.HEADING, summaries.heading(text, level), content, meta, (row, col))
 
 
 def lone_cell(rows: Sequence[Sequence[str]]) -> int | None:
