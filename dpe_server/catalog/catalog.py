@@ -9,11 +9,12 @@ count, properties); full extraction runs in the background (`warm`, most recentl
 first) and on demand for whatever a client reads, one page at a time where the format allows
 it. Page bodies live in the `Store`, not here, so memory grows by headers only.
 
-OCR: extraction leaves the pdf pages to recognise `ocr: "pending"`; once the warm-up has
-extracted every document, `recognise_pending` recognises them in the background, one job per
-page (its own deadline), most recently modified document first, with a core left for reads; a
-page a client reads is recognised at once, ahead of that queue. Each recognised page is stored
-like any page and announced as an update of its document.
+OCR: extraction leaves the pdf pages to recognise, and the pages whose pictures are to be
+(docx, pptx, xlsx), `ocr: "pending"`; once the warm-up has extracted every document,
+`recognise_pending` recognises them in the background, one job per page (its own deadline),
+most recently modified document first, with a core left for reads; a page a client reads is
+recognised at once, ahead of that queue. Each recognised page is stored like any page and
+announced as an update of its document.
 
 Freshness: a changed file is probed and re-extracted in the background while the last good
 outline and pages keep being served; when the new ones are ready the change is announced. A
