@@ -1,7 +1,7 @@
 """Pictures inside docx, pptx and xlsx follow the pdf pages to recognise: the server's extraction
 jobs leave them `ocr: "pending"` (their page too), an `ocr` job of the page recognises that
 page's pictures (under a budget of its own), the catalog recognises them after the text of
-every document.
+every document, and keeps a page a read recognised.
 
 Most tests stand a counting fake in for the engine (in this process: `ThreadBackend`), so they
 need neither the `ocr` extra nor its seconds a picture; the one through the real engine skips
@@ -212,6 +212,33 @@ async def test_the_catalog_recognises_pictures_after_the_text_of_every_document(
     page = await catalog.page(doc.doc_ref, 1)
     assert _pictures(page) == [True]
     assert engine.calls == 2  # kept like any page
+
+
+@pytest.mark.anyio
+async def test_a_page_read_before_the_warm_up_is_not_recognised_again(
+    tmp_path: Path, engine: FakeEngine
+) -> None:
+    """A read recognises its page at once; the warm-up's whole-document extraction then
+    keeps that page recognised (it comes back pending), and the background pass does not
+    recognise it a second time."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    _pptx(folder / "deck.pptx", pictures=(1, 1))
+    catalog = Catalog(folder, "h", _backend())
+    await catalog.start()
+    (doc,) = catalog.documents()
+    read = await catalog.page(doc.doc_ref, 0)  # a slide read alone: recognised now
+    assert _pictures(read) == [True]
+    assert engine.calls == 1
+
+    await catalog.warm()  # the whole deck, its pictures pending again
+    infos = await catalog.page_infos(doc.doc_ref)
+    assert [i.metadata.get("ocr") for i in infos] == [True, "pending"]
+    assert _pictures(await catalog.page(doc.doc_ref, 1)) == [True]  # a read: recognised
+    await catalog.recognise_pending()
+    assert engine.calls == 2  # each slide once
+    assert _pictures(await catalog.page(doc.doc_ref, 0)) == [True]
+    assert catalog.indexing() == 0
 
 
 # ---- the real engine: `dpe-server read` still returns the picture recognised ------------------

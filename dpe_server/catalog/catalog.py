@@ -42,7 +42,7 @@ from anyio.abc import TaskGroup
 from dpe_server.catalog.folder import FileStat, scan, scan_paths
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
-from dpe_server.catalog.index import Index, outline_of, pending_pages
+from dpe_server.catalog.index import Index, pending_pages, pending_pages_of
 from dpe_server.catalog.shared import Claim, SharedStore, pages_job
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, Store
@@ -573,9 +573,12 @@ class Catalog(Index[Entry]):
             if entry.failed and entry.outline is not None and entry.outline_key != key:
                 entry.outline, entry.outline_key = None, ""
             return False
-        outline = outline_of(doc, entry)
-        await anyio.to_thread.run_sync(self.store.put_document, key, outline, doc.pages)
-        return self._adopt(entry, key, doc, outline)  # under the entry's lock
+        for index in pending_pages_of(doc):  # a read recognising one: kept, not redone
+            running = self._recognising.get((key, index))
+            if running is not None:
+                await running.wait()
+        kept, outline = await anyio.to_thread.run_sync(self._put_extracted, entry, key, doc)
+        return self._adopt(entry, key, kept, outline)  # under the entry's lock
 
     async def _claim(self, entry: Entry, key: str) -> bool:
         """Whether this replica is to extract `key` (always, unless the store is shared);
