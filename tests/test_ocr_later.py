@@ -1,7 +1,8 @@
 """Pictures inside docx, pptx and xlsx follow the pdf pages to recognise: the server's extraction
 jobs leave them `ocr: "pending"` (their page too), an `ocr` job of the page recognises that
 page's pictures (under a budget of its own), the catalog recognises them after the text of
-every document, and keeps a page a read recognised.
+every document, keeps a page a read recognised, and takes documents most recently modified
+first (`catalog.recent`).
 
 Most tests stand a counting fake in for the engine (in this process: `ThreadBackend`), so they
 need neither the `ocr` extra nor its seconds a picture; the one through the real engine skips
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ import pytest
 from PIL import Image
 
 from dpe_server.catalog.catalog import Catalog
+from dpe_server.catalog.recent import RecentFirst
 from dpe_server.extractors.ocr import Word, states
 from dpe_server.extractors.ooxml import picture_text
 from dpe_server.isolation.backends import ThreadBackend
@@ -239,6 +242,54 @@ async def test_a_page_read_before_the_warm_up_is_not_recognised_again(
     assert engine.calls == 2  # each slide once
     assert _pictures(await catalog.page(doc.doc_ref, 0)) == [True]
     assert catalog.indexing() == 0
+
+
+# ---- most recently modified first --------------------------------------------------------------
+
+
+def test_recent_first_takes_the_newest_once() -> None:
+    queue: RecentFirst[str] = RecentFirst()
+    for name, mtime in (("old", 1), ("new", 3), ("mid", 2), ("new", 3)):
+        queue.add(name, mtime)
+    assert len(queue) == 3  # "new" added twice under one time: queued once
+    taken = queue.take()
+    assert taken == ("new", 3)
+    assert "new" in list(queue)  # taken, still waiting until done
+    queue.done("new", 3)
+    queue.add("old", 5)  # changed meanwhile: its new time counts, its old place is skipped
+    assert queue.take() == ("old", 5)
+    assert queue.take() == ("mid", 2)
+    assert queue.take() is None
+    assert not queue.queued()
+    queue.done("mid", 2)
+    queue.done("old", 1)  # an old time: "old" waits on under its new one
+    assert list(queue) == ["old"]
+    queue.done("old", 5)
+    assert not queue
+
+
+@pytest.mark.anyio
+async def test_the_background_pass_takes_documents_newest_first(
+    tmp_path: Path, engine: FakeEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in range(4):
+        path = _pptx(folder / f"deck{n}.pptx", pictures=(1,))
+        os.utime(path, (1_700_000_000 + 100 * ((n * 3) % 4),) * 2)  # mtimes shuffled
+    catalog = Catalog(folder, "h", _backend())
+    order: list[str] = []
+    recognise = catalog.backend.recognise
+
+    async def recorded(root: Path, rel: str, index: int) -> Page | None:
+        order.append(rel)
+        return await recognise(root, rel, index)
+
+    monkeypatch.setattr(catalog.backend, "recognise", recorded)
+    await catalog.start()
+    await catalog.warm()
+    await catalog.recognise_pending()
+    assert order == ["deck1.pptx", "deck2.pptx", "deck3.pptx", "deck0.pptx"]  # by mtime
 
 
 # ---- the real engine: `dpe-server read` still returns the picture recognised ------------------

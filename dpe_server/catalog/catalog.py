@@ -43,6 +43,7 @@ from dpe_server.catalog.folder import FileStat, scan, scan_paths
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.index import Index, pending_pages, pending_pages_of
+from dpe_server.catalog.recent import RecentFirst
 from dpe_server.catalog.shared import Claim, SharedStore, pages_job
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, Store
@@ -157,7 +158,7 @@ class Catalog(Index[Entry]):
         """Set once the start-up warm-up has extracted (or failed) every file found at start."""
         self.shared = self.store if isinstance(self.store, SharedStore) else None
         """The work queue and change feed of replicas sharing the store, if it is shared."""
-        self._ocr_todo: dict[Entry, None] = {}
+        self._ocr_todo: RecentFirst[Entry] = RecentFirst()
         """Documents with pages to recognise (`ocr: "pending"`), for `recognise_pending`."""
         self._ocr_more = anyio.Event()
         self._recognising: dict[tuple[str, int], anyio.Event] = {}
@@ -285,7 +286,8 @@ class Catalog(Index[Entry]):
         if not entry.current:
             return
         if pending_pages(entry.outline):
-            self._ocr_todo[entry] = None  # (maybe in a thread: the loop is woken by its caller)
+            # (maybe in a thread: the loop is woken by its caller)
+            self._ocr_todo.add(entry, entry.stat.mtime_ns)
         else:
             entry.props = None
 
@@ -330,7 +332,7 @@ class Catalog(Index[Entry]):
 
     def indexing(self, file_type: str = "", doc_ref: str = "") -> int:
         """Documents not yet extracted, or with pages not yet recognised."""
-        waiting = [e for e in list(self._ocr_todo) if e.current and self._entries.get(e.rel) is e]
+        waiting = [e for e in self._ocr_todo if e.current and self._entries.get(e.rel) is e]
         return super().indexing(file_type, doc_ref) + sum(
             1 for e in waiting if self._in_scope(e, file_type, doc_ref)
         )
@@ -358,20 +360,20 @@ class Catalog(Index[Entry]):
         at once (a read recognises the page it reads at once, beside these). `forever`: then
         wait for more (documents extracted or changed later)."""
         while True:
-            while self._ocr_todo:
-                entry = max(list(self._ocr_todo), key=lambda e: e.stat.mtime_ns)
+            while (taken := self._ocr_todo.take()) is not None:
+                entry, mtime = taken
                 try:
                     await self._recognise_document(entry)
                 finally:
-                    self._ocr_todo.pop(entry, None)
+                    self._ocr_todo.done(entry, mtime)
             if not forever:
                 return
             self._ocr_more = anyio.Event()
-            if not self._ocr_todo:
+            if not self._ocr_todo.queued():
                 await self._ocr_more.wait()
 
     def _wake_ocr(self) -> None:
-        if self._ocr_todo:
+        if self._ocr_todo.queued():
             self._ocr_more.set()
 
     async def _recognise_document(self, entry: Entry) -> None:
