@@ -15,8 +15,10 @@ import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import anyio
 import docx
 import pytest
 from PIL import Image
@@ -106,7 +108,7 @@ def engine(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
     fake = FakeEngine()
     monkeypatch.setattr(states, "installed", lambda: True)
     monkeypatch.setattr(picture_text, "recognise", fake.recognise)
-    monkeypatch.setattr(picture_text.time, "monotonic", fake.monotonic)
+    monkeypatch.setattr(picture_text, "time", SimpleNamespace(monotonic=fake.monotonic))
     return fake
 
 
@@ -290,6 +292,74 @@ async def test_the_background_pass_takes_documents_newest_first(
     await catalog.warm()
     await catalog.recognise_pending()
     assert order == ["deck1.pptx", "deck2.pptx", "deck3.pptx", "deck0.pptx"]  # by mtime
+
+
+# ---- replicas sharing a store: one recognises a page, the other reads it -------------------------
+
+
+class HeldOcr(ThreadBackend):
+    """Counts its recognition jobs; holds them while `held` is unset."""
+
+    def __init__(self) -> None:
+        super().__init__(concurrency=2)
+        self.recognised = 0
+        self.started = anyio.Event()
+        self.held: anyio.Event | None = None
+
+    async def recognise(self, root: Path, rel: str, index: int) -> Page | None:
+        self.recognised += 1
+        self.started.set()
+        if self.held is not None:
+            await self.held.wait()
+        return await super().recognise(root, rel, index)
+
+
+@pytest.mark.anyio
+async def test_two_replicas_recognise_a_page_once(
+    tmp_path: Path, engine: FakeEngine, pg_url: str
+) -> None:
+    """Both read the pending slide: the first claims its recognition job; the second waits for
+    it (no job of its own) and reads the page recognised from the store."""
+    from dpe_server.catalog.postgres import PostgresStore
+    from dpe_server.catalog.shared import recognise_job
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    _pptx(folder / "deck.pptx", pictures=(1,))
+    backends = (HeldOcr(), HeldOcr())
+    stores = [PostgresStore(pg_url) for _ in backends]
+    try:
+        a, b = (Catalog(folder, "h", backends[i], store=stores[i]) for i in range(2))
+        for catalog in (a, b):
+            await catalog.start()
+            await catalog.warm()  # the first extracts the deck, the second reads it stored
+        (entry,) = a.entries()
+        backends[0].held = anyio.Event()
+        pages: dict[str, Page] = {}
+
+        async def read(name: str, catalog: Catalog) -> None:
+            pages[name] = await catalog.page(entry.doc_ref, 0)
+
+        async with anyio.create_task_group() as reads:
+            reads.start_soon(read, "a", a)
+            await backends[0].started.wait()  # A's job is under way, its claim held
+            reads.start_soon(read, "b", b)
+            with anyio.fail_after(20):
+                while not b._recognising:  # B waits on A's claim
+                    await anyio.sleep(0.01)
+            backends[0].held.set()
+        assert (backends[0].recognised, backends[1].recognised) == (1, 0)
+        assert engine.calls == 1
+        assert _pictures(pages["a"]) == _pictures(pages["b"]) == [True]
+        infos = await b.page_infos(entry.doc_ref)
+        assert [i.metadata.get("ocr") for i in infos] == [True]
+        assert stores[0].extractions() == {
+            entry.key: 1,
+            recognise_job(entry.key, 0): 1,
+        }
+    finally:
+        for store in stores:
+            store.close()
 
 
 # ---- the real engine: `dpe-server read` still returns the picture recognised ------------------

@@ -44,7 +44,7 @@ from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.index import Index, pending_pages, pending_pages_of
 from dpe_server.catalog.recent import RecentFirst
-from dpe_server.catalog.shared import Claim, SharedStore, pages_job
+from dpe_server.catalog.shared import Claim, SharedStore, pages_job, recognise_job
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, Store
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, is_paged
@@ -410,12 +410,10 @@ class Catalog(Index[Entry]):
             return kept or page
         done = self._recognising[(key, index)] = anyio.Event()
         try:
-            job = self.backend.recognise(self.root, entry.rel, index)
-            found = await self._recognition(job, page)
-            if found is None:
+            recognised = await self._recognised(entry, key, page)
+            if recognised is None:
                 return page  # stays pending (the server is stopping...)
-            outline = self._recognised_outline(entry, key, found)
-            await anyio.to_thread.run_sync(self._keep_recognised, entry, key, found, outline)
+            found, outline = recognised
         finally:
             del self._recognising[(key, index)]
             done.set()
@@ -427,6 +425,38 @@ class Catalog(Index[Entry]):
                 await anyio.to_thread.run_sync(self.store.put_document, key, settled, [])
             await self._announce_entry(entry, before)
         return found
+
+    async def _recognised(
+        self, entry: Entry, key: str, page: Page
+    ) -> tuple[Page, Outline | None] | None:
+        """The pending `page` recognised by a job here and kept (stored, listed in the entry's
+        outline, which is returned: `_recognised_outline`); None when it stays pending (a
+        transient failure). With a shared store the job is claimed first, as a pages job is:
+        one replica recognises the page, the others wait for it and read it from the store."""
+        index, shared = page.page_index, self.shared
+        job, claim = recognise_job(key, index), Claim.CLAIMED
+        while shared is not None and key == entry.key:
+            claim = await anyio.to_thread.run_sync(shared.claim, job)
+            if claim is Claim.DONE:
+                stored = await anyio.to_thread.run_sync(self.store.page, key, index)
+                if stored is not None and not ocr_states.is_pending(stored.metadata):
+                    self.pages_lru.put(key, stored)  # recognised (or failed) by another replica
+                    return stored, self._recognised_outline(entry, key, stored)
+            if claim is not Claim.BUSY:
+                break  # claimed, or done but forgotten since: recognised here
+            await anyio.sleep(CLAIM_POLL)
+        leased = shared if shared is not None and claim is Claim.CLAIMED else None
+        work = self._recognition(self.backend.recognise(self.root, entry.rel, index), page)
+        found = await self._leased(job if leased else None, work)
+        if found is None:
+            if leased is not None:  # anyone may try again
+                await anyio.to_thread.run_sync(leased.release, job)
+            return None
+        outline = self._recognised_outline(entry, key, found)
+        await anyio.to_thread.run_sync(self._keep_recognised, entry, key, found, outline)
+        if leased is not None:
+            await anyio.to_thread.run_sync(leased.finish, job)
+        return found, outline
 
     # ---- extraction ----------------------------------------------------------------------
 
