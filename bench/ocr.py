@@ -1,8 +1,8 @@
 """OCR bench (issue 20): seconds per scanned page, and a folder of scanned pages listed and
 recognised.
 
-    python bench/ocr.py [--runs N] [--pages N] [--long N] [--tesseract] [--skip-pages]
-                        [--skip-folder] [--skip-long]
+    python bench/ocr.py [--runs N] [--pages N] [--long N] [--pictures N] [--tesseract]
+                        [--skip-pages] [--skip-folder] [--skip-long]
 
 1. Per page: the English and Chinese fixture pages (`fixtures/builders/scanned.py`) extracted
    by the pdf extractor in this process, the engine loaded first (not timed; its load time
@@ -14,7 +14,9 @@ recognised.
    background pass, one job a page), with how many pages say `ocr: true`.
 3. Long scan: one scanned pdf of `--long` (40) pages (the English page with different
    seeds), served the same way: the same times, and seconds per page.
-4. `--tesseract`: the same two pages' images recognised by the `tesseract` command (Debian's
+4. `--pictures N` (0: not run): a folder of N docx, each the fixture's picture of a table
+   (`scanned.write_docx`), served the same way: its text is read first, its pictures after.
+5. `--tesseract`: the same two pages' images recognised by the `tesseract` command (Debian's
    tesseract-ocr, tesseract-ocr-chi-sim), for the engine choice (docs/ocr.md).
 
 Prints Markdown lines; figures are wall times on this machine at its load (printed first).
@@ -143,6 +145,16 @@ async def long_scan(pages: int) -> None:
     await _serve(where, f"one scanned pdf of {pages} pages", pages)
 
 
+async def pictures(count: int) -> None:
+    where = OUT / "pictures"
+    shutil.rmtree(where, ignore_errors=True)
+    where.mkdir(parents=True)
+    scanned.write_docx(where / "table_00.docx")
+    for n in range(1, count):
+        shutil.copyfile(where / "table_00.docx", where / f"table_{n:02d}.docx")
+    await _serve(where, f"folder of {count} docx, each a picture of a table", count)
+
+
 def tesseract(runs: int) -> None:
     if shutil.which("tesseract") is None:
         print("- tesseract: not installed (apt-get install tesseract-ocr tesseract-ocr-chi-sim)")
@@ -184,6 +196,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--long", type=int, default=40)
+    parser.add_argument("--pictures", type=int, default=0)
     parser.add_argument("--tesseract", action="store_true")
     parser.add_argument("--skip-folder", action="store_true")
     parser.add_argument("--skip-pages", action="store_true")
@@ -199,6 +212,8 @@ def main() -> None:
         anyio.run(folder, args.pages)
     if not args.skip_long:
         anyio.run(long_scan, args.long)
+    if args.pictures:
+        anyio.run(pictures, args.pictures)
 
 
 if __name__ == "__main__":

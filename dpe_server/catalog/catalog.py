@@ -9,11 +9,12 @@ count, properties); full extraction runs in the background (`warm`, most recentl
 first) and on demand for whatever a client reads, one page at a time where the format allows
 it. Page bodies live in the `Store`, not here, so memory grows by headers only.
 
-OCR: extraction leaves the pdf pages to recognise `ocr: "pending"`; once the warm-up has
-extracted every document, `recognise_pending` recognises them in the background, one job per
-page (its own deadline), most recently modified document first, with a core left for reads; a
-page a client reads is recognised at once, ahead of that queue. Each recognised page is stored
-like any page and announced as an update of its document.
+OCR: extraction leaves the pdf pages to recognise, and the pages whose pictures are to be
+(docx, pptx, xlsx), `ocr: "pending"`; once the warm-up has extracted every document,
+`recognise_pending` recognises them in the background, one job per page (its own deadline),
+most recently modified document first, with a core left for reads; a page a client reads is
+recognised at once, ahead of that queue. Each recognised page is stored like any page and
+announced as an update of its document.
 
 Freshness: a changed file is probed and re-extracted in the background while the last good
 outline and pages keep being served; when the new ones are ready the change is announced. A
@@ -41,8 +42,9 @@ from anyio.abc import TaskGroup
 from dpe_server.catalog.folder import FileStat, scan, scan_paths
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
-from dpe_server.catalog.index import Index, outline_of, pending_pages
-from dpe_server.catalog.shared import Claim, SharedStore, pages_job
+from dpe_server.catalog.index import Index, pending_pages, pending_pages_of
+from dpe_server.catalog.recent import RecentFirst
+from dpe_server.catalog.shared import Claim, SharedStore, pages_job, recognise_job
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, Store
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, is_paged
@@ -156,7 +158,7 @@ class Catalog(Index[Entry]):
         """Set once the start-up warm-up has extracted (or failed) every file found at start."""
         self.shared = self.store if isinstance(self.store, SharedStore) else None
         """The work queue and change feed of replicas sharing the store, if it is shared."""
-        self._ocr_todo: dict[Entry, None] = {}
+        self._ocr_todo: RecentFirst[Entry] = RecentFirst()
         """Documents with pages to recognise (`ocr: "pending"`), for `recognise_pending`."""
         self._ocr_more = anyio.Event()
         self._recognising: dict[tuple[str, int], anyio.Event] = {}
@@ -284,7 +286,8 @@ class Catalog(Index[Entry]):
         if not entry.current:
             return
         if pending_pages(entry.outline):
-            self._ocr_todo[entry] = None  # (maybe in a thread: the loop is woken by its caller)
+            # (maybe in a thread: the loop is woken by its caller)
+            self._ocr_todo.add(entry, entry.stat.mtime_ns)
         else:
             entry.props = None
 
@@ -329,7 +332,7 @@ class Catalog(Index[Entry]):
 
     def indexing(self, file_type: str = "", doc_ref: str = "") -> int:
         """Documents not yet extracted, or with pages not yet recognised."""
-        waiting = [e for e in list(self._ocr_todo) if e.current and self._entries.get(e.rel) is e]
+        waiting = [e for e in self._ocr_todo if e.current and self._entries.get(e.rel) is e]
         return super().indexing(file_type, doc_ref) + sum(
             1 for e in waiting if self._in_scope(e, file_type, doc_ref)
         )
@@ -357,20 +360,20 @@ class Catalog(Index[Entry]):
         at once (a read recognises the page it reads at once, beside these). `forever`: then
         wait for more (documents extracted or changed later)."""
         while True:
-            while self._ocr_todo:
-                entry = max(list(self._ocr_todo), key=lambda e: e.stat.mtime_ns)
+            while (taken := self._ocr_todo.take()) is not None:
+                entry, mtime = taken
                 try:
                     await self._recognise_document(entry)
                 finally:
-                    self._ocr_todo.pop(entry, None)
+                    self._ocr_todo.done(entry, mtime)
             if not forever:
                 return
             self._ocr_more = anyio.Event()
-            if not self._ocr_todo:
+            if not self._ocr_todo.queued():
                 await self._ocr_more.wait()
 
     def _wake_ocr(self) -> None:
-        if self._ocr_todo:
+        if self._ocr_todo.queued():
             self._ocr_more.set()
 
     async def _recognise_document(self, entry: Entry) -> None:
@@ -407,12 +410,10 @@ class Catalog(Index[Entry]):
             return kept or page
         done = self._recognising[(key, index)] = anyio.Event()
         try:
-            job = self.backend.recognise(self.root, entry.rel, index)
-            found = await self._recognition(job, page)
-            if found is None:
+            recognised = await self._recognised(entry, key, page)
+            if recognised is None:
                 return page  # stays pending (the server is stopping...)
-            outline = self._recognised_outline(entry, key, found)
-            await anyio.to_thread.run_sync(self._keep_recognised, entry, key, found, outline)
+            found, outline = recognised
         finally:
             del self._recognising[(key, index)]
             done.set()
@@ -424,6 +425,38 @@ class Catalog(Index[Entry]):
                 await anyio.to_thread.run_sync(self.store.put_document, key, settled, [])
             await self._announce_entry(entry, before)
         return found
+
+    async def _recognised(
+        self, entry: Entry, key: str, page: Page
+    ) -> tuple[Page, Outline | None] | None:
+        """The pending `page` recognised by a job here and kept (stored, listed in the entry's
+        outline, which is returned: `_recognised_outline`); None when it stays pending (a
+        transient failure). With a shared store the job is claimed first, as a pages job is:
+        one replica recognises the page, the others wait for it and read it from the store."""
+        index, shared = page.page_index, self.shared
+        job, claim = recognise_job(key, index), Claim.CLAIMED
+        while shared is not None and key == entry.key:
+            claim = await anyio.to_thread.run_sync(shared.claim, job)
+            if claim is Claim.DONE:
+                stored = await anyio.to_thread.run_sync(self.store.page, key, index)
+                if stored is not None and not ocr_states.is_pending(stored.metadata):
+                    self.pages_lru.put(key, stored)  # recognised (or failed) by another replica
+                    return stored, self._recognised_outline(entry, key, stored)
+            if claim is not Claim.BUSY:
+                break  # claimed, or done but forgotten since: recognised here
+            await anyio.sleep(CLAIM_POLL)
+        leased = shared if shared is not None and claim is Claim.CLAIMED else None
+        work = self._recognition(self.backend.recognise(self.root, entry.rel, index), page)
+        found = await self._leased(job if leased else None, work)
+        if found is None:
+            if leased is not None:  # anyone may try again
+                await anyio.to_thread.run_sync(leased.release, job)
+            return None
+        outline = self._recognised_outline(entry, key, found)
+        await anyio.to_thread.run_sync(self._keep_recognised, entry, key, found, outline)
+        if leased is not None:
+            await anyio.to_thread.run_sync(leased.finish, job)
+        return found, outline
 
     # ---- extraction ----------------------------------------------------------------------
 
@@ -572,9 +605,12 @@ class Catalog(Index[Entry]):
             if entry.failed and entry.outline is not None and entry.outline_key != key:
                 entry.outline, entry.outline_key = None, ""
             return False
-        outline = outline_of(doc, entry)
-        await anyio.to_thread.run_sync(self.store.put_document, key, outline, doc.pages)
-        return self._adopt(entry, key, doc, outline)  # under the entry's lock
+        for index in pending_pages_of(doc):  # a read recognising one: kept, not redone
+            running = self._recognising.get((key, index))
+            if running is not None:
+                await running.wait()
+        kept, outline = await anyio.to_thread.run_sync(self._put_extracted, entry, key, doc)
+        return self._adopt(entry, key, kept, outline)  # under the entry's lock
 
     async def _claim(self, entry: Entry, key: str) -> bool:
         """Whether this replica is to extract `key` (always, unless the store is shared);

@@ -159,6 +159,11 @@ def pending_pages(outline: Outline | None) -> list[int]:
     return [p.page_index for p in outline.pages if ocr_states.is_pending(p.metadata)]
 
 
+def pending_pages_of(doc: Document) -> list[int]:
+    """The pages of an extracted document left to recognise."""
+    return [p.page_index for p in doc.pages if ocr_states.is_pending(p.metadata)]
+
+
 class _Listing(Sequence[DocumentInfo]):
     """Entries seen as their DocumentInfo, built one by one as they are taken."""
 
@@ -558,6 +563,21 @@ class Index(ABC, Generic[E]):
             self.store.put_document(key, outline, [page])
         elif key == entry.served_key:
             self.store.put_pages(key, [page])
+
+    def _put_extracted(self, entry: Entry, key: str, doc: Document) -> tuple[Document, Outline]:
+        """Store a whole-document extraction of `key`, with its outline (blocking). A page it
+        leaves pending that the store holds recognised under `key` (a read recognised it before
+        the document was extracted whole) is kept recognised, and listed so."""
+        pages = list(doc.pages)
+        for i, page in enumerate(pages):
+            if ocr_states.is_pending(page.metadata):
+                stored = self.store.page(key, page.page_index)
+                if stored is not None and not ocr_states.is_pending(stored.metadata):
+                    pages[i] = stored
+        doc = dataclasses.replace(doc, pages=tuple(pages))
+        outline = outline_of(doc, entry)
+        self.store.put_document(key, outline, doc.pages)
+        return doc, outline
 
     def _settled_outline(self, entry: Entry, key: str) -> Outline | None:
         """Once no page of `key` waits to be recognised: its outline derived again from every

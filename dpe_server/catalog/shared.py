@@ -26,6 +26,11 @@ def pages_job(key: str, indices: Sequence[int]) -> str:
     return f"{key}/pages/{','.join(map(str, indices))}"
 
 
+def recognise_job(key: str, index: int) -> str:
+    """The job of recognising page `index` of the version `key` (OCR: a page left pending)."""
+    return f"{key}/ocr/{index}"
+
+
 @runtime_checkable
 class SharedStore(Protocol):
     lease: float

@@ -37,8 +37,9 @@ class Limits:
     ocr_languages: tuple[str, ...] = ("en", "zh")
     """Languages OCR reads (`--ocr-languages`)."""
     ocr_later: bool = False
-    """Pdf pages to recognise are not recognised now but say `ocr: "pending"` (the server's
-    extraction jobs: each such page is then recognised by a job of its own, `jobs` op `ocr`)."""
+    """Pdf pages and office pictures to recognise are not recognised now but say
+    `ocr: "pending"` (the server's extraction jobs: each such page is then recognised by a job
+    of its own, `jobs` op `ocr`)."""
 
 
 DEFAULT_LIMITS = Limits()

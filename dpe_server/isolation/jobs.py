@@ -40,8 +40,10 @@ from dpe_server.model.tree import JSON, Document, Page, Properties
 log = logging.getLogger(__name__)
 
 Op = Literal["probe", "extract", "pages", "ocr", "image"]
-"""`extract` and `pages` leave the pdf pages to recognise `pending` (`Limits.ocr_later`): each
-is recognised by an `ocr` job of its own (its pages, recognised), under its own deadline."""
+"""`extract` and `pages` leave the pdf pages, and the pictures of docx, pptx and xlsx pages, to
+recognise `pending` (`Limits.ocr_later`): each such page is recognised by an `ocr` job of its own
+(its pages, recognised: the formats with pictures extract those pages only), under its own
+deadline."""
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
 OUT_OF_MEMORY = "The file needs more memory than allowed."

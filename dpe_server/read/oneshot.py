@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any, assert_never
 
 from dpe_server.catalog.folder import FileStat, default_host, scan
-from dpe_server.catalog.index import Entry, Index, outline_of
+from dpe_server.catalog.index import Entry, Index
 from dpe_server.catalog.sqlite import open_store
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
@@ -156,8 +156,7 @@ class OneShotReader(Index[Entry]):
         except ExtractionError as exc:
             self._record_failure(entry, entry.key, exc)
             return
-        outline = outline_of(doc, entry)
-        self.store.put_document(entry.key, outline, doc.pages)
+        doc, outline = self._put_extracted(entry, entry.key, doc)  # recognised pages kept
         self._adopt(entry, entry.key, doc, outline)
 
     def _picture(self, entry: Entry, metadata: Mapping[str, JSON]) -> tuple[str, str] | None:

@@ -8,14 +8,14 @@ Each conversion has its own deadline under the worker's (probe `PROBE_TIMEOUT`, 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.legacy import target
 from dpe_server.extractors.legacy.convert import convert
 from dpe_server.extractors.ooxml import picture as ooxml_picture
-from dpe_server.model.tree import JSON, Document, Properties
+from dpe_server.model.tree import JSON, Document, Page, Properties
 
 PROBE_TIMEOUT = 12.0
 """Seconds a conversion for a probe may take (the worker's probe deadline is 15 s)."""
@@ -46,7 +46,14 @@ def _extractor(fmt: str, suffixes: tuple[str, ...]) -> Extractor:
         doc = inner().extract(_converted(f, fmt, EXTRACT_TIMEOUT), limits)
         return Document(doc.properties, doc.pages, {**doc.metadata, "converted_by": _BY})
 
-    return Extractor(fmt, suffixes, "1", probe, extract)
+    def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
+        """Some pages of the converted document (the `ocr` job of one page recognises that
+        page's pictures only)."""
+        inner_pages = inner().extract_pages
+        assert inner_pages is not None
+        return inner_pages(_converted(f, fmt, EXTRACT_TIMEOUT), indices, limits)
+
+    return Extractor(fmt, suffixes, "1", probe, extract, extract_pages)
 
 
 DOC = _extractor("doc", (".doc", ".rtf"))

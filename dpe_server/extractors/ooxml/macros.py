@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Extractor, Format, Limits
+from dpe_server.extractors.ocr.states import with_pictures
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model.tree import Document, Page, Properties
 
@@ -45,5 +46,15 @@ def package_extractor(
     extract: Callable[[BinaryIO, Limits], Document],
     extract_pages: Callable[[BinaryIO, Sequence[int], Limits], list[Page]],
 ) -> Extractor:
-    """The `Extractor` of an OOXML format, its documents flagged `has_macros` (`flag_macros`)."""
-    return flag_macros(Extractor(fmt.name, fmt.suffixes, version, probe, extract, extract_pages))
+    """The `Extractor` of an OOXML format, its documents flagged `has_macros` (`flag_macros`),
+    each page saying `ocr: "pending"` while a picture of it waits to be recognised
+    (`ocr.states.with_pictures`)."""
+
+    def whole(f: BinaryIO, limits: Limits) -> Document:
+        doc = extract(f, limits)
+        return dataclasses.replace(doc, pages=tuple(with_pictures(p) for p in doc.pages))
+
+    def some(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
+        return [with_pictures(p) for p in extract_pages(f, indices, limits)]
+
+    return flag_macros(Extractor(fmt.name, fmt.suffixes, version, probe, whole, some))

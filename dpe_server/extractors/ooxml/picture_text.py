@@ -7,8 +7,14 @@ without the extra, `ocr: "unavailable"`. Smaller pictures (icons, logos, bullets
 A picture of a table (recognised boxes in columns over several rows, as the pdf page layout
 finds aligned tables: `pdf_scanned.picture_table`) also gives `content.table`.
 
-A document spends at most `BUDGET_SECONDS` recognising its pictures (a file of many photos must
-still fit the extraction deadline); pictures after that say `ocr: "skipped"`.
+With `Limits.ocr_later` (the server's extraction jobs) a picture is not recognised but says
+`ocr: "pending"` (`unavailable` at once without the extra), and `with_pictures` makes its page
+say `pending` too: the server recognises the page's pictures with an `ocr` job of its own, after
+the text of every document, as it recognises a pdf page.
+
+One extraction (a document, or the `ocr` job of one page) spends at most `BUDGET_SECONDS`
+recognising pictures (a page of many photos must still fit its job's deadline); pictures after
+that say `ocr: "skipped"`.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import logging
 import time
 import weakref
 
-from dpe_server.extractors.ocr import recognise
+from dpe_server.extractors.ocr import recognise, states
 from dpe_server.extractors.ocr.engine import Unavailable
 from dpe_server.extractors.ocr.layout import text_of
 from dpe_server.extractors.ooxml.package import Package
@@ -44,6 +50,9 @@ def recognise_picture(
     if pkg.limits.ocr == "off" or content["mime_type"] not in _READABLE:
         return
     if width < MIN_WIDTH or height < MIN_HEIGHT or width * height > MAX_PIXELS:
+        return
+    if pkg.limits.ocr_later:
+        meta["ocr"] = states.later()
         return
     if _spent.get(pkg, 0.0) >= BUDGET_SECONDS:
         meta["ocr"] = "skipped"

@@ -18,7 +18,6 @@ with a job of its own.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 from collections.abc import Sequence
@@ -26,9 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.ocr import Word, recognise
+from dpe_server.extractors.ocr import Word, recognise, states
 from dpe_server.extractors.ocr.engine import MAX_SIDE, Unavailable
-from dpe_server.extractors.ocr.settings import engine_version
 from dpe_server.extractors.ocr.states import PENDING, failure
 from dpe_server.extractors.pdf.blocks import Block, lay_out
 from dpe_server.extractors.pdf.collect import PDFIUM_LOCK, PageContent, Run
@@ -91,15 +89,10 @@ def to_recognise(content: PageContent, box: Box, images: Sequence[Block], limits
     return limits.ocr == "force" or (limits.ocr == "auto" and is_picture(content, box, images))
 
 
-@functools.cache
-def _installed() -> bool:
-    return bool(engine_version())
-
-
 def later() -> Recognised:
     """A page to recognise by a job of its own: `pending` (`unavailable` without the extra,
     which no later job would change)."""
-    return Recognised(PENDING if _installed() else "unavailable")
+    return Recognised(states.later())
 
 
 def recognise_page(f: BinaryIO, index: int, box: Box) -> Recognised:
