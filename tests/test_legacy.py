@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -77,8 +78,9 @@ def _read(path: Path) -> Document:
 
 
 def _soffice_leftovers() -> set[str]:
-    """Conversion folders (not the LibreOffice profile a process keeps for its life)."""
-    found = Path(tempfile.gettempdir()).glob("dpe-soffice-*")
+    """This process's conversion folders (not the LibreOffice profile it keeps for its life;
+    nor other processes' folders, which a conversion may sweep when they are gone)."""
+    found = Path(tempfile.gettempdir()).glob(f"dpe-soffice-{os.getpid()}-*")
     return {p.name for p in found if "-profile-" not in p.name}
 
 
@@ -154,11 +156,21 @@ def _soffice_processes() -> list[int]:
     return found
 
 
-def _wait_until_gone(seconds: float = 20.0) -> list[int]:
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _wait_until_gone(before: Collection[int] = (), seconds: float = 20.0) -> list[int]:
+    """The LibreOffice processes of ours still there after at most `seconds` (those running
+    `before` the test, another test run's, are not waited for)."""
     import time
 
     deadline = time.monotonic() + seconds
-    while (left := _soffice_processes()) and time.monotonic() < deadline:
+    while (left := sorted(set(_soffice_processes()) - set(before))) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
 
@@ -187,9 +199,10 @@ def test_conversion_deadline_kills_libreoffice(
     monkeypatch.setattr(extract, "EXTRACT_TIMEOUT", 0.5)
     path = legacy.rtf(tmp_path)
     path.write_text(path.read_text().replace("The end.", "The end, timed out."))
+    before = _soffice_processes()
     with pytest.raises(ExtractionTimeout, match=r"LibreOffice took longer than 0\.5 seconds"):
         _read(path)
-    assert _soffice_processes() == []  # killed, not left to finish
+    assert set(_soffice_processes()) <= set(before)  # killed, not left to finish
 
 
 @needs_proc
@@ -200,6 +213,7 @@ async def test_a_worker_killed_at_its_deadline_takes_libreoffice_with_it(tmp_pat
 
     path = legacy.rtf(tmp_path)
     (tmp_path / "warm.csv").write_text("a,b\n1,2\n")
+    running, folders = _soffice_processes(), set(Path(tempfile.gettempdir()).glob("dpe-soffice-*"))
     pb = ProcessBackend(WorkerSettings(workers=1, timeout=1.0))
     try:
         # The worker is started (and has imported the extractors) before the 1 s deadline
@@ -211,9 +225,9 @@ async def test_a_worker_killed_at_its_deadline_takes_libreoffice_with_it(tmp_pat
             await pb.extract(tmp_path, path.name)
     finally:
         await pb.aclose()
-    assert _wait_until_gone() == []
-    mine = f"dpe-soffice-{os.getpid()}-"
-    left = {p for p in Path(tempfile.gettempdir()).glob("dpe-soffice-*") if mine not in p.name}
+    assert _wait_until_gone(running) == []
+    made = set(Path(tempfile.gettempdir()).glob("dpe-soffice-*")) - folders
+    left = {p for p in made if not _alive(int(p.name.split("-")[2]))}  # the killed worker's
     assert left  # the killed worker could not remove its folders...
     sweep()
     assert not [p for p in left if p.exists()]  # ...the next conversion does
