@@ -81,13 +81,18 @@ class Change:
 ChangeListener = Callable[[Change], Awaitable[None]]
 
 
-@dataclass(eq=False)
 class Entry(IndexEntry):
-    _lock: anyio.Lock | None = None
+    __slots__ = ("_lock", "retried")
+    _lock: anyio.Lock | None
     """Held while the file is extracted; there only while someone holds or awaits it (a
     lock costs more memory than the rest of an entry)."""
-    retried: anyio.Event | None = None
+    retried: anyio.Event | None
     """Set when the pending retry of a file caught mid-write has run."""
+
+    def __init__(self, rel: str, doc_ref: str, stat: FileStat, key: str) -> None:
+        super().__init__(rel, doc_ref, stat, key)
+        object.__setattr__(self, "_lock", None)
+        object.__setattr__(self, "retried", None)
 
     @property
     def busy(self) -> bool:
@@ -227,7 +232,9 @@ class Catalog(Index[Entry]):
                     if not deferred:
                         self.warm_count += 1
 
-        for batch, wait in ((entries, False), (taken, True)):
+        todo = [e for e in entries if not (e.current or e.failed)]
+        self.warm_count += len(entries) - len(todo)  # restored: nothing to do (no task each)
+        for batch, wait in ((todo, False), (taken, True)):
             async with anyio.create_task_group() as tg:
                 for entry in list(batch):
                     tg.start_soon(one, entry, wait)
