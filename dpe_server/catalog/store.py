@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar, cast
 
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.folder import FileStat
@@ -29,6 +29,7 @@ from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import JSON, Page, Properties
 
 SCHEMA = "2"
+T = TypeVar("T")
 
 
 def cache_key(path: str, st: FileStat, extractor_version: str, content: str = "") -> str:
@@ -69,13 +70,54 @@ class Outline:
 
     @classmethod
     def from_json(cls, data: Mapping[str, JSON]) -> Outline:
+        """The outline as stored, its pages' titles and metadata shared with other outlines
+        where they are the same (`_shared`): the catalog keeps one per document."""
         return cls(
             title=data["title"],
             keywords=tuple(data["keywords"]),
             summary=data["summary"],
-            pages=tuple(PageInfo(i, t, n, m) for i, t, n, m in data["pages"]),
-            metadata=data.get("metadata", {}),
+            pages=tuple(
+                PageInfo(i, _shared(t), n, _shared_mapping(m)) for i, t, n, m in data["pages"]
+            ),
+            metadata=_shared_mapping(data.get("metadata", {})),
         )
+
+
+_SHARED: dict[object, object] = {}
+"""One copy of each page title and metadata met in stored outlines (`Outline.from_json`), while
+there are fewer than `SHARED_KEPT`: a folder's pages repeat them (Sheet1, a page size, a slide
+layout), and each parsed outline would otherwise hold its own."""
+SHARED_KEPT = 1 << 16
+
+
+def _shared(value: T) -> T:
+    if type(value) is not str:
+        return value
+    kept = _SHARED.get(value)
+    if kept is not None:
+        return cast(T, kept)
+    if len(_SHARED) < SHARED_KEPT:
+        _SHARED[value] = value
+    return value
+
+
+def _shared_mapping(mapping: Mapping[str, JSON]) -> Mapping[str, JSON]:
+    """`mapping`, or an equal one (same keys in the same order) met before. Outlines' metadata
+    is never written to (a `Mapping`)."""
+    # Equal is not enough: 1, 1.0 and True are equal keys, and so are 0.0 and -0.0.
+    try:
+        items = tuple(
+            (k, v.__class__, float.__repr__(v) if v.__class__ is float else v)
+            for k, v in mapping.items()
+        )
+        kept = _SHARED.get(items)
+    except TypeError:  # a list or a dict among its values: not shared
+        return mapping
+    if kept is not None:
+        return cast(Mapping[str, JSON], kept)
+    if len(_SHARED) < SHARED_KEPT:
+        _SHARED[items] = mapping
+    return mapping
 
 
 @dataclass(frozen=True, slots=True)
