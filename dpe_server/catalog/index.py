@@ -137,7 +137,12 @@ class Entry:
             return
         before = self.served_key
         object.__setattr__(self, name, value)
-        if self.served_key != before:
+        self.changed_from(before)
+
+    def changed_from(self, before: str) -> None:
+        """The entry served `before`: tell its index if that changed, and settle it."""
+        touched = self.touched
+        if touched is not None and self.served_key != before:
             keys = touched.get(self)
             if keys:
                 keys.append(before)
@@ -303,8 +308,8 @@ class Index(ABC, Generic[E]):
         self._entries[rel] = entry
         self._by_ref[ref] = entry
         self._sorted = None
-        entry.touched = self._touched
-        entry.waiting = self._waiting
+        object.__setattr__(entry, "touched", self._touched)  # (not a state field)
+        object.__setattr__(entry, "waiting", self._waiting)
         entry.settle()
         self._touched.setdefault(entry, ())
         return entry
@@ -360,7 +365,17 @@ class Index(ABC, Generic[E]):
     def _restore_all(self, entries: Sequence[Entry]) -> set[str]:
         """`_restore` for many entries in one store query; returns the rels it knew."""
         found = self.store.lookup_many([e.key for e in entries])
-        return {e.rel for e in entries if self._apply(e, found.get(e.key))}
+        known: set[str] = set()
+        for entry in entries:
+            touched, before = entry.touched, entry.served_key
+            object.__setattr__(entry, "touched", None)  # told once below, not once a field
+            try:
+                if self._apply(entry, found.get(entry.key)):
+                    known.add(entry.rel)
+            finally:
+                object.__setattr__(entry, "touched", touched)
+            entry.changed_from(before)
+        return known
 
     def _apply(self, entry: Entry, cached: Cached | None) -> bool:
         if cached is None:

@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar, cast
+from typing import Protocol, cast
 
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.folder import FileStat
@@ -29,7 +29,6 @@ from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import JSON, Page, Properties
 
 SCHEMA = "2"
-T = TypeVar("T")
 
 
 def cache_key(path: str, st: FileStat, extractor_version: str, content: str = "") -> str:
@@ -70,12 +69,12 @@ class Outline:
 
     @classmethod
     def from_json(cls, data: Mapping[str, JSON]) -> Outline:
-        """The outline as stored, its pages' titles and metadata shared with other outlines
-        where they are the same (`_shared`): the catalog keeps one per document."""
+        """The outline as stored, its short strings and its pages' metadata shared with equal
+        ones read before (`_shared`): the catalog keeps one outline per document."""
         return cls(
-            title=data["title"],
-            keywords=tuple(data["keywords"]),
-            summary=data["summary"],
+            title=_shared(data["title"]),
+            keywords=tuple(map(_shared, data["keywords"])),
+            summary=_shared(data["summary"]),
             pages=tuple(
                 PageInfo(i, _shared(t), n, _shared_mapping(m)) for i, t, n, m in data["pages"]
             ),
@@ -84,21 +83,24 @@ class Outline:
 
 
 _SHARED: dict[object, object] = {}
-"""One copy of each page title and metadata met in stored outlines (`Outline.from_json`), while
-there are fewer than `SHARED_KEPT`: a folder's pages repeat them (Sheet1, a page size, a slide
-layout), and each parsed outline would otherwise hold its own."""
-SHARED_KEPT = 1 << 16
+"""One copy of each short string and page metadata met in stored outlines
+(`Outline.from_json`), while there are fewer than `SHARED_KEPT`: a folder's outlines repeat
+them (Sheet1, a page size, a slide layout, a generated summary, a title that is also a
+keyword), and each parsed outline would otherwise hold its own copy. Bounded: what it keeps
+alive is at most `SHARED_KEPT` strings of `SHARED_CHARS` and as many metadata."""
+SHARED_KEPT = 1 << 14
+SHARED_CHARS = 64
 
 
-def _shared(value: T) -> T:
-    if type(value) is not str:
-        return value
-    kept = _SHARED.get(value)
+def _shared(text: str) -> str:
+    if len(text) > SHARED_CHARS or type(text) is not str:
+        return text
+    kept = _SHARED.get(text)
     if kept is not None:
-        return cast(T, kept)
+        return cast(str, kept)
     if len(_SHARED) < SHARED_KEPT:
-        _SHARED[value] = value
-    return value
+        _SHARED[text] = text
+    return text
 
 
 def _shared_mapping(mapping: Mapping[str, JSON]) -> Mapping[str, JSON]:
