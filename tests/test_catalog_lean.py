@@ -58,3 +58,50 @@ async def test_a_level0_page_describes_only_its_documents(
     write_deck(root / "deck9.pptx", ["Slide 9"])
     await catalog.rescan()
     assert [e.rel for e in catalog.entries()] == [f"deck{i}.pptx" for i in (1, 2, 3, 4, 9)]
+
+
+def test_an_entry_holds_no_dict() -> None:
+    """Entries are slotted: no per-entry `__dict__` (one is kept per document)."""
+    from dpe_server.catalog.catalog import Entry
+    from dpe_server.catalog.folder import FileStat
+
+    entry = Entry("a/b.docx", "b-123456", FileStat(1, 2, 3, 4), "k")
+    assert not hasattr(entry, "__dict__")
+    with pytest.raises(AttributeError):
+        entry.other = 1  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "rel",
+    ["a/b.docx", "b.tar.gz", ".x", "x.", "a..b", "noext", "dir.d/file", "a/.h.docx", "ü/É.PDF"],
+)
+def test_path_parts_read_from_strings_as_pathlib_reads_them(rel: str) -> None:
+    from pathlib import PurePosixPath
+
+    from dpe_server.catalog.folder import stem_of
+    from dpe_server.extractors.registry import file_type, suffix_of
+
+    assert stem_of(rel) == PurePosixPath(rel).stem
+    assert suffix_of(rel) == PurePosixPath(rel).suffix
+    assert file_type(rel) == PurePosixPath(rel).suffix.lower().lstrip(".")
+
+
+def test_outlines_read_back_share_equal_page_metadata_of_the_same_types() -> None:
+    from dpe_server.catalog.store import Outline
+
+    def stored(metadata: dict[str, object]) -> Outline:
+        page = [0, "Sheet1", 3, metadata]
+        return Outline.from_json({"title": "t", "keywords": [], "summary": "", "pages": [page]})
+
+    a, b = stored({"width": 595.3, "layout": "x"}), stored({"width": 595.3, "layout": "x"})
+    assert a.pages[0].metadata is b.pages[0].metadata
+    assert a.pages[0].title is b.pages[0].title
+    assert a.to_json() == b.to_json()
+    # Equal values of other types (or of another sign) are not the same metadata.
+    for other in ({"flag": True}, {"flag": 1}, {"flag": 1.0}):
+        got = stored(dict(other)).pages[0].metadata
+        assert repr(got) == repr(other)
+    assert repr(stored({"w": -0.0}).pages[0].metadata) == repr({"w": -0.0})
+    assert repr(stored({"w": 0.0}).pages[0].metadata) == repr({"w": 0.0})
+    nested = stored({"list": [1]}).pages[0].metadata  # unhashable: kept as it is
+    assert nested == {"list": [1]}

@@ -19,7 +19,7 @@ import re
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from dpe_server.extractors import is_supported
 from dpe_server.isolation.confine import open_confined
@@ -34,10 +34,18 @@ def slug(text: str, fallback: str = "doc") -> str:
     return s or fallback
 
 
+def stem_of(rel: str) -> str:
+    """`PurePosixPath(rel).stem` of a relative path as the catalog holds it (no empty, `.`
+    or `..` names), without building a path: the catalog asks it of every file."""
+    name = rel.rstrip("/").rpartition("/")[2]
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name
+
+
 def doc_ref_for(rel: str, hash_chars: int = 6) -> str:
     """The doc_ref of the file at `rel` (a POSIX path relative to the root)."""
     digest = hashlib.sha256(rel.encode("utf-8")).hexdigest()[:hash_chars]
-    return f"{slug(PurePosixPath(rel).stem)}-{digest}"
+    return f"{slug(stem_of(rel))}-{digest}"
 
 
 def default_host(root: Path) -> str:
@@ -47,7 +55,7 @@ def default_host(root: Path) -> str:
 
 def is_ignored(rel: str) -> bool:
     """Editor temp and lock files, dotfiles, and anything inside a dot folder."""
-    parts = PurePosixPath(rel).parts
+    parts = [part for part in rel.split("/") if part and part != "."]  # PurePosixPath's
     if any(part.startswith(".") for part in parts):
         return True
     name = parts[-1] if parts else ""

@@ -17,14 +17,15 @@ answer the same URI with the same bytes.
 from __future__ import annotations
 
 import dataclasses
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Generic, TypeVar, overload
+from urllib.parse import quote_from_bytes
 
-from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for
+from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for, stem_of
 from dpe_server.catalog.steps import (
     MakeCurrent,
     PagesJob,
@@ -75,40 +76,83 @@ LISTED_METADATA = ("truncated", "has_macros", "read_as")
 holds macros (never run), a legacy file under a new suffix was read as what it is."""
 
 
-@dataclass(eq=False)
 class Entry:
+    """One file of the folder: its doc_ref, its store key, and what is known of it.
+
+    Slots, and a constructor that writes them directly (an index holds one per document: at
+    100,000 documents each attribute write and each byte counts at start-up)."""
+
+    __slots__ = (
+        "doc_ref",
+        "error",
+        "error_key",
+        "key",
+        "outline",
+        "outline_key",
+        "props",
+        "rel",
+        "stat",
+        "touched",
+        "waiting",
+    )
     rel: str
     doc_ref: str
     stat: FileStat
     key: str
     """The store key of the file as it is now."""
-    props: Properties | None = None
-    error: ExtractionError | None = None
-    error_key: str = ""
-    outline: Outline | None = None
-    outline_key: str = ""
+    props: Properties | None
+    error: ExtractionError | None
+    error_key: str
+    outline: Outline | None
+    outline_key: str
     """The key `outline` (and the pages it serves) belong to: the last good version."""
-    touched: dict[Entry, list[str]] | None = field(default=None, repr=False)
-    """Where the entry puts itself, with the key it served before, when the version it serves
+    touched: dict[Entry, list[str] | tuple[()]] | None
+    """Where the entry puts itself, with the keys it served before, when the version it serves
     changes (its index's record for the search index, `Index.served_changes`)."""
-    waiting: set[Entry] | None = field(default=None, repr=False)
+    waiting: set[Entry] | None
     """Its index's entries not yet extracted (`Index.indexing`): the entry is in it while it is
     neither current nor failed."""
 
+    def __init__(self, rel: str, doc_ref: str, stat: FileStat, key: str) -> None:
+        init = object.__setattr__  # not yet in an index: nothing to tell
+        init(self, "rel", rel)
+        init(self, "doc_ref", doc_ref)
+        init(self, "stat", stat)
+        init(self, "key", key)
+        init(self, "props", None)
+        init(self, "error", None)
+        init(self, "error_key", "")
+        init(self, "outline", None)
+        init(self, "outline_key", "")
+        init(self, "touched", None)
+        init(self, "waiting", None)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.rel!r}, {self.doc_ref!r}, key={self.key[:12]!r})"
+
     def __setattr__(self, name: str, value: object) -> None:
-        touched = self.__dict__.get("touched")
-        if name not in _STATE or touched is None:
+        touched = self.touched
+        if touched is None or name not in _STATE:
             object.__setattr__(self, name, value)
             return
         before = self.served_key
         object.__setattr__(self, name, value)
-        if self.served_key != before:
-            touched.setdefault(self, []).append(before)
+        self.changed_from(before)
+
+    def changed_from(self, before: str) -> None:
+        """The entry served `before`: tell its index if that changed, and settle it."""
+        touched = self.touched
+        if touched is not None and self.served_key != before:
+            keys = touched.get(self)
+            if keys:
+                keys.append(before)
+            else:
+                touched[self] = [before]
         self.settle()
 
     def settle(self) -> None:
         """Put the entry in, or take it out of, its index's `waiting` set."""
-        waiting = self.__dict__.get("waiting")
+        waiting = self.waiting
         if waiting is not None:
             if self.current or self.failed:
                 waiting.discard(self)
@@ -132,7 +176,7 @@ class Entry:
 
     @property
     def stem(self) -> str:
-        return PurePosixPath(self.rel).stem
+        return stem_of(self.rel)
 
     @property
     def current(self) -> bool:
@@ -150,6 +194,15 @@ _STATE = frozenset({"key", "outline", "outline_key", "error", "error_key"})
 `failed`."""
 E = TypeVar("E", bound=Entry)
 T = TypeVar("T")
+
+
+def _iso_utc(mtime_ns: int) -> str:
+    """`datetime.fromtimestamp(mtime_ns / 1e9, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")`, whose
+    strftime costs more than the rest of a Level 0 line."""
+    d = datetime.fromtimestamp(mtime_ns / 1e9, UTC)
+    if d.year < 1000:  # strftime does not pad such a year
+        return d.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"{d.year}-{d.month:02}-{d.day:02}T{d.hour:02}:{d.minute:02}:{d.second:02}Z"
 
 
 def pending_pages(outline: Outline | None) -> list[int]:
@@ -209,6 +262,10 @@ class Index(ABC, Generic[E]):
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.root = root.resolve()
+        self._root_prefix = os.path.join(str(self.root), "")
+        """`str(self.root / rel)` is this + rel (a rel has no empty, `.` or `..` name)."""
+        self._root_uri = os.path.join(self.root.as_uri(), "")
+        """`(self.root / rel).as_uri()` is this + rel quoted as `as_uri` quotes."""
         self.passwords = passwords
         """The passwords file's contents: which of its entries apply to a file is part of the
         file's key, so a tree decrypted with a password no longer given is not served."""
@@ -221,7 +278,7 @@ class Index(ABC, Generic[E]):
         self._fingerprint = extractor_fingerprint() + ocr.cache_variant(
             limits.ocr, limits.ocr_languages
         )
-        self._touched: dict[Entry, list[str]] = {}
+        self._touched: dict[Entry, list[str] | tuple[()]] = {}
         """Entries whose served version changed since the search index was last told, with
         the keys they served meanwhile."""
         self._served: dict[Entry, str] = {}
@@ -240,7 +297,7 @@ class Index(ABC, Generic[E]):
         (`FileStat.coarse`) this reads the file for its content fingerprint."""
         content = content_fingerprint(self.root, rel) if st.coarse else ""
         fingerprint = self._fingerprint + self.passwords.digest(rel)
-        return cache_key(str(self.root / rel), st, fingerprint, content)
+        return cache_key(self._root_prefix + rel, st, fingerprint, content)
 
     def _keys(self, found: Mapping[str, FileStat]) -> dict[str, str]:
         return {rel: self._key(rel, st) for rel, st in found.items()}
@@ -256,10 +313,10 @@ class Index(ABC, Generic[E]):
         self._entries[rel] = entry
         self._by_ref[ref] = entry
         self._sorted = None
-        entry.touched = self._touched
-        entry.waiting = self._waiting
+        object.__setattr__(entry, "touched", self._touched)  # (not a state field)
+        object.__setattr__(entry, "waiting", self._waiting)
         entry.settle()
-        self._touched.setdefault(entry, [])
+        self._touched.setdefault(entry, ())
         return entry
 
     def _drop(self, entry: Entry) -> None:
@@ -270,7 +327,7 @@ class Index(ABC, Generic[E]):
         self._waiting.discard(entry)
         self._sorted = None
         entry.key = ""
-        self._touched.setdefault(entry, [])  # what it served is no longer served
+        self._touched.setdefault(entry, ())  # what it served is no longer served
 
     def served_changes(self) -> tuple[list[tuple[str, str, str]], list[str]]:
         """What changed for the search index since it was last told: the keys now served
@@ -313,7 +370,17 @@ class Index(ABC, Generic[E]):
     def _restore_all(self, entries: Sequence[Entry]) -> set[str]:
         """`_restore` for many entries in one store query; returns the rels it knew."""
         found = self.store.lookup_many([e.key for e in entries])
-        return {e.rel for e in entries if self._apply(e, found.get(e.key))}
+        known: set[str] = set()
+        for entry in entries:
+            touched, before = entry.touched, entry.served_key
+            object.__setattr__(entry, "touched", None)  # told once below, not once a field
+            try:
+                if self._apply(entry, found.get(entry.key)):
+                    known.add(entry.rel)
+            finally:
+                object.__setattr__(entry, "touched", touched)
+            entry.changed_from(before)
+        return known
 
     def _apply(self, entry: Entry, cached: Cached | None) -> bool:
         if cached is None:
@@ -379,12 +446,11 @@ class Index(ABC, Generic[E]):
         return entry
 
     def info_of(self, entry: Entry) -> DocumentInfo:
-        modified = datetime.fromtimestamp(entry.stat.mtime_ns / 1e9, UTC)
         common = {
             "doc_ref": entry.doc_ref,
-            "file_uri": (self.root / entry.rel).as_uri(),
+            "file_uri": self._root_uri + quote_from_bytes(os.fsencode(entry.rel)),
             "file_type": entry.file_type,
-            "last_modified": modified.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "last_modified": _iso_utc(entry.stat.mtime_ns),
         }
         if entry.outline is not None:
             o = entry.outline

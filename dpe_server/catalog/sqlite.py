@@ -43,6 +43,8 @@ from typing import TypeVar
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline
+from dpe_server.extractors.ocr import states as ocr_states
+from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import JSON, Page, Properties
 
 log = logging.getLogger(__name__)
@@ -189,15 +191,19 @@ class SqliteStore:
                     f"SELECT key, props, error, outline FROM docs WHERE key IN ({marks})", batch
                 ).fetchall()
                 for key, props, error, outline in rows:
+                    parsed = Outline.from_json(json.loads(outline)) if outline else None
                     found[key] = Cached(
-                        Properties.from_json(json.loads(props)) if props else None,
+                        _props(props, parsed),
                         json.loads(error) if error else None,
-                        Outline.from_json(json.loads(outline)) if outline else None,
+                        parsed,
                     )
             if found:  # one transaction marks them all used (the eviction order)
-                now = time.time()
+                now, keys_found = time.time(), list(found)
                 with fulltext.transaction(db):
-                    db.executemany("UPDATE docs SET used=? WHERE key=?", [(now, k) for k in found])
+                    for i in range(0, len(keys_found), _BATCH):
+                        batch = keys_found[i : i + _BATCH]
+                        marks = ",".join("?" * len(batch))
+                        db.execute(f"UPDATE docs SET used=? WHERE key IN ({marks})", [now, *batch])
             return found
 
         return self._run(q, {})
@@ -314,6 +320,19 @@ def _forget(db: sqlite3.Connection, key: str) -> None:
     db.execute("DELETE FROM pages WHERE key=?", (key,))
     db.execute("DELETE FROM docs WHERE key=?", (key,))
     fulltext.forget(db, key)
+
+
+def _pending(page: PageInfo) -> bool:
+    return ocr_states.is_pending(page.metadata)
+
+
+def _props(text: str | None, outline: Outline | None) -> Properties | None:
+    """The probe's properties as stored, unless the outline stored beside them says all they
+    would (no page left to recognise, whose outline is derived again from them): a restart
+    parses one JSON document per file instead of two."""
+    if not text or (outline is not None and not any(_pending(p) for p in outline.pages)):
+        return None
+    return Properties.from_json(json.loads(text))
 
 
 def open_store(

@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.folder import FileStat
@@ -69,13 +69,57 @@ class Outline:
 
     @classmethod
     def from_json(cls, data: Mapping[str, JSON]) -> Outline:
+        """The outline as stored, its short strings and its pages' metadata shared with equal
+        ones read before (`_shared`): the catalog keeps one outline per document."""
         return cls(
-            title=data["title"],
-            keywords=tuple(data["keywords"]),
-            summary=data["summary"],
-            pages=tuple(PageInfo(i, t, n, m) for i, t, n, m in data["pages"]),
-            metadata=data.get("metadata", {}),
+            title=_shared(data["title"]),
+            keywords=tuple(map(_shared, data["keywords"])),
+            summary=_shared(data["summary"]),
+            pages=tuple(
+                PageInfo(i, _shared(t), n, _shared_mapping(m)) for i, t, n, m in data["pages"]
+            ),
+            metadata=_shared_mapping(data.get("metadata", {})),
         )
+
+
+_SHARED: dict[object, object] = {}
+"""One copy of each short string and page metadata met in stored outlines
+(`Outline.from_json`), while there are fewer than `SHARED_KEPT`: a folder's outlines repeat
+them (Sheet1, a page size, a slide layout, a generated summary, a title that is also a
+keyword), and each parsed outline would otherwise hold its own copy. Bounded: what it keeps
+alive is at most `SHARED_KEPT` strings of `SHARED_CHARS` and as many metadata."""
+SHARED_KEPT = 1 << 14
+SHARED_CHARS = 64
+
+
+def _shared(text: str) -> str:
+    if len(text) > SHARED_CHARS or type(text) is not str:
+        return text
+    kept = _SHARED.get(text)
+    if kept is not None:
+        return cast(str, kept)
+    if len(_SHARED) < SHARED_KEPT:
+        _SHARED[text] = text
+    return text
+
+
+def _shared_mapping(mapping: Mapping[str, JSON]) -> Mapping[str, JSON]:
+    """`mapping`, or an equal one (same keys in the same order) met before. Outlines' metadata
+    is never written to (a `Mapping`)."""
+    # Equal is not enough: 1, 1.0 and True are equal keys, and so are 0.0 and -0.0.
+    try:
+        items = tuple(
+            (k, v.__class__, float.__repr__(v) if v.__class__ is float else v)
+            for k, v in mapping.items()
+        )
+        kept = _SHARED.get(items)
+    except TypeError:  # a list or a dict among its values: not shared
+        return mapping
+    if kept is not None:
+        return cast(Mapping[str, JSON], kept)
+    if len(_SHARED) < SHARED_KEPT:
+        _SHARED[items] = mapping
+    return mapping
 
 
 @dataclass(frozen=True, slots=True)

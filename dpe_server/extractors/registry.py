@@ -37,14 +37,24 @@ register(delimited.CSV)
 register(delimited.TSV)
 
 
+def suffix_of(path: PurePath | str) -> str:
+    """`PurePath(path).suffix`, without building a path from a string (the catalog asks this
+    of every file: a relative POSIX path, names never empty nor `.` or `..`)."""
+    if not isinstance(path, str):
+        return path.suffix
+    name = path.rstrip("/").rpartition("/")[2]
+    i = name.rfind(".")
+    return name[i:] if 0 < i < len(name) - 1 else ""
+
+
 def file_type(path: PurePath | str) -> str:
     """SPEC §4 `file_type`: the suffix without its dot, lower case."""
-    return PurePath(path).suffix.lower().lstrip(".")
+    return suffix_of(path).lower().lstrip(".")
 
 
 def format_of(path: PurePath | str) -> Format | None:
     """The format of a file by its suffix, or None when it is not one the server reads."""
-    return FORMATS.get(PurePath(path).suffix.lower())
+    return FORMATS.get(suffix_of(path).lower())
 
 
 def read_as(f: BinaryIO, path: PurePath | str) -> str:

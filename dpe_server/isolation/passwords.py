@@ -52,6 +52,8 @@ class Passwords:
     def digest(self, rel: str) -> str:
         """Which entries apply to `rel` and how many passwords each holds (no password):
         part of the file's cache key. Empty when none applies."""
+        if not (self.patterns or self.default):
+            return ""  # no passwords file: asked of every file at start
         entries = self._entries(rel)
         if not entries:
             return ""

@@ -103,12 +103,18 @@ def title_of(entry: Entry) -> str:
     return entry.stem
 
 
+def _lower(text: str) -> str:
+    """`text.lower()`, `text` itself when that is it."""
+    return text if text.islower() else text.lower()
+
+
 class DocRefs:
     """doc_refs and titles indexed for completion (see the module's docstring)."""
 
     def __init__(self, pairs: Iterable[tuple[str, str]]) -> None:
         flat = str.maketrans("\t\n\r", "   ")  # one line of text per document
-        items = sorted((ref.lower(), title.lower().translate(flat)) for ref, title in pairs)
+        # A doc_ref is lower case already: kept as it is, not copied (one per document).
+        items = sorted((_lower(ref), title.lower().translate(flat)) for ref, title in pairs)
         self.refs = [ref for ref, _ in items]
         self.by_length = sorted(self.refs, key=len)  # stable: alphabetical within a length
         self.lines = [f"\n{ref}\t{title}" for ref, title in items]

@@ -11,7 +11,6 @@ goldens use them too.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import assert_never
 
 from dpe_server.model.tree import JSON, Category
 from dpe_server.model.uri import DpeUri, Format
+from dpe_server.views import jsontext
 from dpe_server.views import render_details as details
 from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES, cap_element
 from dpe_server.views.render_details import pipe_table, tab_table
@@ -63,7 +63,7 @@ def render_capped(
 def render(level: int, payload: Mapping[str, JSON], fmt: Format) -> str:
     """The body of a `resources/read` at `level` in `fmt`."""
     if fmt == "json":
-        return json.dumps(payload, ensure_ascii=False, indent=2)
+        return jsontext.dumps(payload)  # json.dumps(payload, ensure_ascii=False, indent=2)
     markdown = fmt == "markdown"
     if level == 0:
         return _catalog(payload, markdown)
