@@ -23,6 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 TOOL_FOLDERS = {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 """What Python and the tools that run the tests write in the repository: not the tests."""
+SCRATCH = {ROOT / "bench" / "out", ROOT / ".cache"}
+"""Git-ignored scratch of the benchmarks (a 100,000-document folder, caches) and of the
+interop tools: not walked (a bench may write there while tests run; walking it cost seconds)."""
 
 # A server a test starts without --cache-dir (in process or as a child) keeps its cache in a
 # temporary folder of this run, never in the user's ~/.cache/dpe-server.
@@ -42,7 +45,7 @@ def _footprint() -> dict[str, tuple[int, int]]:
     found: dict[str, tuple[int, int]] = {}
     for top in (ROOT, CORPUS):
         for folder, dirs, files in os.walk(top):
-            dirs[:] = [d for d in dirs if d not in TOOL_FOLDERS]
+            dirs[:] = [d for d in dirs if d not in TOOL_FOLDERS and Path(folder, d) not in SCRATCH]
             for name in files:
                 path = Path(folder, name)
                 with contextlib.suppress(OSError):
