@@ -21,7 +21,9 @@ Client; `serving._params`):
   `measure.whole_process`; two before each restart, the median of them all), which `serve`
   needs before it can answer `initialize`; and the CPU seconds of each (the server's by then,
   the interpreter's), which the machine's load weighs on less. `--warm-only` stops there.
-- on the last warm server, settled: its VmRSS minus an empty folder's server's, per document;
+- on the last warm server, settled: its VmRSS minus an empty folder's server's, per document,
+  right after the whole Level 0 read, and again after one small read (a Level 0 page of one
+  document: the SDK's stdio writer keeps the last message it wrote alive until the next);
   `--calls` Level 0 page reads (`dpe://HOST?offset=K&limit=50`, K spread over the folder);
   the search and completion calls of `search_scale.searches_and_completions`; `--edits` saves
   of one docx of the folder (its bytes and another document's, alternately, moved into place
@@ -171,6 +173,11 @@ async def serving(root: Path, cache: Path, expected: int, calls: int, edits: int
         await _extracted(c, host, 0.5, time.perf_counter())
         await anyio.sleep(1.0)  # the warm-up's last writes
         out: dict[str, float] = {"RSS KB": rss_kb(server_pid())}
+        # The SDK's stdio writer keeps the last message it wrote (the whole Level 0 just read,
+        # its JSON-RPC text) alive until it writes the next: the same after one small read.
+        await c.read_resource(f"dpe://{host}?offset=0&limit=1")
+        await anyio.sleep(0.5)
+        out["RSS KB after a small read"] = rss_kb(server_pid())
         out |= await level0_pages(c, host, expected, calls)
         out |= await searches_and_completions(c, host, calls)
         out |= await change_latency(c, root, host, edits, arrivals)
@@ -239,6 +246,9 @@ async def one_size(size: int, args: argparse.Namespace) -> dict[str, float]:
         return figures
     figures |= await serving(root, cache, size, args.calls, args.edits)
     figures["RSS KB per document above empty"] = (figures["RSS KB"] - args.empty_kb) / size
+    figures["RSS KB per document above empty, after a small read"] = (
+        figures["RSS KB after a small read"] - args.empty_kb
+    ) / size
     _report(size, figures)
     return figures
 

@@ -367,6 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from dpe_server.cli.allocator import big_blocks_returned
     from dpe_server.cli.banner import Banner
     from dpe_server.surface.app import Settings, build_server
     from dpe_server.surface.transports import HttpOptions, serve_http, serve_stdio
@@ -387,6 +388,7 @@ def _serve(args: argparse.Namespace) -> int:
         workers=_worker_settings(args),
         limits=_limits(args),
     )
+    big_blocks_returned()  # a whole Level 0 read's bodies do not stay resident once sent
     server = build_server(settings)
     banner = Banner(server.app)
     server.app.on_ready = banner.indexed

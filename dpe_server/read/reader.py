@@ -9,11 +9,12 @@ event loop.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Hashable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 
 from dpe_server.catalog.catalog import Catalog
@@ -23,7 +24,14 @@ from dpe_server.model.tree import Category
 from dpe_server.model.uri import DpeUri, Format, parse
 from dpe_server.read.body_cache import BIG_BYTES, BodyCache, ByteBudget
 from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES, json_size, size_within
-from dpe_server.views.payloads import catalog_view, document_view, element_view, page_view
+from dpe_server.views.listing import BATCH, catalog_json
+from dpe_server.views.payloads import (
+    catalog_range,
+    catalog_view,
+    document_view,
+    element_view,
+    page_view,
+)
 from dpe_server.views.render import MIME_TYPES, Body, render_capped
 
 if TYPE_CHECKING:
@@ -65,6 +73,10 @@ async def local_reader(
 
 BUILD_BYTES = 32 * 1024 * 1024
 """Bytes of big bodies being built at once (`ByteBudget`)."""
+LISTED_BYTES = 1024
+"""Bytes a document's summary takes in a Level 0 body, at most about (a few hundred characters,
+two bytes each once one character of the body is beyond Latin-1): what a listing holds of the
+budget."""
 
 
 class Reader:
@@ -87,6 +99,9 @@ class Reader:
         with reading(uri):
             parsed = parse(uri)
             self.catalog.check_host(parsed)
+            if parsed.doc_ref is None and parsed.format == "json":
+                text = await self._catalog_json(parsed)
+                return [Body(parsed.raw, MIME_TYPES["json"], text=text)]
             key, level, payload, pictures = await self._payload(parsed)
 
         async def build() -> str:
@@ -94,6 +109,25 @@ class Reader:
 
         text = await (build() if key is None else self.bodies.get((*key, parsed.format), build))
         return [Body(parsed.raw, MIME_TYPES[parsed.format], text=text), *pictures]
+
+    async def _catalog_json(self, parsed: DpeUri) -> str:
+        """Level 0 in JSON, written a batch of documents at a time (`views.listing`): never
+        the folder's summaries at once, the event loop given back between batches, a big
+        listing built within the byte budget."""
+        await self.catalog.ready.wait()
+        docs = self.catalog.documents()
+        shown = len(catalog_range(len(docs), parsed))
+        size = shown * LISTED_BYTES
+        hold: AbstractAsyncContextManager[None] = (
+            self.budget.hold(size) if size >= BIG_BYTES else nullcontext()
+        )
+        pieces: list[str] = []
+        async with hold:
+            for piece in catalog_json(self.host, docs, parsed):
+                pieces.append(piece)
+                if shown > BATCH:
+                    await anyio.lowlevel.checkpoint()
+        return "".join(pieces)
 
     async def _render(self, level: int, payload: dict[str, Any], fmt: Format) -> str:
         """`render`: a small body here (a worker thread costs more), a big one in a worker

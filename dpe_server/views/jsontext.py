@@ -25,6 +25,13 @@ def dumps(value: object) -> str:
     return "".join(out)
 
 
+def write(value: object, newline: str, out: list[str]) -> None:
+    """Append to `out` the JSON of `value` as `dumps` writes it inside containers whose lines
+    start with `newline` (`"\\n" + "  " * depth`): what a caller writing a container piece by
+    piece (`views.listing`) puts between its own brackets."""
+    _write(value, newline, out)
+
+
 def _float(value: float) -> str:
     if math.isnan(value):
         return "NaN"

@@ -35,14 +35,21 @@ def document_summary(host: str, doc: DocumentInfo) -> dict[str, JSON]:
     return out
 
 
+def catalog_range(count: int, uri: DpeUri) -> range:
+    """The positions Level 0 lists of `count` documents: every one, or the `offset`/`limit`
+    slice when the URI gives them."""
+    if uri.offset is None and uri.limit is None:
+        return range(count)
+    start = uri.offset or 0
+    return range(count)[start : start + (uri.limit or DEFAULT_LIMIT)]
+
+
 def catalog_view(host: str, docs: Sequence[DocumentInfo], uri: DpeUri) -> dict[str, JSON]:
-    """Level 0: every document, or the `offset`/`limit` slice when the URI gives them."""
-    selected: Sequence[DocumentInfo] = docs
-    if uri.offset is not None or uri.limit is not None:
-        start = uri.offset or 0
-        selected = docs[start : start + (uri.limit or DEFAULT_LIMIT)]
+    """Level 0: every document, or the `offset`/`limit` slice when the URI gives them
+    (`views.listing` writes the same JSON one document at a time)."""
+    shown = catalog_range(len(docs), uri)
     return {
-        "documents": [document_summary(host, doc) for doc in selected],
+        "documents": [document_summary(host, doc) for doc in docs[shown.start : shown.stop]],
         "total_count": len(docs),
     }
 
