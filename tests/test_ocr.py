@@ -60,29 +60,8 @@ def _page(path: Path, limits: Limits = DEFAULT_LIMITS) -> Page:
 
 
 @pytest.fixture(scope="module")
-def english_in_a_worker(scans: Path) -> tuple[Page, Page]:
-    """The English page as the server gets it: extracted by a worker process (its text layer
-    only), then recognised by an `ocr` job in a worker process under the default deadline and
-    address-space cap (the engine loads within them), with the serve options' OCR settings.
-    Recognised once for the module: the tests of the English page look at this one (the
-    in-process path is the Chinese page's and the docx picture's)."""
-
-    async def extract_then_recognise() -> tuple[Page, Page]:
-        backend = ProcessBackend(WorkerSettings(workers=1), Limits(ocr_languages=("en",)))
-        try:
-            (pending,) = await backend.extract_pages(scans, "scanned_en.pdf", [0])
-            page = await backend.recognise(scans, "scanned_en.pdf", 0)
-        finally:
-            await backend.aclose()
-        assert page is not None
-        return pending, page
-
-    return anyio.run(extract_then_recognise, backend="asyncio")
-
-
-@pytest.fixture(scope="module")
-def english(english_in_a_worker: tuple[Page, Page]) -> Page:
-    return english_in_a_worker[1]
+def english(scans: Path) -> Page:
+    return _page(scans / "scanned_en.pdf")
 
 
 @pytest.fixture(scope="module")
@@ -212,16 +191,23 @@ def test_unknown_ocr_language_is_a_usage_error(
 
 
 @needs_ocr
-def test_a_worker_process_recognises_under_its_limits(
-    english_in_a_worker: tuple[Page, Page],
-) -> None:
-    """The server's path (`english_in_a_worker`): the extraction job leaves the page to an
-    `ocr` job, which recognises it in its worker."""
-    pending, page = english_in_a_worker
+@pytest.mark.anyio
+async def test_a_worker_process_recognises_under_its_limits(tmp_path: Path) -> None:
+    """The server's path: a worker process under the default deadline and address-space cap
+    (the engine loads within them), with the serve options' OCR settings. A short scan
+    (`SHORT_PAGE`): the full page's recall is the in-process `english` page's."""
+    folder = _scans_folder(tmp_path, 1)
+    backend = ProcessBackend(WorkerSettings(workers=1), Limits(ocr_languages=("en",)))
+    try:
+        (pending,) = await backend.extract_pages(folder, "scan.pdf", [0])
+        page = await backend.recognise(folder, "scan.pdf", 0)
+    finally:
+        await backend.aclose()
     assert pending.metadata["ocr"] == "pending"  # extraction jobs leave it to an ocr job
     assert [e.category.value for e in pending.elements] == ["image"]
+    assert page is not None
     assert page.metadata["ocr"] is True
-    assert scanned.recall_en(_recognised_text(page)) >= 0.95
+    assert scanned.recall_en(_recognised_text(page), SHORT_PAGE) >= 0.95
 
 
 @pytest.mark.skipif(importlib.util.find_spec("pypdfium2") is None, reason="pypdfium2 absent")
