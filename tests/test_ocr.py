@@ -192,20 +192,22 @@ def test_unknown_ocr_language_is_a_usage_error(
 
 @needs_ocr
 @pytest.mark.anyio
-async def test_a_worker_process_recognises_under_its_limits(scans: Path) -> None:
+async def test_a_worker_process_recognises_under_its_limits(tmp_path: Path) -> None:
     """The server's path: a worker process under the default deadline and address-space cap
-    (the engine loads within them), with the serve options' OCR settings."""
+    (the engine loads within them), with the serve options' OCR settings. A short scan
+    (`SHORT_PAGE`): the full page's recall is the in-process `english` page's."""
+    folder = _scans_folder(tmp_path, 1)
     backend = ProcessBackend(WorkerSettings(workers=1), Limits(ocr_languages=("en",)))
     try:
-        (pending,) = await backend.extract_pages(scans, "scanned_en.pdf", [0])
-        page = await backend.recognise(scans, "scanned_en.pdf", 0)
+        (pending,) = await backend.extract_pages(folder, "scan.pdf", [0])
+        page = await backend.recognise(folder, "scan.pdf", 0)
     finally:
         await backend.aclose()
     assert pending.metadata["ocr"] == "pending"  # extraction jobs leave it to an ocr job
     assert [e.category.value for e in pending.elements] == ["image"]
     assert page is not None
     assert page.metadata["ocr"] is True
-    assert scanned.recall_en(_recognised_text(page)) >= 0.95
+    assert scanned.recall_en(_recognised_text(page), SHORT_PAGE) >= 0.95
 
 
 @pytest.mark.skipif(importlib.util.find_spec("pypdfium2") is None, reason="pypdfium2 absent")
@@ -314,11 +316,18 @@ def test_small_pictures_are_not_recognised(tmp_path: Path) -> None:
 FAKE_OCR = "tests.hostile.runners:fake_ocr"
 
 
+SHORT_PAGE = scanned.EN_TEXT[:1]
+"""The lines of the server's scans: the title and one line. These tests are about the flow
+(pending, jobs, deadlines, notices), not recall (the English page's): a short page takes about
+half the CPU of the full one to recognise, and RapidOCR reads both of its lines (it misses a
+line of some three-line scans)."""
+
+
 def _scans_folder(root: Path, pages: int) -> Path:
-    """`root/docs/scan.pdf`: `pages` scanned English pages (different noise)."""
+    """`root/docs/scan.pdf`: `pages` scanned English pages of `SHORT_PAGE` (different noise)."""
     folder = root / "docs"
     folder.mkdir()
-    images = [scanned.page_image(scanned.EN_TITLE, scanned.EN_TEXT, False, n) for n in range(pages)]
+    images = [scanned.page_image(scanned.EN_TITLE, SHORT_PAGE, False, n) for n in range(pages)]
     scanned.write_pdf(folder / "scan.pdf", images)
     return folder
 
@@ -352,7 +361,7 @@ async def test_the_server_lists_scans_pending_and_recognises_each_page(tmp_path:
 
         page = await catalog.page(doc.doc_ref, 1)  # read: recognised now, ahead of the queue
         assert page.metadata["ocr"] is True
-        assert scanned.recall_en(_recognised_text(page)) >= 0.95
+        assert scanned.recall_en(_recognised_text(page), SHORT_PAGE) >= 0.95
         assert _states(await catalog.page_infos(doc.doc_ref)) == ["pending", True]
         assert changes == [Change(updated=frozenset({doc.doc_ref}))]
 
