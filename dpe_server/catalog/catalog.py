@@ -42,7 +42,7 @@ from anyio.abc import TaskGroup
 from dpe_server.catalog.folder import FileStat, scan, scan_paths
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.index import Entry as IndexEntry
-from dpe_server.catalog.index import Index, pending_pages, pending_pages_of
+from dpe_server.catalog.index import Index, pending_pages
 from dpe_server.catalog.recent import RecentFirst
 from dpe_server.catalog.shared import Claim, SharedStore, pages_job, recognise_job
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
@@ -623,7 +623,8 @@ class Catalog(Index[Entry]):
             if entry.failed and entry.outline is not None and entry.outline_key != key:
                 entry.outline, entry.outline_key = None, ""
             return False
-        for index in pending_pages_of(doc):  # a read recognising one: kept, not redone
+        # A read recognising one of its pending pages: waited for, so it is kept, not redone.
+        for index in ocr_states.pending_pages(doc.pages):
             running = self._recognising.get((key, index))
             if running is not None:
                 await running.wait()

@@ -207,14 +207,7 @@ def _iso_utc(mtime_ns: int) -> str:
 
 def pending_pages(outline: Outline | None) -> list[int]:
     """The pages of a document that extraction left to recognise (`ocr: "pending"`)."""
-    if outline is None:
-        return []
-    return [p.page_index for p in outline.pages if ocr_states.is_pending(p.metadata)]
-
-
-def pending_pages_of(doc: Document) -> list[int]:
-    """The pages of an extracted document left to recognise."""
-    return [p.page_index for p in doc.pages if ocr_states.is_pending(p.metadata)]
+    return [] if outline is None else ocr_states.pending_pages(outline.pages)
 
 
 class _Listing(Sequence[DocumentInfo]):

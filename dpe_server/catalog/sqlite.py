@@ -44,7 +44,6 @@ from dpe_server.catalog import fulltext
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline
 from dpe_server.extractors.ocr import states as ocr_states
-from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import JSON, Page, Properties
 
 log = logging.getLogger(__name__)
@@ -322,15 +321,11 @@ def _forget(db: sqlite3.Connection, key: str) -> None:
     fulltext.forget(db, key)
 
 
-def _pending(page: PageInfo) -> bool:
-    return ocr_states.is_pending(page.metadata)
-
-
 def _props(text: str | None, outline: Outline | None) -> Properties | None:
     """The probe's properties as stored, unless the outline stored beside them says all they
     would (no page left to recognise, whose outline is derived again from them): a restart
     parses one JSON document per file instead of two."""
-    if not text or (outline is not None and not any(_pending(p) for p in outline.pages)):
+    if not text or (outline is not None and not ocr_states.pending_pages(outline.pages)):
         return None
     return Properties.from_json(json.loads(text))
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from dpe_server.extractors.ocr.settings import engine_version
+from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import JSON, Page
 
 PENDING = "pending"
@@ -36,6 +37,12 @@ def later() -> str:
 
 def is_pending(metadata: Mapping[str, JSON]) -> bool:
     return metadata.get("ocr") == PENDING
+
+
+def pending_pages(pages: Iterable[PageInfo | Page]) -> list[int]:
+    """The indices of the pages (of an extracted document, or listed in a stored outline) left
+    to recognise."""
+    return [p.page_index for p in pages if is_pending(p.metadata)]
 
 
 def failure(kind: str, message: str) -> dict[str, JSON]:
