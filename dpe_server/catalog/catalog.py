@@ -451,19 +451,17 @@ class Catalog(Index[Entry]):
         outline, which is returned: `_recognised_outline`); None when it stays pending (a
         transient failure). With a shared store the job is claimed first, as a pages job is:
         one replica recognises the page, the others wait for it and read it from the store."""
-        index, shared = page.page_index, self.shared
-        job, claim = recognise_job(key, index), Claim.CLAIMED
-        while shared is not None and key == entry.key:
-            claim = await anyio.to_thread.run_sync(shared.claim, job)
-            if claim is Claim.DONE:
-                stored = await anyio.to_thread.run_sync(self.store.page, key, index)
-                if stored is not None and not ocr_states.is_pending(stored.metadata):
-                    self.pages_lru.put(key, stored)  # recognised (or failed) by another replica
-                    return stored, self._recognised_outline(entry, key, stored)
-            if claim is not Claim.BUSY:
-                break  # claimed, or done but forgotten since: recognised here
-            await anyio.sleep(CLAIM_POLL)
-        leased = shared if shared is not None and claim is Claim.CLAIMED else None
+        index = page.page_index
+        job = recognise_job(key, index)
+
+        def recognised_there() -> Page | None:
+            stored = self.store.page(key, index)
+            return None if stored is None or ocr_states.is_pending(stored.metadata) else stored
+
+        stored, leased = await self._claimed(entry, key, job, recognised_there)
+        if stored is not None:  # recognised (or failed) by another replica
+            self.pages_lru.put(key, stored)
+            return stored, self._recognised_outline(entry, key, stored)
         work = self._recognition(self.backend.recognise(self.root, entry.rel, index), page)
         found = await self._leased(job if leased else None, work)
         if found is None:
@@ -557,18 +555,16 @@ class Catalog(Index[Entry]):
         """Pages of a document not yet extracted, stored unless the file changed meanwhile.
         With a shared store the job is claimed first: one replica extracts those pages, the
         others wait for it and read them from the store."""
-        key, shared = entry.key, self.shared
-        job, claim = pages_job(key, indices), Claim.CLAIMED
-        while shared is not None and key == entry.key:
-            claim = await anyio.to_thread.run_sync(shared.claim, job)
-            if claim is Claim.DONE:
-                stored = [await anyio.to_thread.run_sync(self.store.page, key, i) for i in indices]
-                if all(page is not None for page in stored):
-                    return cast(list[Page], stored)
-            if claim is not Claim.BUSY:
-                break  # claimed, or done but forgotten since: extracted here
-            await anyio.sleep(CLAIM_POLL)
-        leased = shared if shared is not None and claim is Claim.CLAIMED else None
+        key = entry.key
+        job = pages_job(key, indices)
+
+        def extracted_there() -> list[Page] | None:
+            stored = [self.store.page(key, i) for i in indices]
+            return cast(list[Page], stored) if all(p is not None for p in stored) else None
+
+        stored, leased = await self._claimed(entry, key, job, extracted_there)
+        if stored is not None:
+            return stored
         work = self.backend.extract_pages(self.root, entry.rel, indices)
         try:
             pages = await self._leased(job if leased else None, work)
@@ -581,6 +577,26 @@ class Catalog(Index[Entry]):
         if leased is not None:
             await anyio.to_thread.run_sync(leased.finish, job)
         return pages
+
+    async def _claimed(
+        self, entry: Entry, key: str, job: str, done_there: Callable[[], T | None]
+    ) -> tuple[T | None, SharedStore | None]:
+        """With a shared store, claim `job` (a job on version `key` of the entry's file) before
+        doing it: while another replica holds it, wait; once one has done it, what
+        `done_there` reads of it from the store (blocking; None: not all there, forgotten
+        since). Else None, and the store to lease the job from while doing it here (None: no
+        shared store, or the file changed meanwhile)."""
+        shared, claim = self.shared, Claim.CLAIMED
+        while shared is not None and key == entry.key:
+            claim = await anyio.to_thread.run_sync(shared.claim, job)
+            if claim is Claim.DONE:
+                found = await anyio.to_thread.run_sync(done_there)
+                if found is not None:
+                    return found, None
+            if claim is not Claim.BUSY:
+                break  # claimed, or done but forgotten since: done here
+            await anyio.sleep(CLAIM_POLL)
+        return None, shared if shared is not None and claim is Claim.CLAIMED else None
 
     async def _leased(self, job: str | None, work: Awaitable[T]) -> T:
         """Await `work`, renewing this replica's lease on `job` meanwhile (None: unclaimed)."""
