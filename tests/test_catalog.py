@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,7 +12,7 @@ import anyio
 import pytest
 
 from dpe_server.catalog.catalog import Catalog, Change
-from dpe_server.catalog.sqlite import FILE_NAME, SqliteStore, open_store
+from dpe_server.catalog.sqlite import FILE_NAME, MARK_AFTER_S, SqliteStore, open_store
 from dpe_server.catalog.store import SCHEMA, MemoryStore
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.backends import ThreadBackend
@@ -372,4 +373,13 @@ def test_cache_lookup_many_answers_in_batches_and_marks_used(tmp_path: Path) -> 
     assert store.lookup("k0001") is None
     unused = store._db.execute("SELECT count(*) FROM docs WHERE used=0").fetchone()[0]
     assert unused == 0  # a lookup marks what it found used (the eviction order)
+    # A mark younger than MARK_AFTER_S is left as it is (a restart rewrites no row); an older
+    # one is renewed.
+    recent, old = time.time() - MARK_AFTER_S / 2, time.time() - 2 * MARK_AFTER_S
+    store._db.execute("UPDATE docs SET used=?", (recent,))
+    store._db.execute("UPDATE docs SET used=? WHERE key='k0000'", (old,))
+    store.lookup_many(keys)
+    marks = dict(store._db.execute("SELECT key, used FROM docs").fetchall())
+    assert marks["k0002"] == recent
+    assert marks["k0000"] > recent
     store.close()

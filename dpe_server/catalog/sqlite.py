@@ -54,6 +54,10 @@ _BATCH = 500
 """Keys per lookup query (under SQLite's oldest limit of 999 bound parameters)."""
 UNUSED_DAYS = 30
 """Rows of versions not looked up for this long are evicted when the cache is opened."""
+MARK_AFTER_S = 3600
+"""A lookup marks a row used again only when its mark is older than this: eviction counts in
+days, and rewriting every row's mark at each restart rewrote the whole table (0.10 CPU-s and
+the table's pages in the WAL at 10,000 documents, against 0.02 s for the check)."""
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -202,7 +206,10 @@ class SqliteStore:
                     for i in range(0, len(keys_found), _BATCH):
                         batch = keys_found[i : i + _BATCH]
                         marks = ",".join("?" * len(batch))
-                        db.execute(f"UPDATE docs SET used=? WHERE key IN ({marks})", [now, *batch])
+                        db.execute(
+                            f"UPDATE docs SET used=? WHERE used < ? AND key IN ({marks})",
+                            [now, now - MARK_AFTER_S, *batch],
+                        )
             return found
 
         return self._run(q, {})
