@@ -382,4 +382,10 @@ def test_cache_lookup_many_answers_in_batches_and_marks_used(tmp_path: Path) -> 
     marks = dict(store._db.execute("SELECT key, used FROM docs").fetchall())
     assert marks["k0002"] == recent
     assert marks["k0000"] > recent
+    # So does the daily mark of the versions served (the first search after a start).
+    store._db.execute("UPDATE docs SET used=? WHERE key='k0004'", (old,))
+    store.serve([("k0002", "a", "docx"), ("k0004", "b", "docx")], [])
+    marks = dict(store._db.execute("SELECT key, used FROM docs").fetchall())
+    assert marks["k0002"] == recent
+    assert marks["k0004"] > recent
     store.close()

@@ -298,7 +298,10 @@ class SqliteStore:
         cache evicts them while this one runs (`evict`)."""
         now = time.time()
         if now - self._kept_at > 86400:
-            db.execute("UPDATE docs SET used = ? WHERE key IN (SELECT key FROM live)", (now,))
+            db.execute(
+                "UPDATE docs SET used = ? WHERE used < ? AND key IN (SELECT key FROM live)",
+                (now, now - MARK_AFTER_S),
+            )
             self._kept_at = now
 
     def evict(self, unused_since: float) -> int:
