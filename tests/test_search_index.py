@@ -270,6 +270,24 @@ def test_scores_are_fts5s_bm25(monkeypatch: pytest.MonkeyPatch, query: str, coun
     assert [f"{h.doc_ref}/{h.element_id}" for h in found.hits] == expected
 
 
+@pytest.mark.parametrize(
+    ("query", "most"),
+    [
+        ("revenue", 14),  # every text of both documents
+        ('"alpha beta"', 6),  # beta, the rarer word (alpha: 8 rows)
+        ('"revenue zeta"', 2),  # zeta
+        ("alp*", 8),  # a prefix
+        ("zeta", 2),
+    ],
+)
+def test_a_phrase_is_held_by_at_most_its_rarest_words_rows(query: str, most: int) -> None:
+    """A query of one phrase learns whether it is common from its rarest word's rows, not
+    from checking where each word stands in every row (`ranking._most`)."""
+    db = _index()
+    (phrase,) = fulltext.TextQuery.parse(query).phrases()
+    assert ranking._most(db, phrase, 14) == most
+
+
 def test_a_position_survives_elements_indexed_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """A next position names a place in the index (the window, by the rowid it starts after):
     a document extracted meanwhile (indexed after it) lands in the last window, and no result

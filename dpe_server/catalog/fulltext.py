@@ -106,6 +106,11 @@ def segment(text: str, open_end: bool = False) -> str:
     return " ".join(_cjk().sub(cut, text).split())
 
 
+def index_words(text: str) -> list[str]:
+    """`text` as the index's words: `tokens(segment(text))` (ASCII has no CJK to segment)."""
+    return tokens(text if text.isascii() else segment(text))
+
+
 @dataclass(frozen=True, slots=True)
 class Term:
     text: str
@@ -276,7 +281,7 @@ def search(
     with transaction(db):  # one snapshot for the count, the statistics and every window
         match = query.fts()
         where, args = _scope(db, scope)
-        ranking = Ranking.of(db, query.phrases(), lambda text: tokens(segment(text)))
+        ranking = Ranking.of(db, query.phrases(), index_words)
         after, skip = at.after, at.skip
         window = _window(db, match, where, args, after)
         counted = len(window) if after == 0 else _count(db, match, where, args)

@@ -28,7 +28,14 @@ from typing import Any
 import psycopg
 
 from dpe_server.catalog import fulltext
-from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery, element_rows, segment
+from dpe_server.catalog.fulltext import (
+    Found,
+    Position,
+    Scope,
+    TextQuery,
+    element_rows,
+    index_words,
+)
 from dpe_server.catalog.ranking import tokens
 from dpe_server.model.tree import Page
 
@@ -46,7 +53,7 @@ def vector(text: str) -> str:
     """The `tsvector` literal of an element's `text`."""
     positions: dict[str, list[int]] = {}
     size = 0
-    for at, word in enumerate(tokens(segment(text)), start=1):
+    for at, word in enumerate(index_words(text), start=1):
         if len(word.encode()) > MAX_WORD_BYTES:
             continue
         if word not in positions:
