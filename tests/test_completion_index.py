@@ -44,12 +44,25 @@ def test_values_and_totals_are_those_of_a_full_ranking(
         done = index.complete(typed)
         values, total = done.values, done.total
         assert values == expected[:MAX_VALUES], typed
-        if sum(ref.startswith(typed.lower()) for ref in titles) > MAX_VALUES:
-            assert done.has_more  # the prefix matches alone: a lower bound
-            assert MAX_VALUES < total <= len(expected)
+        if sum(ref.startswith(typed.lower()) for ref in titles) >= MAX_VALUES:
+            assert done.has_more == (len(expected) > MAX_VALUES)  # a lower bound of the total:
+            assert MAX_VALUES + done.has_more <= total <= len(expected)  # the prefix matches
         else:
             assert total == len(expected), typed
             assert done.has_more == (total > MAX_VALUES)
+
+
+@pytest.mark.parametrize("others", [0, 1, 3000])
+def test_exactly_a_page_of_prefix_matches_ranks_no_fuzzy_match(others: int) -> None:
+    """100 doc_refs start with what is typed: they are the values, and the fuzzy matches are
+    only looked for to say whether there are more (not ranked: none would be shown)."""
+    refs = {f"xlsx-012{i:02d}": f"Book {i}" for i in range(MAX_VALUES)}
+    refs |= {f"a-xlsx-012-{i:05d}": f"Other {i}" for i in range(others)}
+    refs |= {f"pptx-999{i:02d}": "Unrelated" for i in range(50)}
+    done = DocRefs(refs.items()).complete("xlsx-012")
+    assert done.values == sorted(r for r in refs if r.startswith("xlsx-012"))
+    assert done.has_more == bool(others)
+    assert done.total == MAX_VALUES + min(others, 1)
 
 
 def test_special_characters_typed_are_taken_literally() -> None:

@@ -10,7 +10,8 @@ the doc_refs sorted (a prefix is a range found by bisection) and one text of eve
 and title, a line each, that a compiled pattern searches for the typed characters in order (at
 C speed, from each field's start: the first occurrence of the first character, then the first
 of each next one). When more than 100 doc_refs start with what is typed, those are the values
-and no fuzzy match is looked for; at most `FUZZY_RANKED` fuzzy matches are ranked. `total` then
+and no fuzzy match is looked for (when exactly 100 do, one is looked for, to say whether there
+are more); at most `FUZZY_RANKED` fuzzy matches are ranked. `total` then
 counts those found, a lower bound (`hasMore` is set). The pattern is tried only on the lines
 holding every ASCII letter and digit typed: the index keeps, per such character, a bitmap of
 the lines holding it (n/8 bytes each); the lines whose bits are all set are joined, in doc_ref
@@ -135,6 +136,9 @@ class DocRefs:
         prefix = sorted(self.refs[lo:hi], key=len)
         if len(prefix) > MAX_VALUES:  # the values are prefix matches: no fuzzy scan
             return Completed(prefix[:MAX_VALUES], len(prefix), True)
+        if len(prefix) == MAX_VALUES:  # so are they here: is there any other match?
+            more = len(self.fuzzy(needle, 1))
+            return Completed(prefix, MAX_VALUES + more, bool(more))
         fuzzy = self.fuzzy(needle)
         values = prefix[:MAX_VALUES]
         values += _ranked(needle, fuzzy)[: MAX_VALUES - len(values)]
@@ -142,9 +146,9 @@ class DocRefs:
         whole = len(fuzzy) < FUZZY_RANKED
         return Completed(values, total, not whole or total > len(values))
 
-    def fuzzy(self, needle: str) -> list[tuple[str, str]]:
+    def fuzzy(self, needle: str, most: int = FUZZY_RANKED) -> list[tuple[str, str]]:
         """The doc_refs not starting with `needle` whose doc_ref or title holds its characters
-        in order, with their titles: the first `FUZZY_RANKED` in doc_ref order."""
+        in order, with their titles: the first `most` in doc_ref order."""
         found: list[tuple[str, str]] = []
         if "\t" in needle or "\n" in needle:  # in no doc_ref or title (as `rank` finds)
             return found
@@ -156,7 +160,7 @@ class DocRefs:
                 ].partition("\t")
                 if not ref.startswith(needle):
                     found.append((ref, title))
-                    if len(found) >= FUZZY_RANKED:
+                    if len(found) >= most:
                         return found
         return found
 
