@@ -118,6 +118,16 @@ def age(root: Path) -> Path:
 
 
 def make_folder(root: Path) -> Path:
+    """Two decks (a/report.pptx of three slides, b/report.pptx of one), notes.docx and the
+    encrypted locked.docx, dated long ago: a copy of one folder written once per process."""
+    shutil.copytree(_folder_written(), root)
+    return age(root)
+
+
+@functools.cache
+def _folder_written() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="dpe-server-test-folder-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     write_deck(root / "a" / "report.pptx", ["Alpha", "Beta", "Gamma"])
     write_deck(root / "b" / "report.pptx", ["Other"])
     write_doc(root / "notes.docx", ["Intro", "Details"])
