@@ -7,6 +7,7 @@ tests: skipped, saying why, where none can run)."""
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import AsyncIterator
@@ -34,12 +35,19 @@ def _old(path: Path, second: int = 1) -> None:
     os.utime(path, ns=(second * 1_000_000_000, second * 1_000_000_000))
 
 
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    root = tmp_path / "docs"
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("written") / "docs"
     write_deck(root / "deck.pptx", ["Alpha", "Budget review", "Gamma"])
     write_deck(root / "sub" / "other.pptx", ["Other budget"])
     write_doc(root / "notes.docx", ["年度预算报告", "Quarterly forecast"])
+    return root
+
+
+@pytest.fixture
+def folder(written: Path, tmp_path: Path) -> Path:
+    """A copy, for the test, of the three documents written once for the module."""
+    root = Path(shutil.copytree(written, tmp_path / "docs"))
     for path in root.rglob("*.*"):
         _old(path)
     return root
