@@ -103,6 +103,13 @@ class Postgres:
     def stop(self, mode: str = "fast") -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
 
+    def is_running(self) -> bool:
+        try:
+            self._run("pg_ctl", "-D", str(self.data), "status")
+        except subprocess.CalledProcessError:  # 3: no server running
+            return False
+        return True
+
     def destroy(self) -> None:
         with contextlib.suppress(subprocess.CalledProcessError):  # already stopped
             self.stop("immediate")

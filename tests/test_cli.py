@@ -21,7 +21,7 @@ import pytest
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.surface.progress import progress
-from tests.e2e.harness import connect, http_server, make_folder, wait_for
+from tests.e2e.harness import connect, make_folder, wait_for
 
 if TYPE_CHECKING:
     from dpe_server.surface.app import DpeApp
@@ -96,19 +96,6 @@ def test_read_of_the_catalog_parses_under_the_worker_options(
     ]
 
 
-def test_serve_over_http_prints_its_banner_on_stderr(tmp_path: Path) -> None:
-    folder = make_folder(tmp_path / "docs")
-    with http_server(folder) as server:
-        wait_for(lambda: "to list them" in server.stderr(), "the banner")
-        lines = [line for line in server.stderr().splitlines() if line.startswith("dpe-server:")]
-    root = folder.resolve()
-    assert lines == [
-        f"dpe-server: serving 4 documents from {root} as dpe://local.dpe.docs on {server.url}",
-        f"dpe-server: 1 unreadable (1 encrypted); to list them: dpe-server read {root} "
-        "'dpe://local.dpe.docs?format=text'",
-    ]
-
-
 @pytest.mark.parametrize(
     ("option", "value", "transport"),
     [
@@ -172,21 +159,30 @@ def test_serve_accepts_the_edge_values(tmp_path: Path) -> None:
     assert (args.timeout, args.session_idle_timeout) == (1.0, 0.5)
 
 
-def test_serve_on_port_zero_names_the_port_it_bound(tmp_path: Path) -> None:
+def test_serve_over_http_on_port_zero_prints_its_banner_naming_the_port_it_bound(
+    tmp_path: Path,
+) -> None:
+    """The banner goes to stderr and names the port the server bound (not 0), where a client
+    then lists the documents."""
     folder = make_folder(tmp_path / "docs")
     command = [*SERVE, str(folder), "--no-cache", "--transport", "http", "--port", "0"]
     with tempfile.TemporaryFile() as log:
         server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
         try:
 
-            def banner() -> str | None:
+            def stderr() -> str:
                 log.seek(0)
-                found = re.search(rb"dpe-server: serving .* on (http://\S+)", log.read())
-                return found.group(1).decode() if found else None
+                return log.read().decode("utf-8", "replace")
+
+            def banner() -> str | None:
+                found = re.search(r"dpe-server: serving .* on (http://\S+)", stderr())
+                return found.group(1) if found else None
 
             url = wait_for(banner, "the banner")
             port = int(url.rsplit(":", 1)[1].split("/")[0])
             assert port != 0
+            wait_for(lambda: "to list them" in stderr(), "the banner's second line")
+            lines = [line for line in stderr().splitlines() if line.startswith("dpe-server:")]
 
             async def listed() -> int:
                 async with connect("http", "auto", folder, url=url) as client:
@@ -196,6 +192,13 @@ def test_serve_on_port_zero_names_the_port_it_bound(tmp_path: Path) -> None:
         finally:
             server.terminate()
             server.wait(30)
+    root = folder.resolve()
+    assert lines == [
+        f"dpe-server: serving 4 documents from {root} as dpe://local.dpe.docs on {url}",
+        f"dpe-server: 1 unreadable (1 encrypted); to list them: dpe-server read {root} "
+        "'dpe://local.dpe.docs?format=text'",
+    ]
+    assert url == f"http://127.0.0.1:{port}/mcp"
 
 
 class _Tty(io.StringIO):

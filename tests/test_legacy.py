@@ -17,7 +17,7 @@ from dpe_server.isolation.jobs import Job, run_job
 from dpe_server.isolation.pictures import picture
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.tree import Category, Document
-from fixtures.builders import docx, legacy, pptx
+from fixtures.builders import legacy
 
 HAS_SOFFICE = shutil.which("soffice") is not None
 needs_soffice = pytest.mark.skipif(
@@ -62,9 +62,8 @@ def test_soffice_presence_is_part_of_the_cache_key(
     assert extractor_fingerprint() != present
 
 
-def test_a_zip_named_doc_is_named(tmp_path: Path) -> None:
-    docx.build(tmp_path)
-    (tmp_path / "doc-plain.docx").rename(tmp_path / "renamed.doc")
+def test_a_zip_named_doc_is_named(tmp_path: Path, fixture_dir: Path) -> None:
+    shutil.copyfile(fixture_dir / "doc-plain.docx", tmp_path / "renamed.doc")
     error = run_job(Job(str(tmp_path), "renamed.doc", "probe"))["error"]
     assert error["kind"] == "unsupported"
     assert "Word document renamed to .doc" in error["message"]
@@ -104,11 +103,8 @@ def test_rtf_read_through_libreoffice(tmp_path: Path) -> None:
 
 
 @needs_soffice
-def test_doc_and_ppt_read_like_their_ooxml_source(tmp_path: Path) -> None:
-    sources = tmp_path / "sources"
-    sources.mkdir()
-    word = next(p for p in docx.build(sources) if p.name == "doc-everything.docx")
-    deck = next(p for p in pptx.build(sources) if p.name == "deck-everything.pptx")
+def test_doc_and_ppt_read_like_their_ooxml_source(tmp_path: Path, fixture_dir: Path) -> None:
+    word, deck = fixture_dir / "doc-everything.docx", fixture_dir / "deck-everything.pptx"
     for source, suffix in ((word, "doc"), (deck, "ppt")):
         made = legacy.converted(source, suffix, tmp_path)
         assert made is not None

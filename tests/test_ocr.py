@@ -190,26 +190,6 @@ def test_unknown_ocr_language_is_a_usage_error(
     assert "OCR languages fr not supported; choose among en, zh" in capsys.readouterr().err
 
 
-@needs_ocr
-@pytest.mark.anyio
-async def test_a_worker_process_recognises_under_its_limits(tmp_path: Path) -> None:
-    """The server's path: a worker process under the default deadline and address-space cap
-    (the engine loads within them), with the serve options' OCR settings. A short scan
-    (`SHORT_PAGE`): the full page's recall is the in-process `english` page's."""
-    folder = _scans_folder(tmp_path, 1)
-    backend = ProcessBackend(WorkerSettings(workers=1), Limits(ocr_languages=("en",)))
-    try:
-        (pending,) = await backend.extract_pages(folder, "scan.pdf", [0])
-        page = await backend.recognise(folder, "scan.pdf", 0)
-    finally:
-        await backend.aclose()
-    assert pending.metadata["ocr"] == "pending"  # extraction jobs leave it to an ocr job
-    assert [e.category.value for e in pending.elements] == ["image"]
-    assert page is not None
-    assert page.metadata["ocr"] is True
-    assert scanned.recall_en(_recognised_text(page), SHORT_PAGE) >= 0.95
-
-
 @pytest.mark.skipif(importlib.util.find_spec("pypdfium2") is None, reason="pypdfium2 absent")
 def test_a_huge_page_is_rendered_within_the_pixel_cap(tmp_path: Path) -> None:
     from reportlab.pdfgen import canvas
@@ -339,18 +319,28 @@ def _states(infos: Sequence[PageInfo]) -> list[JSON]:
 @needs_ocr
 @pytest.mark.anyio
 async def test_the_server_lists_scans_pending_and_recognises_each_page(tmp_path: Path) -> None:
-    """The warm-up extracts the text layer only (pages say `pending`); a read recognises the
-    page it reads at once; the background pass the others; each is announced; once none waits
-    the document's summary comes from the recognised text."""
+    """The server's path: a worker process under the default deadline and address-space cap
+    (the engine loads within them), with the serve options' OCR settings. Extraction jobs
+    leave a scan's pages to ocr jobs (`pending`); the warm-up extracts the text layer only; a
+    read recognises the page it reads at once; the background pass the others; each is
+    announced; once none waits the document's summary comes from the recognised text. The
+    recall asserted is the short scan's (`SHORT_PAGE`): the full page's is the in-process
+    `english` page's."""
     folder = _scans_folder(tmp_path, 2)
     changes: list[Change] = []
 
     async def listen(change: Change) -> None:
         changes.append(change)
 
-    backend = ProcessBackend(WorkerSettings(workers=2), Limits(ocr_languages=("en",)))
+    # One worker: the jobs below are one after the other, and each worker started loads the
+    # engine (its own CPU) to recognise its first page.
+    backend = ProcessBackend(WorkerSettings(workers=1), Limits(ocr_languages=("en",)))
     catalog = Catalog(folder, "h", backend, listen)
     try:
+        (pending,) = await backend.extract_pages(folder, "scan.pdf", [0])
+        assert pending.metadata["ocr"] == "pending"  # extraction jobs leave it to an ocr job
+        assert [e.category.value for e in pending.elements] == ["image"]
+
         await catalog.start()
         await catalog.warm()
         (doc,) = catalog.documents()

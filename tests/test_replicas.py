@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import shutil
 import socket
+import zipfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,7 @@ from dpe_server.model.errors import PageNotFound
 from dpe_server.model.tree import Document, Page
 from dpe_server.read.search import QueryError, search
 from tests import postgres
-from tests.e2e.harness import connect, http_server, settled, write_deck, write_doc
+from tests.e2e.harness import HttpServer, connect, http_server, settled, write_deck, write_doc
 from tests.test_catalog import Counting
 
 pytestmark = pytest.mark.anyio
@@ -42,19 +45,94 @@ def url(pg_url: str) -> str:
     return pg_url
 
 
-@pytest.fixture
-def own_pg() -> Iterator[postgres.Postgres]:
-    """A PostgreSQL of the test's own, started, for a test that stops and starts it."""
+@dataclass
+class OwnPostgres:
+    """A database on a PostgreSQL of this module's own (not the session's), for a test that
+    stops the server and starts it again."""
+
+    server: postgres.Postgres
+    url: str
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def start(self) -> None:
+        self.server.start()
+
+
+@pytest.fixture(scope="module")
+def _module_pg() -> Iterator[postgres.Postgres]:
     with postgres.running() as pg:
         yield pg
 
 
+@pytest.fixture
+def own_pg(_module_pg: postgres.Postgres, request: pytest.FixtureRequest) -> OwnPostgres:
+    """The module's PostgreSQL, running (a test that failed while it was stopped left it so),
+    with a fresh database for the test."""
+    if not _module_pg.is_running():
+        _module_pg.start()
+    return OwnPostgres(_module_pg, postgres.fresh_database(_module_pg.url, request.node.name))
+
+
 def _folder(tmp_path: Path, count: int) -> Path:
+    """`count` copies of a Word document of two headings, each with a paragraph."""
     folder = tmp_path / "docs"
-    write_doc(folder / "d000.docx", ["First", "Second"])
+    folder.mkdir(parents=True)
+    (folder / "d000.docx").write_bytes(_small_doc(["First", "Second"]))
     for i in range(1, count):
         shutil.copyfile(folder / "d000.docx", folder / f"d{i:03}.docx")
     return folder
+
+
+W_MAIN = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+RELATIONSHIPS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PACKAGE_PARTS = {
+    "[Content_Types].xml": (
+        '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="rels" '
+        'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        '<Override PartName="/word/document.xml" ContentType="application/'
+        'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
+        '<Override PartName="/word/styles.xml" ContentType="application/'
+        'vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/></Types>'
+    ),
+    "_rels/.rels": (
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{RELATIONSHIPS}/officeDocument" '
+        'Target="word/document.xml"/></Relationships>'
+    ),
+    "word/_rels/document.xml.rels": (
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        f'<Relationship Id="rId1" Type="{RELATIONSHIPS}/styles" Target="styles.xml"/>'
+        "</Relationships>"
+    ),
+    "word/styles.xml": (
+        f'<w:styles xmlns:w="{W_MAIN}"><w:style w:type="paragraph" w:styleId="Heading1">'
+        '<w:name w:val="heading 1"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr></w:style>'
+        "</w:styles>"
+    ),
+}
+
+
+def _small_doc(headings: list[str]) -> bytes:
+    """What `write_doc` writes (each heading a page, with "Paragraph under <heading> with
+    several words."), as a package of the document and its one heading style: the same tree,
+    a tenth of the CPU to probe and to extract (python-docx's template carries every style),
+    which the 200 documents of the first test pay three replicas over."""
+    heading = '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>'
+    body = "".join(
+        f"<w:p>{heading}<w:r><w:t>{text}</w:t></w:r></w:p>"
+        f"<w:p><w:r><w:t>Paragraph under {text} with several words.</w:t></w:r></w:p>"
+        for text in headings
+    )
+    document = f'<w:document xmlns:w="{W_MAIN}"><w:body>{body}</w:body></w:document>'
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, text in {**PACKAGE_PARTS, "word/document.xml": document}.items():
+            package.writestr(name, text)
+    return out.getvalue()
 
 
 class Stuck(Counting):
@@ -233,7 +311,7 @@ def test_store_urls_are_checked() -> None:
 
 
 async def test_replicas_recover_when_postgresql_restarts(
-    tmp_path: Path, own_pg: postgres.Postgres
+    tmp_path: Path, own_pg: OwnPostgres
 ) -> None:
     """The database goes away mid-run: replica A still notices an edit and serves it from its
     own extraction; once the database is back (no replica restarted), replica C's feed
@@ -275,7 +353,7 @@ async def test_replicas_recover_when_postgresql_restarts(
 
 
 async def test_a_stored_page_fails_clearly_while_postgresql_is_down_and_reads_after(
-    tmp_path: Path, own_pg: postgres.Postgres
+    tmp_path: Path, own_pg: OwnPostgres
 ) -> None:
     """A page only the database holds (a document another replica extracted) cannot be read
     while the database is down: the read fails saying so and that it is tried again, rather
@@ -310,30 +388,42 @@ async def _page_or_none(catalog: Catalog, ref: str, index: int) -> Page | None:
         return None
 
 
-async def test_a_client_of_a_replica_that_watches_nothing_is_notified(
-    tmp_path: Path, url: str
-) -> None:
-    """Three `serve --transport http` processes on one folder and one database; only A
-    watches the folder. A client of C listening (`subscriptions/listen`) hears of an edit that
-    A saw."""
-    folder = _folder(tmp_path, 3)
-    target = folder / "d001.docx"
+@pytest.fixture(scope="module")
+def served_replicas(
+    pg_server: postgres.Postgres, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, list[HttpServer]]]:
+    """Three `serve --transport http` processes on one folder (three documents) and one
+    database; only the first (A) watches the folder. Each test below listens on a replica
+    that watches nothing (C, then B) and waits for the notice of its own edit of d001.docx."""
+    url = postgres.fresh_database(pg_server.url, "t_served_replicas")
+    folder = _folder(tmp_path_factory.mktemp("replicas"), 3)
     with contextlib.ExitStack() as stack:
-        servers = [
-            stack.enter_context(http_server(folder, "--store", url, *extra))
-            for extra in ((), ("--no-watch",), ("--no-watch",))
-        ]
-        async with connect("http", "auto", folder, url=servers[2].url) as client:
-            resources = (await client.list_resources()).resources
-            uri = next(r.uri for r in resources if (r.meta or {})["file_uri"].endswith(target.name))
-            await settled(client, uri.split("/")[2])
-            async with client.listen(resource_subscriptions=[uri]) as stream:
-                write_doc(target, ["Edited on the shared drive"])
-                with anyio.fail_after(20):
-                    event = await stream.__anext__()
-                assert getattr(event, "uri", None) == uri
-            page = await client.read_resource(uri + "/pages/0?format=markdown")
-            assert "Edited on the shared drive" in str(page.contents[0])
+        yield (
+            folder,
+            [
+                stack.enter_context(http_server(folder, "--store", url, *extra))
+                for extra in ((), ("--no-watch",), ("--no-watch",))
+            ],
+        )
+
+
+async def test_a_client_of_a_replica_that_watches_nothing_is_notified(
+    served_replicas: tuple[Path, list[HttpServer]],
+) -> None:
+    """A client of C listening (`subscriptions/listen`) hears of an edit that A saw."""
+    folder, servers = served_replicas
+    target = folder / "d001.docx"
+    async with connect("http", "auto", folder, url=servers[2].url) as client:
+        resources = (await client.list_resources()).resources
+        uri = next(r.uri for r in resources if (r.meta or {})["file_uri"].endswith(target.name))
+        await settled(client, uri.split("/")[2])
+        async with client.listen(resource_subscriptions=[uri]) as stream:
+            write_doc(target, ["Edited on the shared drive"])
+            with anyio.fail_after(20):
+                event = await stream.__anext__()
+            assert getattr(event, "uri", None) == uri
+        page = await client.read_resource(uri + "/pages/0?format=markdown")
+        assert "Edited on the shared drive" in str(page.contents[0])
 
 
 class RoundRobin:
@@ -370,40 +460,36 @@ class RoundRobin:
                         await client.send(chunk)
 
 
-async def test_a_load_balancer_that_pins_nothing(tmp_path: Path, url: str) -> None:
-    """Two `serve --transport http` replicas behind a round-robin balancer: a 2026-07-28
-    client's requests alternate between them, its `subscriptions/listen` stream lands on the
-    replica that watches nothing and still hears of an edit the other one saw, and every read
-    of the edited page, on either replica, gives the new text."""
-    folder = _folder(tmp_path, 3)
+async def test_a_load_balancer_that_pins_nothing(
+    served_replicas: tuple[Path, list[HttpServer]],
+) -> None:
+    """Two replicas (A, which watches the folder, and B) behind a round-robin balancer: a
+    2026-07-28 client's requests alternate between them, its `subscriptions/listen` stream
+    lands on the replica that watches nothing and still hears of an edit the other one saw,
+    and every read of the edited page, on either replica, gives the new text."""
+    folder, replicas = served_replicas
     target = folder / "d001.docx"
-    with contextlib.ExitStack() as stack:
-        servers = [
-            stack.enter_context(http_server(folder, "--store", url, *extra))
-            for extra in ((), ("--no-watch",))
-        ]
-        balancer = RoundRobin([s.port for s in servers])
-        listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
-        async with listener, anyio.create_task_group() as tg:
-            tg.start_soon(listener.serve, balancer.handle)
-            port = listener.extra(anyio.abc.SocketAttribute.local_port)
-            async with connect("http", "auto", folder, url=f"http://127.0.0.1:{port}/mcp") as c:
-                resources = (await c.list_resources()).resources
-                uri = next(
-                    r.uri for r in resources if (r.meta or {})["file_uri"].endswith("d001.docx")
-                )
-                await settled(c, uri.split("/")[2])
-                if balancer.turn == 0:
-                    await c.list_resources()  # the stream goes to the replica that watches nothing
-                async with c.listen(resource_subscriptions=[uri]) as stream:
-                    write_doc(target, ["Edited behind the balancer"])
-                    with anyio.fail_after(20):
-                        event = await stream.__anext__()
-                    assert getattr(event, "uri", None) == uri
-                for _ in range(4):
-                    page = await c.read_resource(uri + "/pages/0?format=markdown")
-                    assert "Edited behind the balancer" in str(page.contents[0])
-            tg.cancel_scope.cancel()
+    servers = replicas[:2]
+    balancer = RoundRobin([s.port for s in servers])
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1")
+    async with listener, anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, balancer.handle)
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        async with connect("http", "auto", folder, url=f"http://127.0.0.1:{port}/mcp") as c:
+            resources = (await c.list_resources()).resources
+            uri = next(r.uri for r in resources if (r.meta or {})["file_uri"].endswith("d001.docx"))
+            await settled(c, uri.split("/")[2])
+            if balancer.turn == 0:
+                await c.list_resources()  # the stream goes to the replica that watches nothing
+            async with c.listen(resource_subscriptions=[uri]) as stream:
+                write_doc(target, ["Edited behind the balancer"])
+                with anyio.fail_after(20):
+                    event = await stream.__anext__()
+                assert getattr(event, "uri", None) == uri
+            for _ in range(4):
+                page = await c.read_resource(uri + "/pages/0?format=markdown")
+                assert "Edited behind the balancer" in str(page.contents[0])
+        tg.cancel_scope.cancel()
     assert "subscriptions/listen" in balancer.methods[1]
     for methods in balancer.methods:
         assert methods.count("resources/read") >= 2, balancer.methods  # of the 4, 2 each

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import hashlib
+import io
 import json
 import os
 import random
@@ -68,6 +70,13 @@ BIG_ROWS = 60
 def write_big_book(path: Path) -> None:
     """One sheet: a header row, then BIG_ROWS rows of three cells, each its place (`r3c1:`) and
     BIG_CELL random letters (random, so the zip-bomb guard lets it in): 3.6 MB as JSON."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(_big_book())
+
+
+@functools.cache
+def _big_book() -> bytes:
+    """The bytes of `write_big_book`, made once per process (0.4 s of CPU each time)."""
     from openpyxl import Workbook
 
     book = Workbook()
@@ -78,16 +87,24 @@ def write_big_book(path: Path) -> None:
     for r in range(BIG_ROWS):
         letters = ["".join(rng.choices(string.ascii_letters, k=BIG_CELL)) for _ in range(3)]
         sheet.append([f"r{r}c{c}:{text}" for c, text in enumerate(letters)])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    book.save(str(path))
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
 
 
 def write_encrypted(path: Path, password: str = "harness-unknown-password") -> None:
     """A password-protected Word document (agile encryption) whose password nobody gives."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(_encrypted(password))
+
+
+@functools.cache
+def _encrypted(password: str) -> bytes:
+    """The bytes of `write_encrypted`, encrypted once per process (its key derivation is most
+    of what a test folder costs to write)."""
     from fixtures.builders.protected import encrypt, plain_docx
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(encrypt(plain_docx(["Locked heading", "Locked text."]), password))
+    return encrypt(plain_docx(["Locked heading", "Locked text."]), password)
 
 
 def age(root: Path) -> Path:
@@ -101,6 +118,16 @@ def age(root: Path) -> Path:
 
 
 def make_folder(root: Path) -> Path:
+    """Two decks (a/report.pptx of three slides, b/report.pptx of one), notes.docx and the
+    encrypted locked.docx, dated long ago: a copy of one folder written once per process."""
+    shutil.copytree(_folder_written(), root)
+    return age(root)
+
+
+@functools.cache
+def _folder_written() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="dpe-server-test-folder-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     write_deck(root / "a" / "report.pptx", ["Alpha", "Beta", "Gamma"])
     write_deck(root / "b" / "report.pptx", ["Other"])
     write_doc(root / "notes.docx", ["Intro", "Details"])

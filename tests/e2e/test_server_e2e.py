@@ -3,10 +3,9 @@ in both protocol eras (`mode="legacy"`: the handshake era; `mode="auto"`: 2026-0
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.e2e.harness import (
-    HttpServer,
     Inbox,
     Mode,
     Transport,
@@ -47,36 +45,16 @@ def folder(tmp_path: Path) -> Path:
     return make_folder(tmp_path / "docs")
 
 
-@pytest.fixture(scope="module")
-def unchanged_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same folder, for the tests that only read it."""
-    return make_folder(tmp_path_factory.mktemp("e2e") / "docs")
-
-
-@pytest.fixture(scope="module")
-def unchanged_http(unchanged_folder: Path) -> Iterator[HttpServer]:
-    """One HTTP server of `unchanged_folder` for the tests that only read (both eras)."""
-    with http_server(unchanged_folder) as server:
-        yield server
-
-
 @asynccontextmanager
 async def served(
-    transport: Transport,
-    mode: Mode,
-    folder: Path,
-    inbox: Inbox | None = None,
-    server: HttpServer | None = None,
+    transport: Transport, mode: Mode, folder: Path, inbox: Inbox | None = None
 ) -> AsyncIterator[Client]:
-    """A client of `folder` over `transport`: over HTTP, of `server` when given, else of a
-    server of its own."""
+    """A client of `folder` over `transport`, of a server of its own."""
     if transport == "stdio":
         async with connect(transport, mode, folder, inbox=inbox) as client:
             yield client
         return
-    with contextlib.ExitStack() as stack:
-        if server is None:
-            server = stack.enter_context(http_server(folder))
+    with http_server(folder) as server:
         async with connect(transport, mode, folder, url=server.url, inbox=inbox) as client:
             yield client
 
@@ -118,103 +96,110 @@ async def _error(client: Client, uri: str) -> MCPError:
 
 
 @pytest.mark.parametrize(("transport", "mode"), COMBOS, ids=IDS)
-async def test_e2e_catalog_levels_errors_completion(
-    transport: Transport, mode: Mode, unchanged_folder: Path, request: pytest.FixtureRequest
+async def test_e2e_catalog_levels_errors_completion_then_notifications(
+    transport: Transport, mode: Mode, folder: Path
 ) -> None:
-    """Reads only: both HTTP eras ask the same server."""
-    server = request.getfixturevalue("unchanged_http") if transport == "http" else None
-    async with served(transport, mode, unchanged_folder, server=server) as client:
-        assert client.server_capabilities.resources is not None
-        assert client.server_capabilities.resources.subscribe is True
-        assert client.server_capabilities.resources.list_changed is True
-        assert client.server_capabilities.completions is not None
+    """One server per transport and era (a server's start is most of what a test costs): first
+    the reads, which change nothing (`_catalog_levels_errors_completion`), then the
+    notifications of changes to the folder (`_notifications`)."""
+    inbox = Inbox()
+    async with served(transport, mode, folder, inbox) as client:
+        await _catalog_levels_errors_completion(client)
+        await _notifications(client, folder, inbox)
 
-        resources = await _all_resources(client)
-        assert len(resources) == 4
-        assert len({r.uri for r in resources}) == 4
-        by_name = {r.meta["file_type"] + ":" + r.uri for r in resources if r.meta}
-        assert len(by_name) == 4
-        deck = next(r for r in resources if r.meta and r.meta.get("page_count") == 3)
-        assert deck.mime_type == "application/json"
-        assert deck.annotations is not None
-        assert deck.annotations.last_modified
-        host = deck.uri.split("/")[2]
-        assert host == "local.dpe.docs"
 
-        templates = (await client.list_resource_templates()).resource_templates
-        assert {t.uri_template for t in templates} == {
-            f"dpe://{host}/{{doc_ref}}/pages/{{page_index}}",
-            f"dpe://{host}/{{doc_ref}}/elements/{{element_id}}",
-        }
+async def _catalog_levels_errors_completion(client: Client) -> None:
+    assert client.server_capabilities.resources is not None
+    assert client.server_capabilities.resources.subscribe is True
+    assert client.server_capabilities.resources.list_changed is True
+    assert client.server_capabilities.completions is not None
 
-        level0 = await _json(client, f"dpe://{host}")
-        assert level0["total_count"] == 4
-        locked = next(d for d in level0["documents"] if d["file_type"] == "docx" and "error" in d)
-        assert locked["error"]["kind"] == "encrypted"
-        assert locked["page_count"] == 0
+    resources = await _all_resources(client)
+    assert len(resources) == 4
+    assert len({r.uri for r in resources}) == 4
+    by_name = {r.meta["file_type"] + ":" + r.uri for r in resources if r.meta}
+    assert len(by_name) == 4
+    deck = next(r for r in resources if r.meta and r.meta.get("page_count") == 3)
+    assert deck.mime_type == "application/json"
+    assert deck.annotations is not None
+    assert deck.annotations.last_modified
+    host = deck.uri.split("/")[2]
+    assert host == "local.dpe.docs"
 
-        level1 = await _json(client, deck.uri + "?depth=pages")
-        assert level1["page_count"] == 3
-        assert [p["title"] for p in level1["pages"]] == ["Alpha", "Beta", "Gamma"]
-        level2 = await _json(client, deck.uri + "/pages/1")
-        assert level2["title"] == "Beta"
-        element_id = level2["elements"][0]["element_id"]
-        level3 = await _json(client, f"{deck.uri}/elements/{element_id}")
-        assert level3["page_index"] == 1
+    templates = (await client.list_resource_templates()).resource_templates
+    assert {t.uri_template for t in templates} == {
+        f"dpe://{host}/{{doc_ref}}/pages/{{page_index}}",
+        f"dpe://{host}/{{doc_ref}}/elements/{{element_id}}",
+    }
 
-        for uri in (
-            f"dpe://{host}",
-            deck.uri,
-            deck.uri + "/pages/1",
-            f"{deck.uri}/elements/{element_id}",
-        ):
-            for fmt, mime in (("markdown", "text/markdown"), ("text", "text/plain")):
-                res = await client.read_resource(f"{uri}?format={fmt}")
-                item = res.contents[0]
-                assert isinstance(item, types.TextResourceContents)
-                assert item.mime_type == mime
-                assert item.text.strip()
-        md = (await client.read_resource(deck.uri + "/pages/1?format=markdown")).contents[0]
-        assert isinstance(md, types.TextResourceContents)
-        assert md.text.startswith("# Beta")
+    level0 = await _json(client, f"dpe://{host}")
+    assert level0["total_count"] == 4
+    locked = next(d for d in level0["documents"] if d["file_type"] == "docx" and "error" in d)
+    assert locked["error"]["kind"] == "encrypted"
+    assert locked["page_count"] == 0
 
-        not_found = -32602 if _modern(client) else -32002
-        err = await _error(client, deck.uri + "/pages/x")
-        assert (err.error.code, err.error.data["dpe_code"]) == (-32602, 4204)
-        assert "sub-path" in err.error.data["reason"]
-        err = await _error(client, f"dpe://{host}/no-such-doc")
-        assert (err.error.code, err.error.data["dpe_code"]) == (not_found, 4201)
-        err = await _error(client, deck.uri + "/pages/3")
-        assert (err.error.code, err.error.data["dpe_code"]) == (not_found, 4202)
-        assert err.error.data["page_count"] == 3
-        err = await _error(client, deck.uri + "/elements/p0-tbl99")
-        assert (err.error.code, err.error.data["dpe_code"]) == (not_found, 4203)
-        err = await _error(client, "dpe://other.host/x")
-        assert err.error.data["dpe_code"] == 4201
+    level1 = await _json(client, deck.uri + "?depth=pages")
+    assert level1["page_count"] == 3
+    assert [p["title"] for p in level1["pages"]] == ["Alpha", "Beta", "Gamma"]
+    level2 = await _json(client, deck.uri + "/pages/1")
+    assert level2["title"] == "Beta"
+    element_id = level2["elements"][0]["element_id"]
+    level3 = await _json(client, f"{deck.uri}/elements/{element_id}")
+    assert level3["page_index"] == 1
 
-        page_ref = types.ResourceTemplateReference(
-            type="ref/resource", uri=f"dpe://{host}/{{doc_ref}}/pages/{{page_index}}"
-        )
-        el_ref = types.ResourceTemplateReference(
-            type="ref/resource", uri=f"dpe://{host}/{{doc_ref}}/elements/{{element_id}}"
-        )
-        refs = await client.complete(page_ref, {"name": "doc_ref", "value": "rep"})
-        assert len(refs.completion.values) == 2
-        assert all(v.startswith("report-") for v in refs.completion.values)
-        assert refs.completion.total == 2
-        assert refs.completion.has_more is False
-        doc_ref = level1["doc_ref"]
-        pages = await client.complete(
-            page_ref, {"name": "page_index", "value": ""}, {"doc_ref": doc_ref}
-        )
-        assert pages.completion.values == ["0", "1", "2"]
-        none = await client.complete(page_ref, {"name": "page_index", "value": ""})
-        assert none.completion.values == []
-        ids = await client.complete(
-            el_ref, {"name": "element_id", "value": ""}, {"doc_ref": doc_ref, "page_index": "1"}
-        )
-        assert ids.completion.values
-        assert all(v.startswith("p1-") for v in ids.completion.values)
+    for uri in (
+        f"dpe://{host}",
+        deck.uri,
+        deck.uri + "/pages/1",
+        f"{deck.uri}/elements/{element_id}",
+    ):
+        for fmt, mime in (("markdown", "text/markdown"), ("text", "text/plain")):
+            res = await client.read_resource(f"{uri}?format={fmt}")
+            item = res.contents[0]
+            assert isinstance(item, types.TextResourceContents)
+            assert item.mime_type == mime
+            assert item.text.strip()
+    md = (await client.read_resource(deck.uri + "/pages/1?format=markdown")).contents[0]
+    assert isinstance(md, types.TextResourceContents)
+    assert md.text.startswith("# Beta")
+
+    not_found = -32602 if _modern(client) else -32002
+    err = await _error(client, deck.uri + "/pages/x")
+    assert (err.error.code, err.error.data["dpe_code"]) == (-32602, 4204)
+    assert "sub-path" in err.error.data["reason"]
+    err = await _error(client, f"dpe://{host}/no-such-doc")
+    assert (err.error.code, err.error.data["dpe_code"]) == (not_found, 4201)
+    err = await _error(client, deck.uri + "/pages/3")
+    assert (err.error.code, err.error.data["dpe_code"]) == (not_found, 4202)
+    assert err.error.data["page_count"] == 3
+    err = await _error(client, deck.uri + "/elements/p0-tbl99")
+    assert (err.error.code, err.error.data["dpe_code"]) == (not_found, 4203)
+    err = await _error(client, "dpe://other.host/x")
+    assert err.error.data["dpe_code"] == 4201
+
+    page_ref = types.ResourceTemplateReference(
+        type="ref/resource", uri=f"dpe://{host}/{{doc_ref}}/pages/{{page_index}}"
+    )
+    el_ref = types.ResourceTemplateReference(
+        type="ref/resource", uri=f"dpe://{host}/{{doc_ref}}/elements/{{element_id}}"
+    )
+    refs = await client.complete(page_ref, {"name": "doc_ref", "value": "rep"})
+    assert len(refs.completion.values) == 2
+    assert all(v.startswith("report-") for v in refs.completion.values)
+    assert refs.completion.total == 2
+    assert refs.completion.has_more is False
+    doc_ref = level1["doc_ref"]
+    pages = await client.complete(
+        page_ref, {"name": "page_index", "value": ""}, {"doc_ref": doc_ref}
+    )
+    assert pages.completion.values == ["0", "1", "2"]
+    none = await client.complete(page_ref, {"name": "page_index", "value": ""})
+    assert none.completion.values == []
+    ids = await client.complete(
+        el_ref, {"name": "element_id", "value": ""}, {"doc_ref": doc_ref, "page_index": "1"}
+    )
+    assert ids.completion.values
+    assert all(v.startswith("p1-") for v in ids.completion.values)
 
 
 async def _next_event(sub: Any, timeout: float = 15.0) -> Any:
@@ -222,50 +207,48 @@ async def _next_event(sub: Any, timeout: float = 15.0) -> Any:
         return await sub.__anext__()
 
 
-@pytest.mark.parametrize(("transport", "mode"), COMBOS, ids=IDS)
-async def test_e2e_notifications(transport: Transport, mode: Mode, folder: Path) -> None:
-    inbox = Inbox()
-    async with served(transport, mode, folder, inbox) as client:
-        resources = await _all_resources(client)
-        deck = next(r for r in resources if r.meta and r.meta.get("page_count") == 3)
-        await settled(client, deck.uri.split("/")[2])
-        page_uri = deck.uri + "/pages/0?format=markdown"
-        if not _modern(client):
-            await client.subscribe_resource(deck.uri)
-            await client.subscribe_resource(page_uri)
+async def _notifications(client: Client, folder: Path, inbox: Inbox) -> None:
+    resources = await _all_resources(client)
+    deck = next(r for r in resources if r.meta and r.meta.get("page_count") == 3)
+    await settled(client, deck.uri.split("/")[2])
+    inbox.items.clear()  # what the warm-up announced: only the changes below count
+    page_uri = deck.uri + "/pages/0?format=markdown"
+    if not _modern(client):
+        await client.subscribe_resource(deck.uri)
+        await client.subscribe_resource(page_uri)
+        write_deck(folder / "a" / "report.pptx", ["Changed", "Beta", "Gamma", "Delta"])
+        await inbox.wait_for(is_updated(deck.uri))
+        await inbox.wait_for(is_updated(page_uri))
+        await inbox.wait_for(is_list_changed)  # the list shows its page count and title
+        level1 = await _json(client, deck.uri)
+        assert level1["page_count"] == 4
+        write_deck(folder / "c.pptx", ["New"])
+        await inbox.wait_for(is_list_changed)
+        (folder / "c.pptx").rename(folder / "d.pptx")
+        await inbox.wait_for(is_list_changed)
+        (folder / "d.pptx").unlink()
+        await inbox.wait_for(is_list_changed)
+        shutil.move(str(folder / "b"), str(folder.parent / "moved-out"))
+        await inbox.wait_for(is_list_changed)
+        refreshed = await client.list_resources(cache_mode="refresh")
+        assert all("/b/" not in (r.meta or {}).get("file_uri", "") for r in refreshed.resources)
+    else:
+        async with client.listen(
+            resources_list_changed=True, resource_subscriptions=[deck.uri, page_uri]
+        ) as sub:
             write_deck(folder / "a" / "report.pptx", ["Changed", "Beta", "Gamma", "Delta"])
-            await inbox.wait_for(is_updated(deck.uri))
-            await inbox.wait_for(is_updated(page_uri))
-            await inbox.wait_for(is_list_changed)  # the list shows its page count and title
+            events = [await _next_event(sub) for _ in range(3)]
+            # The list shows the deck's page count and title, which changed too.
+            assert type(events[0]).__name__ == "ResourcesListChanged"
+            assert {e.uri for e in events[1:]} == {deck.uri, page_uri}
             level1 = await _json(client, deck.uri)
             assert level1["page_count"] == 4
             write_deck(folder / "c.pptx", ["New"])
-            await inbox.wait_for(is_list_changed)
-            (folder / "c.pptx").rename(folder / "d.pptx")
-            await inbox.wait_for(is_list_changed)
-            (folder / "d.pptx").unlink()
-            await inbox.wait_for(is_list_changed)
-            shutil.move(str(folder / "b"), str(folder.parent / "moved-out"))
-            await inbox.wait_for(is_list_changed)
-            refreshed = await client.list_resources(cache_mode="refresh")
-            assert all("/b/" not in (r.meta or {}).get("file_uri", "") for r in refreshed.resources)
-        else:
-            async with client.listen(
-                resources_list_changed=True, resource_subscriptions=[deck.uri, page_uri]
-            ) as sub:
-                write_deck(folder / "a" / "report.pptx", ["Changed", "Beta", "Gamma", "Delta"])
-                events = [await _next_event(sub) for _ in range(3)]
-                # The list shows the deck's page count and title, which changed too.
-                assert type(events[0]).__name__ == "ResourcesListChanged"
-                assert {e.uri for e in events[1:]} == {deck.uri, page_uri}
-                level1 = await _json(client, deck.uri)
-                assert level1["page_count"] == 4
-                write_deck(folder / "c.pptx", ["New"])
-                event = await _next_event(sub)
-                assert type(event).__name__ == "ResourcesListChanged"
-                (folder / "c.pptx").unlink()
-                event = await _next_event(sub)
-                assert type(event).__name__ == "ResourcesListChanged"
+            event = await _next_event(sub)
+            assert type(event).__name__ == "ResourcesListChanged"
+            (folder / "c.pptx").unlink()
+            event = await _next_event(sub)
+            assert type(event).__name__ == "ResourcesListChanged"
 
 
 async def test_e2e_three_http_clients_all_notified(folder: Path) -> None:

@@ -6,6 +6,7 @@ import base64
 import json
 import struct
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import mcp_types as types
@@ -13,6 +14,7 @@ import pytest
 
 from dpe_server.catalog.folder import doc_ref_for
 from tests.e2e.harness import (
+    HttpServer,
     Inbox,
     connect,
     host_of,
@@ -35,6 +37,35 @@ def folder(tmp_path: Path) -> Path:
     return make_folder(tmp_path / "docs")
 
 
+# Options that do not get in each other's way share a server (a server's start is most of
+# what these tests cost): `--stateless` with `--max-element-bytes` (a folder that also holds
+# the big book), `--broadcast-updates` with `--no-tools` (whose test reads no document).
+
+
+@pytest.fixture(scope="module")
+def stateless_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = make_folder(tmp_path_factory.mktemp("stateless") / "docs")
+    write_big_book(folder / "big.xlsx")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def stateless_cutting(stateless_folder: Path) -> Iterator[HttpServer]:
+    with http_server(stateless_folder, "--stateless", "--max-element-bytes", "20000") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def broadcasting_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_folder(tmp_path_factory.mktemp("broadcast") / "docs")
+
+
+@pytest.fixture(scope="module")
+def broadcasting_without_tools(broadcasting_folder: Path) -> Iterator[HttpServer]:
+    with http_server(broadcasting_folder, "--broadcast-updates", "--no-tools") as server:
+        yield server
+
+
 def _png(width: int, height: int) -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
         body = kind + data
@@ -50,31 +81,35 @@ def _png(width: int, height: int) -> bytes:
     )
 
 
-async def test_stateless_http_offers_only_what_it_can_deliver(folder: Path) -> None:
-    with http_server(folder, "--stateless") as server:
-        async with connect("http", "legacy", folder, url=server.url) as legacy:
-            caps = legacy.server_capabilities.resources
-            assert caps is not None
-            assert caps.subscribe is False
-            assert caps.list_changed is False
-            listed = await legacy.list_resources()
-            assert listed.resources
-        async with connect("http", "auto", folder, url=server.url) as modern:
-            caps = modern.server_capabilities.resources
-            assert caps is not None
-            assert caps.subscribe is True  # subscriptions/listen streams work without sessions
+async def test_stateless_http_offers_only_what_it_can_deliver(
+    stateless_cutting: HttpServer, stateless_folder: Path
+) -> None:
+    folder, server = stateless_folder, stateless_cutting
+    async with connect("http", "legacy", folder, url=server.url) as legacy:
+        caps = legacy.server_capabilities.resources
+        assert caps is not None
+        assert caps.subscribe is False
+        assert caps.list_changed is False
+        listed = await legacy.list_resources()
+        assert listed.resources
+    async with connect("http", "auto", folder, url=server.url) as modern:
+        caps = modern.server_capabilities.resources
+        assert caps is not None
+        assert caps.subscribe is True  # subscriptions/listen streams work without sessions
 
 
-async def test_broadcast_updates_reach_sessions_that_did_not_subscribe(folder: Path) -> None:
+async def test_broadcast_updates_reach_sessions_that_did_not_subscribe(
+    broadcasting_without_tools: HttpServer, broadcasting_folder: Path
+) -> None:
     inbox = Inbox()
-    with http_server(folder, "--broadcast-updates") as server:
-        async with connect("http", "legacy", folder, url=server.url, inbox=inbox) as client:
-            listed = (await client.list_resources()).resources
-            host = listed[0].uri.split("/")[2]
-            await settled(client, host)
-            deck = next(r for r in listed if r.meta and r.meta.get("page_count") == 3)
-            write_deck(folder / "a" / "report.pptx", ["Changed"])
-            await inbox.wait_for(is_updated(deck.uri))
+    folder, server = broadcasting_folder, broadcasting_without_tools
+    async with connect("http", "legacy", folder, url=server.url, inbox=inbox) as client:
+        listed = (await client.list_resources()).resources
+        host = listed[0].uri.split("/")[2]
+        await settled(client, host)
+        deck = next(r for r in listed if r.meta and r.meta.get("page_count") == 3)
+        write_deck(folder / "a" / "report.pptx", ["Changed"])
+        await inbox.wait_for(is_updated(deck.uri))
 
 
 async def test_tools_read_and_search(folder: Path) -> None:
@@ -104,10 +139,12 @@ async def test_tools_read_and_search(folder: Path) -> None:
         assert "4201" in bad.content[0].text  # type: ignore[union-attr]
 
 
-async def test_no_tools_option_removes_them(folder: Path) -> None:
-    with http_server(folder, "--no-tools") as server:
-        async with connect("http", "legacy", folder, url=server.url) as client:
-            assert client.server_capabilities.tools is None
+async def test_no_tools_option_removes_them(
+    broadcasting_without_tools: HttpServer, broadcasting_folder: Path
+) -> None:
+    server = broadcasting_without_tools
+    async with connect("http", "legacy", broadcasting_folder, url=server.url) as client:
+        assert client.server_capabilities.tools is None
 
 
 async def test_level3_picture_comes_with_its_bytes(folder: Path, tmp_path: Path) -> None:
@@ -138,15 +175,12 @@ async def test_level3_picture_comes_with_its_bytes(folder: Path, tmp_path: Path)
 
 
 async def test_max_element_bytes_cuts_a_big_element_for_read_and_the_read_tool(
-    tmp_path: Path,
+    stateless_cutting: HttpServer, stateless_folder: Path
 ) -> None:
-    folder = tmp_path / "big"
-    write_big_book(folder / "big.xlsx")
-    uri = f"dpe://local.dpe.big/{doc_ref_for('big.xlsx')}/elements/p0-tbl1"
-    with http_server(folder, "--max-element-bytes", "20000") as server:
-        async with connect("http", "legacy", folder, url=server.url) as client:
-            read = await client.read_resource(uri)
-            tool = await client.call_tool("read", {"uri": uri})
+    uri = f"dpe://local.dpe.docs/{doc_ref_for('big.xlsx')}/elements/p0-tbl1"
+    async with connect("http", "legacy", stateless_folder, url=stateless_cutting.url) as client:
+        read = await client.read_resource(uri)
+        tool = await client.call_tool("read", {"uri": uri})
     item = read.contents[0]
     assert isinstance(item, types.TextResourceContents)
     assert len(item.text.encode()) <= 20_000

@@ -140,13 +140,6 @@ NEXT_STEP = (
 )
 
 
-def test_serve_on_a_terminal_shows_the_bar_then_the_banner(tmp_path: Path) -> None:
-    folder = make_folder(tmp_path / "docs")
-    with terminal(_serve(folder)) as (_server, screen):
-        screen.read_until("Ctrl-C to stop\r\n")
-    assert screen.lines() == [f"indexing [{'#' * 30}] 4/4", *_banner(folder), NEXT_STEP]
-
-
 def test_serve_piped_shows_the_banner_without_bar_or_next_step(tmp_path: Path) -> None:
     folder = make_folder(tmp_path / "docs")
     server = subprocess.Popen(
@@ -171,10 +164,15 @@ def test_serve_piped_shows_the_banner_without_bar_or_next_step(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("how", ["Ctrl-C", "SIGINT", "SIGTERM", "stdin closed"])
-def test_serve_on_a_terminal_stops_at_once_with_no_worker_left(tmp_path: Path, how: str) -> None:
+def test_serve_on_a_terminal_shows_the_bar_then_the_banner_and_stops_at_once_with_no_worker_left(
+    tmp_path: Path, how: str
+) -> None:
+    """The screen once the folder is indexed: the bar (ended at its total, on a line of its
+    own), the banner, the next step; then the stop."""
     folder = make_folder(tmp_path / "docs")
     with terminal(_serve(folder)) as (server, screen):
         screen.read_until("Ctrl-C to stop\r\n")
+        assert screen.lines() == [f"indexing [{'#' * 30}] 4/4", *_banner(folder), NEXT_STEP]
         workers = children(server.pid)
         assert workers, "the folder was indexed by a worker, which is still there"
         start = time.monotonic()
