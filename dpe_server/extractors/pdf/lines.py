@@ -83,6 +83,8 @@ def _join(left: str, right: str) -> str:
 
 def make_lines(runs: list[Run]) -> list[Line]:
     """Group runs into lines by baseline (top to bottom), each line left to right."""
+    if len(runs) == 1:  # (a table cell's text, mostly)
+        return [_single([runs[0]])]
     lines: list[list[Run]] = []
     for run in sorted(runs, key=lambda r: (-r.y, r.x0)):
         if lines:
@@ -92,7 +94,7 @@ def make_lines(runs: list[Run]) -> list[Line]:
                 current.append(run)
                 continue
         lines.append([run])
-    return [_line(group) for group in lines]
+    return [_single(group) if len(group) == 1 else _line(group) for group in lines]
 
 
 def _line(runs: list[Run]) -> Line:
@@ -139,17 +141,19 @@ def _line(runs: list[Run]) -> Line:
 def _single(runs: list[Run]) -> Line:
     """`_line` of a line that is one run (most lines of prose), without its bookkeeping."""
     (run,) = runs
-    shown = bool(run.text.strip())
+    text = run.text
+    shown = bool(text.strip())
+    mono = shown and run.mono
     return Line(
-        runs=runs,
-        y=run.y,
-        size=round(run.size * 2) / 2,
-        x0=run.x0,
-        x1=run.x1,
-        text=run.text.rstrip() if run.mono and shown else " ".join(run.text.split()),
-        bold=shown and run.bold,
-        mono=shown and run.mono,
-        rtl=is_rtl(run.text),
+        runs,
+        run.y,
+        round(run.size * 2) / 2,
+        run.x0,
+        run.x1,
+        text.rstrip() if mono else " ".join(text.split()),
+        shown and run.bold,
+        mono,
+        False if text.isascii() else is_rtl(text),
     )
 
 
