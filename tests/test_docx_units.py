@@ -163,6 +163,33 @@ def test_lists_grouped_per_consecutive_run() -> None:
     ]
 
 
+def test_paragraphs_set_right_to_left_say_so() -> None:
+    """`w:bidi` sets a paragraph right to left whatever its words (a Hebrew document's line
+    of figures or of an English name); without it (or turned off) the words decide."""
+    bidi, off = "<w:bidi/>", '<w:bidi w:val="0"/>'
+    body = (
+        p("Version 2.0", ppr=bidi)
+        + p("Release notes", style="Heading1", ppr=bidi)
+        + p("Python", ppr=_numpr("1", 0) + bidi)
+        + p("Plain English")
+        + p("Turned off", ppr=off)
+        + p("שלום עולם")
+    )
+    doc = read(body, styles=style("Heading1", "heading 1"), numbering=NUMBERING)
+    directions = []
+    for e in (e for page in doc.pages for e in page.elements):
+        for c in e.content.get("items", [e.content]):
+            directions.append((c["text"], c.get("direction")))
+    assert directions == [
+        ("Version 2.0", "rtl"),
+        ("Release notes", "rtl"),
+        ("Python", "rtl"),
+        ("Plain English", None),
+        ("Turned off", None),
+        ("שלום עולם", "rtl"),
+    ]
+
+
 def test_lists_inherit_numbering_from_style() -> None:
     styles = style("LB", "List Bullet", f"<w:pPr>{_numpr('1', 0)}</w:pPr>")
     doc = read(p("x", "LB") + p("y", "LB"), styles=styles, numbering=NUMBERING)

@@ -4,6 +4,7 @@ the fixtures written by `fixtures/builders/odf.py`, and the checks before parsin
 from __future__ import annotations
 
 import dataclasses
+import gc
 import io
 import zipfile
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from dpe_server.extractors import DEFAULT_LIMITS, file_type, for_path, format_of
+from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.odf.flat import FlatDocument
 from dpe_server.isolation.precheck import precheck
 from dpe_server.model.errors import CorruptError, EncryptedError, TooLargeError, UnsupportedError
@@ -415,3 +417,14 @@ def test_flat_files_that_are_not_what_their_suffix_says(tmp_path: Path) -> None:
     # An .odt package under a flat suffix is read as the package it is.
     package = odf.build_text(tmp_path).read_bytes()
     precheck(io.BytesIO(package), ".fodt", DEFAULT_LIMITS)
+
+
+def test_odt_extraction_leaves_nothing_to_the_cyclic_collector(tmp_path: Path) -> None:
+    """As for docx: the text's blocks (and the parsed content.xml) are freed when the
+    extraction returns, not at the next full garbage collection (read once before, as there)."""
+    path = odf.build_text(tmp_path)
+    assert _read(path).pages
+    with collector_paused():
+        gc.collect()
+        assert _read(path).pages
+        assert gc.collect() == 0

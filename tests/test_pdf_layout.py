@@ -126,6 +126,43 @@ def test_list_markers(marker: str, ordered: bool) -> None:
     assert [i["text"] for i in block.content["items"]] == ["item one", "item two"]
 
 
+@pytest.mark.parametrize(
+    ("second", "kinds"),
+    [
+        pytest.param("941. You must receive notice", ["text"], id="number-continues"),
+        pytest.param("(b) of the act applies", ["text"], id="letter-continues"),
+        pytest.param("1. First step", ["text", "list"], id="one-starts-a-list"),
+        pytest.param("a) First step", ["text", "list"], id="a-starts-a-list"),
+        pytest.param("\u2022 A point", ["text", "list"], id="bullet-starts-a-list"),
+    ],
+)
+def test_a_wrapped_line_starting_with_a_number_continues_the_paragraph(
+    second: str, kinds: list[str]
+) -> None:
+    """Only a bullet or a first number (1., a), i.) ends a paragraph whose next line starts
+    with it (CommonMark's rule): "…you must file Forms / 941. You must…" is one paragraph."""
+    runs = [run("you must contact the IRS to request to file Forms", 72, 700), run(second, 72, 688)]
+    blocks = blocks_of(runs)
+    assert [b.kind for b in blocks] == kinds
+    if kinds == ["text"]:
+        assert blocks[0].content["text"].endswith(second)
+
+
+def test_a_number_after_the_last_numbered_item_ends_the_paragraph() -> None:
+    """An item whose wrapped lines return to the margin reads as a paragraph; the next number
+    still starts an item."""
+    runs = [
+        run("1. Add the wages to the last payment of", 72, 700),
+        run("a. Withhold the flat rate", 90, 688),
+        run("b. Or add them to the wages of", 90, 676),
+        run("the payroll period and withhold the tax.", 72, 664),
+        run("2. If you did not withhold income tax", 72, 652),
+        run("use method 1-b above.", 72, 640),
+    ]
+    kinds = [(b.kind, b.content.get("start")) for b in blocks_of(runs)]
+    assert kinds == [("list", None), ("text", None), ("list", 2), ("text", None)]
+
+
 def test_list_item_continuation_line() -> None:
     runs = [run("\u2022 item that wraps", 72, 700), run("onto a second line", 82, 686)]
     (block,) = blocks_of(runs)

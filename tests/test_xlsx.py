@@ -13,8 +13,10 @@ from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
 from dpe_server.extractors.ooxml.package import Package
 from dpe_server.extractors.xlsx import extract as xlsx_module
 from dpe_server.extractors.xlsx.extract import EXTRACTOR
+from dpe_server.extractors.xlsx.format import CELL_MAX_CHARS, clip
 from dpe_server.model.errors import CorruptError, EncryptedError, UnsupportedError
 from dpe_server.model.tree import TABLE_BLOCK_ROWS, Category, Document, Element, Page
+from tests.hostile.cases import sheet_of, xlsx
 
 
 def _extract(path: Path, limits: Limits = DEFAULT_LIMITS) -> Document:
@@ -410,3 +412,23 @@ def test_office_note_with_blank_author_has_no_author(office: Page) -> None:
     (note,) = _of(office, Category.ANNOTATION)
     assert "author" not in note.content
     assert note.summary == "Note: XS-BLANK-AUTHOR note"
+
+
+def test_a_long_shared_string_is_cut_in_every_cell_that_shows_it(tmp_path: Path) -> None:
+    """Shared strings are cut to a cell's limit once, when read: every cell showing one (cells
+    read one by one, a sheet calamine does not read whole) shows it cut as a cell is; rich
+    text runs are joined and phonetic runs left out."""
+    ns = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    long = "ab" * CELL_MAX_CHARS
+    sst = (
+        f'<sst xmlns="{ns}"><si><t>{long}</t></si><si><r><t>Tok</t></r><r><t>yo</t></r>'
+        '<rPh sb="0" eb="2"><t>トウキョウ</t></rPh></si></sst>'
+    )
+    rows = "".join(f'<row r="{r}"><c r="A{r}" t="s"><v>{r % 2}</v></c></row>' for r in (1, 2, 3))
+    path = tmp_path / "long.xlsx"
+    xlsx(path, sheet_of(rows + '<row r="5000"><c r="A5000" t="s"><v>0</v></c></row>'), sst)
+    texts = [str(e.content["text"]) for e in _extract(path).pages[0].elements]
+    cut = clip(long)
+    assert len(cut) == CELL_MAX_CHARS
+    assert cut.endswith("…")
+    assert texts == [f"Tokyo\n{cut}\nTokyo", cut]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
+from dpe_server.extractors.ooxml.a1 import parse_range
+from dpe_server.extractors.xlsx.book import kid, kids, local, walk
 from dpe_server.extractors.xlsx.cells import (
     TEXT_BLOCK_MAX_ROWS,
     Grid,
@@ -274,3 +276,53 @@ def test_total_below_at_most_one_blank_row_and_inside_the_columns() -> None:
     assert total_below(table, Grid(10, 0, [["Total", "1"]]), none) == ["Total", "1", ""]
     assert total_below(table, Grid(11, 0, [["Total", "1"]]), none) is None  # two blank rows
     assert total_below(table, Grid(10, 2, [["Total", "1"]]), none) is None  # wider than it
+
+
+_BOOK_XML = (
+    b'<a xmlns="urn:x" xmlns:y="urn:y"><b i="1"/><!-- b --><?b pi?><y:b i="2"/>'
+    b'<c><b i="3"/><d xmlns=""><b i="4"/></d></c></a>'
+)
+
+
+def test_local_name_lookups_match_any_namespace_and_skip_comments() -> None:
+    """`kids`, `kid` and `walk` match a local name in any namespace (Transitional, Strict) or
+    none, in document order, never a comment or processing instruction."""
+    root = etree.fromstring(_BOOK_XML)
+    assert [e.get("i") for e in kids(root, "b")] == ["1", "2"]
+    assert [e.get("i") for e in walk(root, "b")] == ["1", "2", "3", "4"]
+    first = kid(root, "b")
+    assert first is not None
+    assert first.get("i") == "1"
+    assert kid(root, "d") is None
+    assert kids(None, "b") == []
+    assert kid(None, "b") is None
+    assert [local(e) for e in walk(root, "a")] == ["a"]  # the element itself
+    assert [e.get("i") for e in walk(root, "b")] == [
+        e.get("i") for e in root.iter() if local(e) == "b"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ref", "rect"),
+    [
+        ("A1:C5", (0, 0, 4, 2)),
+        ("C5:A1", (0, 0, 4, 2)),
+        ("AB10:B2", (1, 1, 9, 27)),
+        ("XFD1048576:A1", (0, 0, 1048575, 16383)),
+        ("a1:c5", (0, 0, 4, 2)),
+        ("$A$1:$C$5", (0, 0, 4, 2)),
+        ("'Sheet 1'!A1:B2", (0, 0, 1, 1)),
+        (" A1 : B2 ", (0, 0, 1, 1)),
+        ("B3", (2, 1, 2, 1)),
+        ("A0:B1", (-1, 0, 0, 1)),
+        ("ABCD1:B2", None),
+        ("A12345678:B2", None),
+        ("A1:", (0, 0, 0, 0)),
+        ("A1:B2:C3", None),
+        ("", None),
+    ],
+)
+def test_parse_range_reads_every_way_of_writing_a_range(
+    ref: str, rect: tuple[int, int, int, int] | None
+) -> None:
+    assert parse_range(ref) == rect

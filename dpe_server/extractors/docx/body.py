@@ -129,19 +129,27 @@ class _PageWriter:
         for it in items:
             self.b.add(it.category, it.summary, it.content, it.metadata)
 
-    def text(self, category: Category, text: str, summary: str, meta: dict[str, JSON]) -> None:
+    def text(
+        self,
+        category: Category,
+        text: str,
+        summary: str,
+        meta: dict[str, JSON],
+        rtl: bool = False,
+    ) -> None:
+        """`rtl`: the paragraph is set right to left (`w:bidi`), whatever its words."""
         cap = self.env.limits.max_chars_per_page
         if len(text) > cap:
             text = text[:cap]
             self.truncated = True
         content = TextContent(text=text)
-        if is_rtl(text):
+        if rtl or is_rtl(text):
             content["direction"] = "rtl"
         self.b.add(category, summary, content, meta)
 
-    def heading(self, level: int, text: str, meta: dict[str, JSON]) -> None:
+    def heading(self, level: int, text: str, meta: dict[str, JSON], rtl: bool = False) -> None:
         content = HeadingContent(level=level, text=text)
-        if is_rtl(text):
+        if rtl or is_rtl(text):
             content["direction"] = "rtl"
         self.b.add(Category.HEADING, summaries.heading(text, level), content, meta)
 
@@ -166,7 +174,12 @@ class _PageWriter:
         self.group.items.extend(items)
 
     def list_item(
-        self, text: str, num: tuple[str, int], counters: list[int], items: list[Item]
+        self,
+        text: str,
+        num: tuple[str, int],
+        counters: list[int],
+        items: list[Item],
+        rtl: bool = False,
     ) -> None:
         """A numbered paragraph: joins the current list or starts a new one (a change of
         numId at the same or a shallower level), with the label Word shows on it."""
@@ -184,7 +197,7 @@ class _PageWriter:
         label = numbering.label(num_id, level, counters) if ordered else ""
         if label:
             item["label"] = label
-        if is_rtl(text):
+        if rtl or is_rtl(text):
             item["direction"] = "rtl"
         g.list_items.append(item)
         g.items.extend(items)
@@ -227,6 +240,7 @@ class _PageWriter:
             self.separator("page_break", {"source": "pageBreakBefore"})
         para = env.reader.paragraph(p)
         text = para.text.strip()
+        rtl = ppr is not None and on(ppr.find(W + "bidi"))
         meta: dict[str, JSON] = {"style": info.name} if info.name else {}
         num = env.list_num(block)
         counters = self.counters.advance(*num) if num is not None else []
@@ -234,11 +248,11 @@ class _PageWriter:
             self.flush()
             before = [i for i in para.items if i.at == 0]
             self.add_items(before)
-            self.heading(max(block.level, 1), text, meta)
+            self.heading(max(block.level, 1), text, meta, rtl)
             self.add_items([i for i in para.items if i.at != 0])
             return
         if num is not None and para.has_text:
-            self.list_item(text, num, counters, para.items)
+            self.list_item(text, num, counters, para.items, rtl)
             return
         if para.has_text and (info.code or env.reader.is_mono(p)):
             self.code_line(para.text.rstrip(), para.items)
@@ -246,7 +260,7 @@ class _PageWriter:
         self.flush()
         self.add_items([i for i in para.items if i.at == 0])
         if para.has_text:
-            self.text(Category.TEXT, text, summaries.text(text), meta)
+            self.text(Category.TEXT, text, summaries.text(text), meta, rtl)
         elif ppr is not None and _has_border(ppr):
             self.separator("rule", {"source": "paragraph_border"})
         self.add_items([i for i in para.items if i.at != 0])

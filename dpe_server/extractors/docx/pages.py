@@ -111,25 +111,32 @@ def _block(
 def flatten(body: etree._Element, styles: Styles) -> list[Block]:
     """The body's blocks in document order, each with its section and heading level."""
     blocks: list[Block] = []
-    pending: list[etree._Element] = []
-
-    def visit(container: etree._Element) -> None:
-        for child in container:
-            tag = child.tag
-            if tag in (_P, _TBL, _ALTCHUNK):
-                section = blocks[-1].section + blocks[-1].ends_section if blocks else 0
-                blocks.append(_block(child, styles, section, tuple(pending)))
-                pending.clear()
-            elif tag == _SDT:
-                content = child.find(W + "sdtContent")
-                pending.append(child)
-                if content is not None:
-                    visit(content)
-            elif tag in _WRAPPERS:
-                visit(child)
-
-    visit(body)
+    _visit(body, styles, blocks, [])
     return blocks
+
+
+def _visit(
+    container: etree._Element,
+    styles: Styles,
+    blocks: list[Block],
+    pending: list[etree._Element],
+) -> None:
+    """`flatten` of one container, into `blocks` (a function of its own, not a closure that
+    calls itself: that would be a reference cycle keeping the blocks, and with them the whole
+    parsed document, alive after the extraction until the next full garbage collection)."""
+    for child in container:
+        tag = child.tag
+        if tag in (_P, _TBL, _ALTCHUNK):
+            section = blocks[-1].section + blocks[-1].ends_section if blocks else 0
+            blocks.append(_block(child, styles, section, tuple(pending)))
+            pending.clear()
+        elif tag == _SDT:
+            content = child.find(W + "sdtContent")
+            pending.append(child)
+            if content is not None:
+                _visit(content, styles, blocks, pending)
+        elif tag in _WRAPPERS:
+            _visit(child, styles, blocks, pending)
 
 
 def _body_level(el: etree._Element) -> bool:

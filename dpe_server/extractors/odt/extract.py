@@ -54,32 +54,37 @@ def flatten(body: etree._Element, styles: Styles) -> tuple[list[Block], list[str
     LibreOffice writes a Word section break."""
     blocks: list[Block] = []
     masters: list[str] = [""]
-
-    def visit(container: etree._Element) -> None:
-        for child in container:
-            tag = child.tag
-            if tag in THROUGH:
-                visit(child)
-            elif tag in _BLOCKS:
-                text = plain_text(child) if tag != TEXT + "h" else plain_text(child).strip()
-                level = heading_level(child) if tag == TEXT + "h" and text else None
-                if tag == TEXT + "p" and text.strip():
-                    level = styles.heading_level(child.get(TEXT + "style-name")) or None
-                    if level is None and styles.is_title(child):
-                        level = TITLE_LEVEL
-                style = child.get(TEXT + "style-name") or child.get(TABLE + "style-name")
-                master = styles.master_page(style)
-                if master and any(b.el.tag != OFFICE + "forms" for b in blocks):
-                    blocks[-1].ends_section = True
-                    masters.append(master)
-                elif master:
-                    masters[0] = master
-                block = Block(child, level=level, text=text, size=len(text))
-                block.section = len(masters) - 1
-                blocks.append(block)
-
-    visit(body)
+    _visit(body, styles, blocks, masters)
     return blocks, masters
+
+
+def _visit(
+    container: etree._Element, styles: Styles, blocks: list[Block], masters: list[str]
+) -> None:
+    """`flatten` of one container, into `blocks` and `masters` (a function of its own, not a
+    closure that calls itself: that would be a reference cycle keeping the blocks, and with
+    them the whole parsed document, alive until the next full garbage collection)."""
+    for child in container:
+        tag = child.tag
+        if tag in THROUGH:
+            _visit(child, styles, blocks, masters)
+        elif tag in _BLOCKS:
+            text = plain_text(child) if tag != TEXT + "h" else plain_text(child).strip()
+            level = heading_level(child) if tag == TEXT + "h" and text else None
+            if tag == TEXT + "p" and text.strip():
+                level = styles.heading_level(child.get(TEXT + "style-name")) or None
+                if level is None and styles.is_title(child):
+                    level = TITLE_LEVEL
+            style = child.get(TEXT + "style-name") or child.get(TABLE + "style-name")
+            master = styles.master_page(style)
+            if master and any(b.el.tag != OFFICE + "forms" for b in blocks):
+                blocks[-1].ends_section = True
+                masters.append(master)
+            elif master:
+                masters[0] = master
+            block = Block(child, level=level, text=text, size=len(text))
+            block.section = len(masters) - 1
+            blocks.append(block)
 
 
 HeaderFooter = tuple[str, str, str, str]

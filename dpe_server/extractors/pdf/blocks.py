@@ -14,8 +14,10 @@ In order of precedence, for the line at hand:
 - heading in bold at body size (after tables, so a bold header row or a bold key/value row of
   a form stays in its table);
 - paragraph: the remaining lines, joined while the line pitch stays under 1.75 × the size, the
-  size and the direction do not change and no first-line indent starts a new one; a hyphen at
-  a line end before a lower-case letter is removed.
+  size and the direction do not change and no first-line indent starts a new one, a heading or
+  a list (a bullet, or a number that starts a list, `1.` `a)`, or follows the page's last
+  numbered item; a wrapped line that happens to start "941." continues the paragraph); a
+  hyphen at a line end before a lower-case letter is removed.
 
 Right to left: a line whose text is predominantly right-to-left (`model.direction`) starts at
 its right edge, so indents (a paragraph's first line, a list's levels, an item's continuation
@@ -100,6 +102,20 @@ class _Builder:
         self.outline = outline
         self.styles = styles
         self.blocks: list[Block] = []
+        self.numbered = 0
+        """The number of the page's last ordered list item at its list's own indent (0: none
+        yet)."""
+
+    def _interrupts(self, marker: Marker | None) -> bool:
+        """Whether a line starting with `marker` ends the paragraph it would continue: a bullet
+        does; a number only when it starts a list (`1.`, `a)`, `i.`, as in CommonMark) or
+        follows the page's last numbered item (an item whose wrapped lines return to the
+        margin, then the next one): a line wrapped before "941. You must…" or "7) if the…"
+        is the paragraph's, not a list starting at 941 or 7."""
+        if marker is None:
+            return False
+        number = value(marker.label) if marker.ordered else None
+        return number is None or number == 1 or number == self.numbered + 1
 
     def _level(self, line: Line) -> int | None:
         return heading_level(line, self.body, self.outline, self.styles)
@@ -210,6 +226,8 @@ class _Builder:
                 item["direction"] = "rtl"
             content_items.append(item)
         content = ListContent(ordered=ordered, items=content_items)
+        if ordered:
+            self.numbered = value(last) or 0  # the last at the list's own indent
         start = value(items[0][1]) if ordered else None
         if start is not None and start != 1:
             content["start"] = start
@@ -235,7 +253,7 @@ class _Builder:
                 or nxt.rtl != prev.rtl
                 or nxt.start > prev.start + max(nxt.size, 6.0)
                 or self._level(nxt) is not None
-                or list_marker(nxt) is not None
+                or self._interrupts(list_marker(nxt))
             ):
                 break
             text = _join_lines(text, nxt.text)

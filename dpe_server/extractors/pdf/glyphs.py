@@ -21,10 +21,10 @@ advance, font descent to ascent), not glyph by glyph, which keeps the per-glyph 
 - Text goes through `accents.compose` (an accent glyph drawn over a letter → the accented
   letter) and `textnorm.clean` (presentation forms → letters, soft hyphens out).
 
-Speed: the words are cut into runs as they are read (`read_runs`), and a word of printable
-ASCII drawn by one text object (most words) is measured inline with four calls into PDFium
-(its first and last glyphs' text objects and loose boxes) through private ctypes prototypes,
-without building a `_Word`.
+Speed: a word of printable ASCII drawn by one text object (most words) is measured inline
+in `_words`' loop with four calls into PDFium (its first and last glyphs' text objects and
+loose boxes) through private ctypes prototypes, without a call or a `_Word` per word; the
+words (plain tuples) are then cut into runs in one loop (`read_runs`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from __future__ import annotations
 import ctypes
 import math
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -225,34 +224,51 @@ class _Reader:
         return out
 
 
-def _words(reader: _Reader, codes: str, max_chars: int, cut: list[bool]) -> Iterator[WordAt]:
-    """The page's measured words in PDFium's reading order, at most `max_chars` characters
-    (`cut[0]` set when that bound cut the text)."""
-    tp, measure, text_object = reader.tp, reader.measure, _text_object
+def _words(reader: _Reader, codes: str, max_chars: int) -> tuple[list[WordAt], bool]:
+    """The page's measured words in PDFium's reading order, at most `max_chars` characters,
+    and whether that bound cut the text.
+
+    The common word (printable ASCII, nothing to compose or normalise, drawn by one text
+    object) is measured here inline, as `_Reader.measure` does, without a call per word."""
+    tp, box, ref, styles = reader.tp, reader.box, reader.box_ref, reader.styles
+    text_object, loose_box, style_of = _text_object, _loose_box, reader.style
+    out: list[WordAt] = []
+    add = out.append
     chars = 0
     plain_page = _NOT_PLAIN.search(codes) is None
     for match in _WORD.finditer(codes):
-        raw = match.group()
-        chars += len(raw)
+        k0, k1 = match.span()
+        chars += k1 - k0
         if chars > max_chars:
-            cut[0] = True
-            return
-        k0 = match.start()
-        k1 = match.end() - 1
-        # The common case (printable ASCII, nothing to compose or normalise, drawn by one
-        # text object) with fewer steps than `_Reader.word`, which measures it the same way.
+            return out, True
+        raw = codes[k0:k1]
+        k1 -= 1
         if plain_page or (raw.isascii() and raw.isprintable() and "`" not in raw):
             obj = text_object(tp, k0)
             if obj and (k1 == k0 or text_object(tp, k1) == obj):
-                found = measure(raw, k0, k1, obj)
-                if found is not None:
-                    yield found
+                style = styles.get(obj) or style_of(k0, obj)
+                if not loose_box(tp, k0, ref):
+                    continue
+                l0, r0 = box.left, box.right
+                y = box.bottom + style.rise
+                if k1 == k0:
+                    l1, r1 = l0, r0
+                elif loose_box(tp, k1, ref):
+                    l1, r1 = box.left, box.right
+                else:
+                    continue
+                # (the min and max of `_Reader.measure`, NaN alike)
+                if l1 >= l0:
+                    add((raw, r0 if r0 < l0 else l0, r1 if r1 > l1 else l1, y, style))
+                else:  # right to left: the first glyph is the rightmost
+                    add((raw, r0 if r0 > l0 else l0, r1 if r1 < l1 else l1, y, style))
                 continue
             words: list[_Word] = []
             reader.word(raw, k0, k1, words)
         else:
             words = reader.measured(raw, k0, k1)
-        yield from words
+        out.extend(words)
+    return out, False
 
 
 def _close(runs: list[Run], texts: list[str], spans: list[Span], x0: float, x1: float) -> None:
@@ -274,26 +290,29 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
     units = (ctypes.c_ushort * (count + 1))()
     pdfium_c.FPDFText_GetText(textpage, 0, count, units)
     codes = ctypes.string_at(units, 2 * count).decode("utf-16-le", "surrogatepass")
-    cut = [False]
+    words, cut = _words(_Reader(textpage), codes, max_chars)
     runs: list[Run] = []
     texts: list[str] = []
     spans: list[Span] = []
     current: _Style | None = None
     """The open run's style (None: no run open)."""
     length = 0
-    x0 = x1 = last_start = last_end = last_y = 0.0
-    for text, start, end, y, style in _words(_Reader(textpage), codes, max_chars, cut):
-        lo, hi = (start, end) if start <= end else (end, start)
+    x0 = x1 = a0 = a1 = last_y = limit = 0.0
+    for text, start, end, y, style in words:
+        if start <= end:
+            lo, hi = start, end
+        else:
+            lo, hi = end, start
         if current is not None and (style is not current or style.upright):
-            # (rotated text: one run per text object, as drawn)
-            size = current.size
-            a0, a1 = (last_start, last_end) if last_start <= last_end else (last_end, last_start)
+            # (rotated text: one run per text object, as drawn); `a0`..`a1` the last word's
+            # extent, `limit` the open run's RUN_GAP in points
             gap = lo - a1 if lo - a1 > a0 - hi else a0 - hi
-            if style is not current or abs(y - last_y) > 0.25 * size or gap > RUN_GAP * size:
+            if style is not current or abs(y - last_y) > 0.25 * current.size or gap > limit:
                 _close(runs, texts, spans, x0, x1)
                 current = None
         if current is None:
             current, x0, x1, length = style, lo, hi, len(text)
+            limit = RUN_GAP * style.size
             texts = [text]
             spans = [(0, start, end)]
             runs.append(Run("", lo, hi, y, style.size, style.font, style.bold, style.mono))
@@ -301,9 +320,12 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
             texts.append(text)
             spans.append((length + 1, start, end))
             length += len(text) + 1
-            x0 = min(x0, lo)
-            x1 = max(x1, hi)
-        last_start, last_end, last_y = start, end, y
+            # (min and max as the builtins take them, without a call)
+            if lo < x0:  # noqa: PLR1730
+                x0 = lo
+            if hi > x1:  # noqa: PLR1730
+                x1 = hi
+        a0, a1, last_y = lo, hi, y
     if current is not None:
         _close(runs, texts, spans, x0, x1)
-    return runs, cut[0]
+    return runs, cut

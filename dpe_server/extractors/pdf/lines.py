@@ -83,6 +83,8 @@ def _join(left: str, right: str) -> str:
 
 def make_lines(runs: list[Run]) -> list[Line]:
     """Group runs into lines by baseline (top to bottom), each line left to right."""
+    if len(runs) == 1:  # (a table cell's text, mostly)
+        return [_single([runs[0]])]
     lines: list[list[Run]] = []
     for run in sorted(runs, key=lambda r: (-r.y, r.x0)):
         if lines:
@@ -92,7 +94,7 @@ def make_lines(runs: list[Run]) -> list[Line]:
                 current.append(run)
                 continue
         lines.append([run])
-    return [_line(group) for group in lines]
+    return [_single(group) if len(group) == 1 else _line(group) for group in lines]
 
 
 def _line(runs: list[Run]) -> Line:
@@ -121,36 +123,50 @@ def _line(runs: list[Run]) -> Line:
     for run in runs:
         key = round(run.size * 2) / 2
         weight[key] = weight.get(key, 0) + len(run.text)
-    size = max(weight, key=lambda k: (weight[k], k))
+    if len(weight) == 1:
+        (size,) = weight
+    else:
+        size = max(weight, key=lambda k: (weight[k], k))
     visible = [r for r in runs if r.text.strip()]
+    mono = all(r.mono for r in visible)
     return Line(
-        runs=runs,
-        y=runs[0].y,
-        size=size,
-        x0=min(r.x0 for r in runs),
-        x1=max(r.x1 for r in runs),
-        text=" ".join(text.split()) if not all(r.mono for r in visible) else text.rstrip(),
-        bold=bool(visible) and all(r.bold for r in visible),
-        mono=bool(visible) and all(r.mono for r in visible),
-        rtl=rtl,
+        runs,
+        runs[0].y,
+        size,
+        min([r.x0 for r in runs]),
+        max([r.x1 for r in runs]),
+        text.rstrip() if mono else " ".join(text.split()),
+        bool(visible) and all(r.bold for r in visible),
+        bool(visible) and mono,
+        rtl,
     )
 
 
 def _single(runs: list[Run]) -> Line:
     """`_line` of a line that is one run (most lines of prose), without its bookkeeping."""
     (run,) = runs
-    shown = bool(run.text.strip())
+    text = run.text
+    shown = bool(text.strip())
     return Line(
-        runs=runs,
-        y=run.y,
-        size=round(run.size * 2) / 2,
-        x0=run.x0,
-        x1=run.x1,
-        text=run.text.rstrip() if run.mono and shown else " ".join(run.text.split()),
-        bold=shown and run.bold,
-        mono=shown and run.mono,
-        rtl=is_rtl(run.text),
+        runs,
+        run.y,
+        round(run.size * 2) / 2,
+        run.x0,
+        run.x1,
+        single_text(run),
+        shown and run.bold,
+        shown and run.mono,
+        False if text.isascii() else is_rtl(text),
     )
+
+
+def single_text(run: Run) -> str:
+    """The text of the line that is `run` alone (`Line.text`): its white space collapsed,
+    only trailing white space dropped where it is monospace."""
+    text = run.text
+    if run.mono and text.strip():
+        return text.rstrip()
+    return " ".join(text.split())
 
 
 def _widest_gap(runs: list[Run], lo: float, hi: float, allowed: int) -> tuple[float, float] | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.blocks import Block, table_content
 from dpe_server.extractors.pdf.collect import Run, Segment
-from dpe_server.extractors.pdf.lines import make_lines
+from dpe_server.extractors.pdf.lines import make_lines, single_text
 
 MAX_TABLE_SEGMENTS = 800
 _TOL = 2.0
@@ -87,16 +87,6 @@ def find_grids(segments: Sequence[Segment]) -> list[Grid]:
     return grids
 
 
-def _cell_of(xs: list[float], down: list[float], run: Run) -> tuple[int, int] | None:
-    """The (row, column) of the cell holding the run's first glyph: `xs` the grid's rules
-    left to right, `down` its rules top to bottom negated (both increasing)."""
-    col = bisect_right(xs, run.x0 + min(1.0, (run.x1 - run.x0) / 2)) - 1
-    row = bisect_right(down, -(run.y + 0.3 * run.size)) - 1
-    if not (0 <= col < len(xs) - 1 and 0 <= row < len(down) - 1):
-        return None
-    return row, col
-
-
 def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Block], list[Run]]:
     """Table blocks for the grids on the page, and the runs not inside any of them."""
     blocks: list[Block] = []
@@ -104,13 +94,17 @@ def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Blo
     for grid in find_grids(segments):
         cells: dict[tuple[int, int], list[Run]] = {}
         outside: list[Run] = []
-        down = [-y for y in grid.ys]
+        xs, down = grid.xs, [-y for y in grid.ys]
+        cols, rows_n = len(xs) - 1, len(down) - 1
+        # each run to the (row, column) of the cell holding its first glyph: `xs` the grid's
+        # rules left to right, `down` its rules top to bottom negated (both increasing)
         for run in remaining:
-            where = _cell_of(grid.xs, down, run)
-            if where is None:
-                outside.append(run)
+            col = bisect_right(xs, run.x0 + min(1.0, (run.x1 - run.x0) / 2)) - 1
+            row = bisect_right(down, -(run.y + 0.3 * run.size)) - 1
+            if 0 <= col < cols and 0 <= row < rows_n:
+                cells.setdefault((row, col), []).append(run)
             else:
-                cells.setdefault(where, []).append(run)
+                outside.append(run)
         if len(cells) < 2:
             continue
         rows: list[list[str]] = [
@@ -149,4 +143,6 @@ def _table_like(rows: list[list[str]]) -> bool:
 def _cell_text(runs: list[Run]) -> str:
     if not runs:
         return ""
+    if len(runs) == 1:  # (most cells: `make_lines` would make it one line)
+        return single_text(runs[0]).strip()
     return " ".join(line.text for line in make_lines(runs)).strip()

@@ -30,24 +30,19 @@ def kids(el: etree._Element | None, name: str) -> list[etree._Element]:
     """The children of `el` with local name `name`."""
     if el is None:
         return []
-    return [c for c in el if local(c) == name]
+    return list(el.iterchildren("{*}" + name))
 
 
 def kid(el: etree._Element | None, name: str) -> etree._Element | None:
     """The first child of `el` with local name `name`."""
     if el is None:
         return None
-    for c in el:
-        if local(c) == name:
-            return c
-    return None
+    return next(el.iterchildren("{*}" + name), None)
 
 
 def walk(el: etree._Element, name: str) -> Iterator[etree._Element]:
     """Every descendant (and `el` itself) with local name `name`, in document order."""
-    for d in el.iter():
-        if local(d) == name:
-            yield d
+    return el.iter("{*}" + name)
 
 
 def rel_id(el: etree._Element, name: str = "id") -> str | None:
@@ -65,8 +60,8 @@ def string_item(el: etree._Element) -> str:
     Phonetic runs (`rPh`, furigana) are left out: they repeat the text in another script.
     """
     parts: list[str] = []
-    for d in el.iter():
-        if local(d) == "t" and not any(local(a) == "rPh" for a in d.iterancestors()):
+    for d in el.iter("{*}t"):
+        if next(d.iterancestors("{*}rPh"), None) is None:
             parts.append(d.text or "")
     return "".join(parts)
 

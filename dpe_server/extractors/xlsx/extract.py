@@ -38,7 +38,7 @@ from dpe_server.extractors.xlsx.book import (
 )
 from dpe_server.extractors.xlsx.cells import CharBudget, Item, SheetCells, dense_cells, sparse_cells
 from dpe_server.extractors.xlsx.drawing import chartsheet_items
-from dpe_server.extractors.xlsx.format import Styles
+from dpe_server.extractors.xlsx.format import Styles, clip
 from dpe_server.extractors.xlsx.page import build_sheet_items
 from dpe_server.extractors.xlsx.scan import STREAM_MAX_CELLS, SheetScan, read_cells, scan_sheet
 from dpe_server.model.errors import CorruptError, DpeError, ExtractionError, UnsupportedError
@@ -146,8 +146,10 @@ class _Book:
 
     @property
     def strings(self) -> list[str]:
+        """The shared strings, each cut to a cell's limit (`format.clip`) once here rather than
+        in every cell that shows it: a file may repeat one long string in all its cells."""
         if self._strings is None:
-            self._strings = shared_strings(self.pkg, self.wb)
+            self._strings = [clip(text) for text in shared_strings(self.pkg, self.wb)]
         return self._strings
 
     @property
