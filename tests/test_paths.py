@@ -187,8 +187,16 @@ def test_paths_scan_stats_each_regular_file_and_nothing_else(tree: Path) -> None
     (tree / "sub" / "deeper").mkdir()
     (tree / "sub" / "deeper" / "c.pdf").write_bytes(b"%PDF-c")
     (tree / "~$lock.docx").write_bytes(b"lock")
+    (tree / ".e.docx").write_bytes(b"dotfile")
+    (tree / "sub" / ".hidden").mkdir()
+    (tree / "sub" / ".hidden" / "d.docx").write_bytes(b"in a dot folder")
+    (tree / "sub" / "~WRL0001.docx").write_bytes(b"word's temp")
     found = paths.scan(tree)
     assert sorted(found) == ["a.docx", "sub/b.docx", "sub/deeper/c.pdf"]
+    regular = [p for p in tree.rglob("*") if p.is_file() and not p.is_symlink()]
+    for path in regular:  # the scan's own checks say what `is_candidate` says
+        rel = path.relative_to(tree).as_posix()
+        assert (rel in found) == paths.is_candidate(rel), rel
     for rel, st in found.items():
         real = (tree / rel).lstat()
         assert st == paths.FileStat(real.st_size, real.st_mtime_ns, real.st_ctime_ns, real.st_ino)

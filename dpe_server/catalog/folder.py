@@ -58,14 +58,16 @@ def is_ignored(rel: str) -> bool:
     parts = [part for part in rel.split("/") if part and part != "."]  # PurePosixPath's
     if any(part.startswith(".") for part in parts):
         return True
-    name = parts[-1] if parts else ""
-    lower = name.lower()
-    return (
-        name.startswith("~$")
-        or name.startswith("~")
-        or lower.endswith((".tmp", ".temp", ".part", ".crdownload", "~"))
-        or lower.startswith("~wrl")
-    )
+    return _temporary(parts[-1] if parts else "")
+
+
+_TEMPORARY_ENDS = (".tmp", ".temp", ".part", ".crdownload", "~")
+
+
+def _temporary(name: str) -> bool:
+    """An editor's temp or lock file (`~$report.docx`, `~WRL0001.tmp`, `report.docx~`) or a
+    download in progress."""
+    return name.startswith("~") or name.lower().endswith(_TEMPORARY_ENDS)
 
 
 def is_candidate(rel: str) -> bool:
@@ -175,7 +177,8 @@ def _files(top: str, top_prefix: str) -> Iterator[tuple[str, FileStat]]:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, rel + "/"))
                     continue
-                if not is_candidate(rel):
+                # (`is_candidate`: no folder on the way is a dot folder, and nor is the name)
+                if not is_supported(entry.name) or _temporary(entry.name):
                     continue
                 st = entry.stat(follow_symlinks=False)
             except OSError:
