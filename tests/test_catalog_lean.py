@@ -88,15 +88,16 @@ def test_path_parts_read_from_strings_as_pathlib_reads_them(rel: str) -> None:
 
 def test_outlines_read_back_share_equal_page_metadata_of_the_same_types() -> None:
     from dpe_server.catalog.store import Outline
+    from dpe_server.model.info import PageInfo
 
     def stored(metadata: dict[str, object]) -> Outline:
-        page = [0, "Sheet1", 3, metadata]
-        return Outline.from_json({"title": "t", "keywords": [], "summary": "", "pages": [page]})
+        page = PageInfo(0, "Sheet1", 3, dict(metadata))  # type: ignore[arg-type]
+        return Outline.loads(Outline("t", (), "", [page], {}).dumps())
 
     a, b = stored({"width": 595.3, "layout": "x"}), stored({"width": 595.3, "layout": "x"})
     assert a.pages[0].metadata is b.pages[0].metadata
     assert a.pages[0].title is b.pages[0].title
-    assert a.to_json() == b.to_json()
+    assert a == b
     # Equal values of other types (or of another sign) are not the same metadata.
     for other in ({"flag": True}, {"flag": 1}, {"flag": 1.0}):
         got = stored(dict(other)).pages[0].metadata
@@ -105,3 +106,42 @@ def test_outlines_read_back_share_equal_page_metadata_of_the_same_types() -> Non
     assert repr(stored({"w": 0.0}).pages[0].metadata) == repr({"w": 0.0})
     nested = stored({"list": [1]}).pages[0].metadata  # unhashable: kept as it is
     assert nested == {"list": [1]}
+
+
+def test_a_stored_outline_lists_its_document_before_parsing_its_page_list(tmp_path: Path) -> None:
+    """A restart parses what Level 0 lists of each document (title, keywords, summary,
+    metadata, page count, pages left to recognise); the page list stays text until a Level 1
+    read asks for it, and is then what was stored."""
+    from dpe_server.catalog.sqlite import SqliteStore
+    from dpe_server.catalog.store import Outline
+    from dpe_server.model.info import PageInfo
+
+    pages = [
+        PageInfo(0, "Cover", 2, {"width": 595.3}),
+        PageInfo(1, "Scan", 1, {"ocr": "pending"}),
+        PageInfo(2, "Scan 2", 0, {"ocr": "failed"}),
+    ]
+    outline = Outline("Report", ("revenue",), "A report.", pages, {"author": "A. N."})
+    assert (outline.page_count, outline.pending) == (3, (1,))
+    store = SqliteStore(tmp_path / "cache")
+    store.put_document("k", outline, [])
+    store.close()
+
+    restored = SqliteStore(tmp_path / "cache").lookup("k")
+    assert restored is not None
+    assert restored.outline is not None
+    got = restored.outline
+    assert isinstance(got._pages, str)  # not parsed by the lookup
+    assert (got.title, got.keywords, got.summary) == ("Report", ("revenue",), "A report.")
+    assert (got.page_count, got.pending, dict(got.metadata)) == (3, (1,), {"author": "A. N."})
+    assert got.dumps() == outline.dumps()  # stored again as it was, still unparsed
+    assert got.pages == tuple(pages)
+    assert got == outline
+    recognised = got.with_page(PageInfo(1, "Invoice", 4, {"ocr": "done"}))
+    assert (recognised.pending, recognised.pages[1].title, recognised.page_count) == (
+        (),
+        "Invoice",
+        3,
+    )
+    with pytest.raises(AttributeError):
+        got.title = "changed"  # type: ignore[misc]

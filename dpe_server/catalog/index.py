@@ -207,7 +207,7 @@ def _iso_utc(mtime_ns: int) -> str:
 
 def pending_pages(outline: Outline | None) -> list[int]:
     """The pages of a document that extraction left to recognise (`ocr: "pending"`)."""
-    return [] if outline is None else ocr_states.pending_pages(outline.pages)
+    return [] if outline is None else list(outline.pending)
 
 
 class _Listing(Sequence[DocumentInfo]):
@@ -450,7 +450,7 @@ class Index(ABC, Generic[E]):
             extra = {k: o.metadata[k] for k in LISTED_METADATA if o.metadata.get(k)}
             return DocumentInfo(
                 title=o.title,
-                page_count=len(o.pages),
+                page_count=o.page_count,
                 keywords=o.keywords,
                 summary=o.summary,
                 extra=extra,
@@ -482,7 +482,7 @@ class Index(ABC, Generic[E]):
     def page_count(self, entry: Entry) -> int:
         """Pages of the last good version (while a failure is being retried, too)."""
         if entry.outline is not None:
-            return len(entry.outline.pages)
+            return entry.outline.page_count
         if entry.failed or entry.props is None:
             return 0
         return entry.props.page_count
@@ -608,11 +608,9 @@ class Index(ABC, Generic[E]):
         """The outline of `key` with `page` recognised (its Level 1 line), made the entry's;
         None when `key` is not the version whose outline is served."""
         outline = entry.outline
-        if outline is None or entry.outline_key != key or page.page_index >= len(outline.pages):
+        if outline is None or entry.outline_key != key or page.page_index >= outline.page_count:
             return None
-        infos = list(outline.pages)
-        infos[page.page_index] = PageInfo.of(page)
-        entry.outline = dataclasses.replace(outline, pages=tuple(infos))
+        entry.outline = outline.with_page(PageInfo.of(page))
         return entry.outline
 
     def _keep_recognised(self, entry: Entry, key: str, page: Page, outline: Outline | None) -> None:

@@ -225,7 +225,7 @@ class PostgresStore:
                 key: Cached(
                     Properties.from_json(json.loads(props)) if props else None,
                     json.loads(error) if error else None,
-                    Outline.from_json(json.loads(outline)) if outline else None,
+                    Outline.loads(outline) if outline else None,
                 )
                 for key, props, error, outline in rows
             }
@@ -275,7 +275,7 @@ class PostgresStore:
     def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None:
         self.put_pages(key, pages)
         self._write(
-            self._upsert(key, "outline", _dumps(outline.to_json())),
+            self._upsert(key, "outline", outline.dumps()),
             lambda m: m.put_document(key, outline, ()),
         )
         self.finish(key)

@@ -43,7 +43,6 @@ from typing import TypeVar
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline
-from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.model.tree import JSON, Page, Properties
 
 log = logging.getLogger(__name__)
@@ -194,7 +193,7 @@ class SqliteStore:
                     f"SELECT key, props, error, outline FROM docs WHERE key IN ({marks})", batch
                 ).fetchall()
                 for key, props, error, outline in rows:
-                    parsed = Outline.from_json(json.loads(outline)) if outline else None
+                    parsed = Outline.loads(outline) if outline else None
                     found[key] = Cached(
                         _props(props, parsed),
                         json.loads(error) if error else None,
@@ -245,7 +244,7 @@ class SqliteStore:
 
     def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None:
         self.put_pages(key, pages)
-        self._upsert(key, "outline", _dumps(outline.to_json()))
+        self._upsert(key, "outline", outline.dumps())
 
     def page(self, key: str, index: int) -> Page | None:
         def q(db: sqlite3.Connection) -> Page | None:
@@ -335,7 +334,7 @@ def _props(text: str | None, outline: Outline | None) -> Properties | None:
     """The probe's properties as stored, unless the outline stored beside them says all they
     would (no page left to recognise, whose outline is derived again from them): a restart
     parses one JSON document per file instead of two."""
-    if not text or (outline is not None and not ocr_states.pending_pages(outline.pages)):
+    if not text or (outline is not None and not outline.pending):
         return None
     return Properties.from_json(json.loads(text))
 
