@@ -50,12 +50,17 @@ CREATE TABLE IF NOT EXISTS element_rows (
 CREATE INDEX IF NOT EXISTS element_rows_page ON element_rows (key, page_index);
 CREATE VIRTUAL TABLE IF NOT EXISTS element_text
     USING fts5(text, tokenize='unicode61 remove_diacritics 2');
+"""
+LIVE_DDL = """
 CREATE TEMP TABLE IF NOT EXISTS live (
     key TEXT PRIMARY KEY,
     doc_ref TEXT NOT NULL,
     file_type TEXT NOT NULL
-);
+) WITHOUT ROWID;
 """
+"""The keys served, per connection (not part of the file: a cache's format is `DDL`). Without
+a rowid, a row is one entry of one B-tree (the key's), and `serve` writes them in key order:
+telling the index of 100,000 versions served took half the CPU it did."""
 SNIPPET_CHARS = 64
 """About how many characters of an element's text a snippet shows around the match."""
 WINDOW = 1000
@@ -202,7 +207,7 @@ class Found:
 def connect_memory() -> sqlite3.Connection:
     """An index in this process's memory (a server without a cache)."""
     db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-    db.executescript(DDL)
+    db.executescript(DDL + LIVE_DDL)
     return db
 
 
@@ -262,7 +267,7 @@ def serve(
     """Searches return elements of the keys `added` (key, doc_ref, file type), no longer of
     the keys `dropped`."""
     db.executemany("DELETE FROM live WHERE key=?", [(k,) for k in dropped])
-    db.executemany("INSERT OR REPLACE INTO live VALUES (?, ?, ?)", list(added))
+    db.executemany("INSERT OR REPLACE INTO live VALUES (?, ?, ?)", sorted(added))
 
 
 def search(

@@ -126,7 +126,7 @@ class SqliteStore:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=10000")
-            db.executescript(_DDL + fulltext.DDL)
+            db.executescript(_DDL + fulltext.DDL + fulltext.LIVE_DDL)
             fulltext.serve(db, self._live.values(), ())
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
             if "schema" not in meta:
