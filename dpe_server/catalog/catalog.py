@@ -48,6 +48,7 @@ from dpe_server.catalog.shared import Claim, SharedStore, pages_job, recognise_j
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, Store
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, is_paged
+from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.isolation.backends import Backend
 from dpe_server.model.errors import DpeError, ExtractionError
@@ -197,7 +198,8 @@ class Catalog(Index[Entry]):
         self._tg = tg
         found = scan(self.root)
         keys = await anyio.to_thread.run_sync(self._keys, found)  # coarse times read files
-        entries = [self._add(rel, st, keys[rel]) for rel, st in found.items()]
+        with collector_paused():  # one object or two per file, none of them garbage
+            entries = [self._add(rel, st, keys[rel]) for rel, st in found.items()]
         self.scanned = len(entries)
         cached = await anyio.to_thread.run_sync(self._restore_all, entries)
 

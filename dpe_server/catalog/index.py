@@ -52,6 +52,7 @@ from dpe_server.extractors import (
     is_paged,
     ocr,
 )
+from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import (
@@ -361,19 +362,24 @@ class Index(ABC, Generic[E]):
         return self._apply(entry, self.store.lookup(entry.key))
 
     def _restore_all(self, entries: Sequence[Entry]) -> set[str]:
-        """`_restore` for many entries in one store query; returns the rels it knew."""
-        found = self.store.lookup_many([e.key for e in entries])
-        known: set[str] = set()
-        for entry in entries:
-            touched, before = entry.touched, entry.served_key
-            object.__setattr__(entry, "touched", None)  # told once below, not once a field
-            try:
-                if self._apply(entry, found.get(entry.key)):
-                    known.add(entry.rel)
-            finally:
-                object.__setattr__(entry, "touched", touched)
-            entry.changed_from(before)
-        return known
+        """`_restore` for many entries in one store query; returns the rels it knew.
+
+        The cyclic collector is paused meanwhile: what a restore builds is a few objects per
+        document (outlines, their keywords and metadata) and none of them is garbage, yet at
+        100,000 documents the collector walked them all several times (0.3 CPU s)."""
+        with collector_paused():
+            found = self.store.lookup_many([e.key for e in entries])
+            known: set[str] = set()
+            for entry in entries:
+                touched, before = entry.touched, entry.served_key
+                object.__setattr__(entry, "touched", None)  # told once below, not once a field
+                try:
+                    if self._apply(entry, found.get(entry.key)):
+                        known.add(entry.rel)
+                finally:
+                    object.__setattr__(entry, "touched", touched)
+                entry.changed_from(before)
+            return known
 
     def _apply(self, entry: Entry, cached: Cached | None) -> bool:
         if cached is None:
