@@ -56,6 +56,70 @@ def bare_pdfium(path: Path, _arg: str) -> str:
     return f"{pages} pages, {chars} chars"
 
 
+def pdfium_calls(path: Path, _arg: str) -> str:
+    """The floor of `dpe_extract` on a pdf: the calls into PDFium the extractor makes and
+    nothing around them. Per page: the page, its text page and whole text (as `bare_pdfium`),
+    the page's box and annotation count; per word (the extractor's word pattern) its first
+    and last glyphs' text objects and loose boxes; per text object the five calls of its
+    style (font, matrix, font size, loose box, origin); per page object its type, and a
+    path's bounds. All through the extractor's own ctypes prototypes; no run, line, block or
+    tree is built, so `dpe_extract` can come no closer to `bare_pdfium` than this while it
+    measures every word through ctypes. It models the bench's files (no form XObjects, no
+    thick paths, nothing to compose or normalise)."""
+    import ctypes
+
+    import pypdfium2
+    import pypdfium2.raw as pdfium_c
+
+    from dpe_server.extractors.pdf import glyphs, shapes
+
+    text_object, loose_box = glyphs._text_object, glyphs._loose_box
+    box, matrix = pdfium_c.FS_RECTF(), pdfium_c.FS_MATRIX()
+    box_ref, matrix_ref = ctypes.byref(box), ctypes.byref(matrix)
+    x, y = ctypes.c_double(), ctypes.c_double()
+    x_ref, y_ref = ctypes.byref(x), ctypes.byref(y)
+    bounds = tuple(ctypes.c_float() for _ in range(4))
+    bounds_refs = tuple(ctypes.byref(v) for v in bounds)
+    pdf = pypdfium2.PdfDocument(str(path))
+    words = objects = 0
+    for index in range(len(pdf)):
+        page = pdf[index]
+        textpage = pdfium_c.FPDFText_LoadPage(page.raw)
+        count = pdfium_c.FPDFText_CountChars(textpage)
+        units = (ctypes.c_ushort * (count + 1))()
+        pdfium_c.FPDFText_GetText(textpage, 0, count, units)
+        codes = ctypes.string_at(units, 2 * count).decode("utf-16-le", "surrogatepass")
+        tp = ctypes.cast(textpage, ctypes.c_void_p)
+        styled: set[int] = set()
+        for match in glyphs._WORD.finditer(codes):
+            k0, k1 = match.span()
+            k1 -= 1
+            obj = text_object(tp, k0)
+            text_object(tp, k1)
+            loose_box(tp, k0, box_ref)
+            loose_box(tp, k1, box_ref)
+            words += 1
+            if obj not in styled:
+                styled.add(obj)
+                glyphs._object_font(obj)
+                glyphs._char_matrix(tp, k0, matrix_ref)
+                glyphs._font_size(tp, k0)
+                loose_box(tp, k0, box_ref)
+                glyphs._char_origin(tp, k0, x_ref, y_ref)
+        objects += len(styled)
+        pdfium_c.FPDFText_ClosePage(textpage)
+        for i in range(pdfium_c.FPDFPage_CountObjects(page.raw)):
+            item = shapes._get_object(page.raw, i)
+            if shapes._object_type(item) == shapes._PATH:
+                shapes._object_bounds(item, *bounds_refs)
+        pdfium_c.FPDF_GetPageBoundingBox(page.raw, box)
+        pdfium_c.FPDFPage_GetAnnotCount(page.raw)
+        page.close()
+    pages = len(pdf)
+    pdf.close()
+    return f"{pages} pages, {words} words, {objects} text objects"
+
+
 def bare_pdf_page(path: Path, arg: str) -> str:
     from pypdf import PdfReader
 
@@ -158,6 +222,7 @@ MEASURES: dict[str, Callable[[Path, str], str]] = {
     "bare_pdf": bare_pdf,
     "bare_pdf_page": bare_pdf_page,
     "bare_pdfium": bare_pdfium,
+    "pdfium_calls": pdfium_calls,
     "bare_pptx": bare_pptx,
     "bare_docx": bare_docx,
     "bare_docx_paragraphs": bare_docx_paragraphs,
@@ -171,6 +236,8 @@ def _preimport(name: str) -> None:
     if name.startswith("dpe_"):
         import dpe_server.extractors
         import dpe_server.surface.app  # noqa: F401
+    if name == "pdfium_calls":
+        from dpe_server.extractors.pdf import glyphs, shapes  # noqa: F401
     if name == "dpe_extract":
         from dpe_server.extractors import for_path
 
