@@ -181,7 +181,7 @@ class DpeApp:
         async with progress("indexing", lambda: (catalog.probed, catalog.scanned)):
             await catalog.start(tg)
         # What is listed now lives as long as the server: the cyclic collector no longer walks
-        # it at each full collection (at 100,000 documents, a million objects a walk).
+        # it at each full collection (at 100,000 documents, 320,000 objects a walk).
         gc.freeze()
         if self.on_ready is not None:
             self.on_ready()
