@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from dpe_server.catalog.catalog import Catalog, Change
-from dpe_server.catalog.sqlite import FILE_NAME, MARK_AFTER_S, SqliteStore, open_store
+from dpe_server.catalog.sqlite import FILE_NAME, MARK_AFTER_S, UNUSED_DAYS, SqliteStore, open_store
 from dpe_server.catalog.store import SCHEMA, MemoryStore
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.backends import ThreadBackend
@@ -184,6 +184,50 @@ async def test_a_cache_with_tables_of_another_build_is_rebuilt(
     assert (await catalog.page(ref, 1)).title == "Two"
     assert any(p.name.startswith(FILE_NAME + ".broken-") for p in cache.iterdir())
     store.close()
+
+
+def test_caches_no_server_will_open_again_are_removed_once_unused_for_long(
+    tmp_path: Path,
+) -> None:
+    """Opening the cache removes the files of older formats and of caches moved aside, once
+    none of a cache's files has been written for `UNUSED_DAYS`; it keeps the current cache,
+    a newer format's (a newer server shares the folder), an older one still written to, and
+    whatever else the folder holds."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    month_ago = time.time() - (UNUSED_DAYS + 1) * 86400
+    old, recent = int(SCHEMA) - 1, int(SCHEMA) + 1
+    stale = [
+        f"cache-v{old}.sqlite3",
+        f"cache-v{old}.sqlite3-wal",
+        f"cache-v{old}.sqlite3-shm",
+        f"{FILE_NAME}.broken-20260101-101010",
+        f"{FILE_NAME}-wal.broken-20260101-101010",
+    ]
+    kept = [
+        f"cache-v{recent}.sqlite3",
+        f"{FILE_NAME}.broken-20260102-101010",
+        f"{FILE_NAME}-wal.broken-20260102-101010",  # written lately: the pair is kept
+        "notes.txt",
+    ]
+    for name in stale + kept:
+        (cache / name).write_bytes(b"x")
+        os.utime(cache / name, (month_ago, month_ago))
+    os.utime(cache / f"{FILE_NAME}-wal.broken-20260102-101010")  # now
+    store = SqliteStore(cache)
+    store.close()
+    assert sorted(store.removed) == sorted(stale)
+    names = {p.name for p in cache.iterdir()}
+    assert not names & set(stale)
+    assert set(kept) | {FILE_NAME} <= names
+    # An older format's cache still in use is kept whole.
+    for name in stale[:3]:
+        (cache / name).write_bytes(b"x")
+    os.utime(cache / stale[0], (month_ago, month_ago))
+    store = SqliteStore(cache)
+    store.close()
+    assert store.removed == []
+    assert set(stale[:3]) <= {p.name for p in cache.iterdir()}
 
 
 async def test_two_servers_share_one_cache(folder: Path, tmp_path: Path) -> None:

@@ -19,6 +19,8 @@
   same cache does not evict them; one that neither searched nor saw a change for `UNUSED_DAYS`
   days could lose them (its reads then extract again; a search would miss those documents
   until they are).
+- Old files: caches of older formats, and caches moved aside as unusable, are removed when the
+  cache is opened once unused for `UNUSED_DAYS` days (`cachefiles`).
 - Safety: WAL mode and a busy timeout, so two servers can share one cache; rows are
   content-addressed, so concurrent writers write the same thing. A cache that cannot be
   opened or read (corrupt, wrong schema) is moved aside and rebuilt; if even that fails the
@@ -40,7 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from dpe_server.catalog import fulltext
+from dpe_server.catalog import cachefiles, fulltext
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline
 from dpe_server.model.tree import JSON, Page, Properties
@@ -109,8 +111,11 @@ class SqliteStore:
         self._kept_at = 0.0
         """When the versions served were last marked used (`_keep_live`)."""
         self._db = self._open()
-        self.evicted = self.evict(time.time() - UNUSED_DAYS * 86400)
+        unused_since = time.time() - UNUSED_DAYS * 86400
+        self.evicted = self.evict(unused_since)
         """How many versions the opening evicted."""
+        self.removed = cachefiles.remove_unused(folder, SCHEMA, unused_since)
+        """The files of older or unusable caches the opening removed (`cachefiles`)."""
 
     def _open(self) -> sqlite3.Connection:
         self.folder.mkdir(parents=True, exist_ok=True)
