@@ -6,8 +6,9 @@ version wrote them; this one never reads them) and caches moved aside as unusabl
 (`….broken-{stamp}`, kept to be looked at). At 100,000 documents such a file is a gigabyte.
 Each is removed when the server opens the folder, once none of its files has been written for
 `sqlite.UNUSED_DAYS` days: a server of an older version still sharing the folder writes its
-cache as it serves (each restart marks what it looks up as used), so its cache is kept while
-it is in use.
+cache when it restarts, searches or sees a change (the marks of what it serves), so its cache
+is kept while it is used (one that does none of these for a month loses it, and extracts
+again at its next start).
 """
 
 from __future__ import annotations
