@@ -166,10 +166,10 @@ def _dumps(value: JSON) -> str:
 
 
 _SHARED: dict[object, object] = {}
-"""One copy of each short string and page metadata met in stored outlines
-(`Outline.from_json`), while there are fewer than `SHARED_KEPT`: a folder's outlines repeat
-them (Sheet1, a page size, a slide layout, a generated summary, a title that is also a
-keyword), and each parsed outline would otherwise hold its own copy. Bounded: what it keeps
+"""One copy of each short string and page metadata met in stored outlines (`Outline.loads`,
+`Outline.pages`), while there are fewer than `SHARED_KEPT`: a folder's outlines repeat them
+(Sheet1, a page size, a slide layout, a generated summary, a title that is also a keyword),
+and each parsed outline would otherwise hold its own copy. Bounded: what it keeps
 alive is at most `SHARED_KEPT` strings of `SHARED_CHARS` and as many metadata."""
 SHARED_KEPT = 1 << 14
 SHARED_CHARS = 64
