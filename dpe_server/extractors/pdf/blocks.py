@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from dpe_server.extractors.pdf.aligned import table_rows
 from dpe_server.extractors.pdf.collect import Run
 from dpe_server.extractors.pdf.headings import Styles, body_size, heading_level, outline_level
-from dpe_server.extractors.pdf.lines import Line, make_lines, reading_groups
+from dpe_server.extractors.pdf.lines import Cut, Line, make_lines, reading_groups
 from dpe_server.extractors.pdf.markers import Marker, list_marker, value
 from dpe_server.model.content import (
     CodeContent,
@@ -281,9 +281,13 @@ def build_blocks(
 
 
 def lay_out(
-    runs: Sequence[Run], outline: dict[str, int], styles: Callable[[], Styles] = Styles
+    runs: Sequence[Run],
+    outline: dict[str, int],
+    styles: Callable[[], Styles] = Styles,
+    cuts: Sequence[Cut] = (),
 ) -> list[Block]:
-    """Blocks in reading order from runs that flow (columns, lines, then `build_blocks`)."""
-    groups = [make_lines(g) for g in reading_groups(list(runs))]
+    """Blocks in reading order from runs that flow (columns, lines, then `build_blocks`);
+    `cuts`, the tables out of the flow (`pdf_lines.reading_groups`)."""
+    groups = [make_lines(g) for g in reading_groups(list(runs), cuts=cuts)]
     lines = [ln for g in groups for ln in g]
     return build_blocks(groups, body_size(lines), outline, styles)
