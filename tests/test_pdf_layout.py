@@ -266,6 +266,23 @@ def test_ruled_table_body_without_rules_between_rows() -> None:
     ]
 
 
+def test_ruled_table_cells_without_dot_leaders() -> None:
+    """Dots leading from a cell's text to the next column are no part of it; a leader alone
+    (no value) and an ellipsis stay."""
+    segs = _grid_segments([100, 200, 300], [700, 680, 600])
+    body = [
+        [("Theophed .........", 0), ("8.00", 0)],
+        [("Tedral . . . . . . .", 0), ("..........", 0)],
+        [("Paid on a . . .", 0), ("etc....", 0)],
+    ]
+    (table,), _ = ruled_tables(_header_and_body(body, [100, 200]), segs)
+    assert table.content["rows"] == [
+        ["Theophed", "8.00"],
+        ["Tedral", ".........."],
+        ["Paid on a . . .", "etc...."],
+    ]
+
+
 @pytest.mark.parametrize(
     "body",
     [

@@ -28,6 +28,7 @@ from the rightmost, as it is read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -62,9 +63,24 @@ class Block:
     """The text of the block's first line (a page without headings is titled by it)."""
 
 
+_LEADER = re.compile(r"(?:^|[ \t]+)\.(?:[ \t]*\.){3,}[ \t]*(?=\s|$)")
+"""A dot leader: four or more dots, spaced or not, after white space and up to white space or
+the end (`etc....` is a word and a leader glued: left alone)."""
+
+
+def _unleadered(cell: str) -> str:
+    """A cell without its dot leaders (`Theophed ........` → `Theophed`), unless it is
+    nothing else (a leader across an empty cell)."""
+    if ". . . ." not in cell and "...." not in cell:
+        return cell
+    return " ".join(_LEADER.sub(" ", cell).split()) or cell
+
+
 def table_content(rows: list[list[str]]) -> TableContent:
     """A table's content from its rows as they stand on the page (the first one its header),
-    the columns from the rightmost when the cells are mostly right-to-left text."""
+    dot leaders left out of its cells, the columns from the rightmost when the cells are
+    mostly right-to-left text."""
+    rows = [[_unleadered(c) for c in row] for row in rows]
     rtl = is_rtl(" ".join(c for row in rows for c in row))
     if rtl:
         rows = [row[::-1] for row in rows]
