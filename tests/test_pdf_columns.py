@@ -143,3 +143,58 @@ def test_cover_page_reads_its_top_line_before_the_columns() -> None:
     texts = texts_of(page)
     assert texts[:2] == ["Page 1 of 2", "15:46 - 5-Feb-2013"]
     assert texts.index("Department of the Treasury") < texts.index("Contents")
+
+
+def _register_pdf() -> bytes:
+    """A page set as the federal register's: two columns of prose, then a wide table ruled
+    above and under its header and under its last row, with rules between its columns but
+    none down its sides, then two columns again."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 792), invariant=1)
+    c.setFont("Times-Roman", 8)
+    for i in range(6):
+        c.drawString(132, 700 - 9 * i, f"above left {i} {PROSE[:26]}")
+        c.drawString(312, 700 - 9 * i, f"above right {i} {PROSE[:25]}")
+    c.setLineWidth(0.5)
+    for y in (630, 612, 560):
+        c.line(132, y, 480, y)
+    for x in (210, 290, 370):
+        c.line(x, 560, x, 630)
+    c.setFont("Helvetica", 6)
+    for x, head in zip(
+        (134, 212, 292, 372), ("Company", "Trade name", "Form", "Amount"), strict=True
+    ):
+        c.drawString(x, 619, head)
+    for i in range(6):
+        y = 603 - 7 * i
+        c.drawString(134, y, f"Laboratory {i} ....")
+        c.drawString(212, y, f"Elixir {i}")
+        c.drawString(292, y, "TB")
+        c.drawRightString(478, y, f"{i}.50")
+    c.setFont("Times-Roman", 8)
+    for i in range(6):
+        c.drawString(132, 530 - 9 * i, f"below left {i} {PROSE[:26]}")
+        c.drawString(312, 530 - 9 * i, f"below right {i} {PROSE[:25]}")
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_wide_table_between_columns_keeps_every_column_and_row() -> None:
+    """The table's first and last columns, outside its vertical rules, are cells; each line
+    of its body is a row; the columns above and under it are read down, in that order."""
+    (page,) = pdf_mod.extract_pages(io.BytesIO(_register_pdf()), [0], DEFAULT_LIMITS)
+    (table,) = [e for e in page.elements if e.category == Category.TABLE]
+    assert table.content["headers"] == ["Company", "Trade name", "Form", "Amount"]
+    assert table.content["rows"] == [
+        [f"Laboratory {i}", f"Elixir {i}", "TB", f"{i}.50"] for i in range(6)
+    ]
+    texts = texts_of(page)
+    assert [t.split(" ", 2)[:2] for t in texts] == [
+        ["above", "left"],
+        ["above", "right"],
+        ["below", "left"],
+        ["below", "right"],
+    ]
+    order = [e.category for e in page.elements]
+    assert order.index(Category.TABLE) == 2

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dpe_server.model.tree import Document
+from dpe_server.model.tree import Category, Document, Page
 from tests.corpus_trees import Outcome
 from tests.test_pdf_columns import texts_of
 
@@ -170,3 +170,70 @@ def test_corpus_narrow_gutter_above_a_table(
         and "shall notify the applicant of his acceptance" in t
         for t in texts
     )
+
+
+def _tables(page: Page) -> list[dict[str, Any]]:
+    return [dict(e.content) for e in page.elements if e.category == Category.TABLE]
+
+
+def test_corpus_federal_register_wide_table(
+    corpus: Path, corpus_outcomes: dict[Path, Outcome]
+) -> None:
+    """Page 87 of the federal regulations: a table across both columns, ruled above and under
+    its header and under its last row, with rules between its columns and none down its
+    sides. Its six columns and fifteen rows are cells, without their dot leaders; none of its
+    words is read as prose."""
+    doc = _tree(corpus, corpus_outcomes, "tika__testPDF_bad_page_303226.pdf")
+    page = doc.pages[8]
+    (table,) = _tables(page)
+    assert table["headers"][:5] == [
+        "Company",
+        "Trade name",
+        "NDC code",
+        "Form",
+        "Controlled substance",
+    ]
+    assert table["headers"][5].startswith("(mg or mg/")
+    rows = table["rows"]
+    assert len(rows) == 15
+    assert rows[3][2] == "........................"  # no code: a leader alone stays
+    assert rows[0] == [
+        "Bioline Laboratories",
+        "Theophed",
+        "00719–1945",
+        "TB",
+        "Phenobarbital",
+        "8.00",
+    ]
+    assert rows[-1] == [
+        "White Hall Labs",
+        "Primatene (P-tablets)",
+        "00573–2940",
+        "TB",
+        "Phenobarbital",
+        "8.00",
+    ]
+    texts = texts_of(page)
+    assert not [t for t in texts if "Laboratories" in t or t.startswith(("Company", "8.00"))]
+
+
+def test_corpus_tax_guide_ruled_tables(corpus: Path, corpus_outcomes: dict[Path, Outcome]) -> None:
+    """The tax guide's boxed tables: rows of a band under the header (no rule between them)
+    are rows; a ruled row whose cells wrap over several lines stays one row."""
+    doc = _tree(corpus, corpus_outcomes, "tika__testPDF_childAttachments.pdf")
+    (futa,) = _tables(doc.pages[35])
+    assert futa["rows"] == [
+        ["Jan.–Feb.–Mar.", "Mar. 31", "Apr. 30"],
+        ["Apr.–May–June", "June 30", "July 31"],
+        ["July–Aug.–Sept.", "Sept. 30", "Oct. 31"],
+        ["Oct.–Nov.–Dec.", "Dec. 31", "Jan. 31"],
+    ]
+    (special,) = _tables(doc.pages[36])
+    assert [
+        "Disabled worker's wages paid after year in which worker became entitled to disability"
+        " insurance benefits under the Social Security Act.",
+        "Withhold",
+        "Exempt, if worker did not perform any service for employer during period for which"
+        " payment is made.",
+        "Taxable",
+    ] in special["rows"]

@@ -222,6 +222,98 @@ def test_ruled_tables_assigns_runs_to_cells() -> None:
     assert rest == [outside]
 
 
+def _open_sided(xs: list[float], ys: list[float], left: float, right: float) -> list[Segment]:
+    """A table ruled as the US Federal Register sets one: horizontal rules from `left` to
+    `right`, vertical rules only between its columns (`xs`), none down its two sides."""
+    segs = [Segment(left, y, right, y) for y in ys]
+    segs += [Segment(x, min(ys), x, max(ys)) for x in xs]
+    return segs
+
+
+def test_find_grids_open_at_its_sides() -> None:
+    """Where the horizontal rules end beyond the outermost vertical ones are the table's
+    edges: its first and last columns are cells too."""
+    (grid,) = find_grids(_open_sided([200, 300, 400], [700, 680, 600], 100, 500))
+    assert grid.xs == [100, 200, 300, 400, 500]
+
+
+def test_find_grids_one_rule_reaching_out_is_no_edge() -> None:
+    segs = _grid_segments([72, 172, 272], [700, 680, 660])
+    segs.append(Segment(20, 640, 400, 640))  # a rule under the table, touching it
+    (grid,) = find_grids(segs)
+    assert grid.xs == [72, 172, 272]
+
+
+def _header_and_body(body: list[list[tuple[str, float]]], xs: list[float]) -> list[Run]:
+    """Runs of a two-band table (header band 700–680, body band 680–600) over columns
+    starting at `xs`: `body` lists each line's cells as (text, x offset in its column)."""
+    runs = [run(f"Col {j}", x + 2, 686, 8) for j, x in enumerate(xs)]
+    for i, line in enumerate(body):
+        runs += [run(text, xs[j] + 2 + dx, 668 - 10 * i, 8) for j, (text, dx) in enumerate(line)]
+    return runs
+
+
+def test_ruled_table_body_without_rules_between_rows() -> None:
+    """A table ruled above and under its header and under its last row (the federal
+    register's): each line of the body band is a row, not one cell of all the lines."""
+    segs = _open_sided([200, 300, 400], [700, 680, 600], 100, 500)
+    body = [[(f"Company {i}", 0), (f"Name {i}", 0), ("TB", 0), (f"{i}.00", 0)] for i in range(5)]
+    (table,), rest = ruled_tables(_header_and_body(body, [100, 200, 300, 400]), segs)
+    assert rest == []
+    assert table.content["headers"] == ["Col 0", "Col 1", "Col 2", "Col 3"]
+    assert table.content["rows"] == [
+        [f"Company {i}", f"Name {i}", "TB", f"{i}.00"] for i in range(5)
+    ]
+
+
+def test_ruled_table_cells_without_dot_leaders() -> None:
+    """Dots leading from a cell's text to the next column are no part of it; a leader alone
+    (no value) and an ellipsis stay."""
+    segs = _grid_segments([100, 200, 300], [700, 680, 600])
+    body = [
+        [("Theophed .........", 0), ("8.00", 0)],
+        [("Tedral . . . . . . .", 0), ("..........", 0)],
+        [("Paid on a . . .", 0), ("etc....", 0)],
+    ]
+    (table,), _ = ruled_tables(_header_and_body(body, [100, 200]), segs)
+    assert table.content["rows"] == [
+        ["Theophed", "8.00"],
+        ["Tedral", ".........."],
+        ["Paid on a . . .", "etc...."],
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param(
+            [
+                [("July 1, 2011", 0), ("Oct. 1, 2011", 0), ("Jan. 1, 2012", 0)],
+                [("through", 6), ("through", 6), ("through", 6)],
+                [("Sep. 30, 2011", -1), ("Dec. 31, 2011", -1), ("Mar. 31, 2012", -1)],
+            ],
+            id="centred-lines",
+        ),
+        pytest.param(
+            [
+                [("Wages paid after", 0), ("Withhold", 0), ("Exempt if", 0)],
+                [("the year the", 0), ("", 0), ("no service", 0)],
+                [("worker retired.", 0), ("", 0), ("was done.", 0)],
+            ],
+            id="one-cell-wraps-further",
+        ),
+    ],
+)
+def test_ruled_row_wrapped_over_lines_stays_one_row(body: list[list[tuple[str, float]]]) -> None:
+    """The lines of cells wrapped in one ruled row are not rows: centred lines do not stand
+    at one x in their column; lines that fill fewer cells than the first are wrapped text."""
+    segs = _grid_segments([100, 200, 300, 400], [700, 680, 600])
+    runs = [r for r in _header_and_body(body, [100, 200, 300]) if r.text]
+    (table,), _ = ruled_tables(runs, segs)
+    assert len(table.content["rows"]) == 1
+    assert table.content["rows"][0][0] == " ".join(line[0][0] for line in body)
+
+
 def test_ruled_right_to_left_table_from_its_rightmost_column() -> None:
     segs = _grid_segments([72, 172, 272], [700, 680, 660])
     runs = [run("כמות", 76, 686), run("פריט", 176, 686), run("3", 76, 666), run("חבל", 176, 666)]

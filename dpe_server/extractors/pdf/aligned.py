@@ -111,12 +111,14 @@ def table_rows(lines: Sequence[Line], start: int) -> list[list[str]]:
             break
         rows.append(row)
         prev = line
-    if len(rows) < MIN_ROWS or not _cell_like(rows):
+    if len(rows) < MIN_ROWS or not cell_like(rows):
         return []
     return rows
 
 
-def _cell_like(rows: Sequence[Sequence[str]]) -> bool:
+def cell_like(rows: Sequence[Sequence[str]]) -> bool:
+    """Short cells: none longer than 60 characters or ending in a hyphen, on average at most
+    four words."""
     cells = [c for row in rows for c in row if c]
     if any(len(c) > _MAX_CELL or c[-1] == "-" for c in cells):
         return False

@@ -28,13 +28,14 @@ from the rightmost, as it is read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from dpe_server.extractors.pdf.aligned import table_rows
 from dpe_server.extractors.pdf.collect import Run
 from dpe_server.extractors.pdf.headings import Styles, body_size, heading_level, outline_level
-from dpe_server.extractors.pdf.lines import Line, make_lines, reading_groups
+from dpe_server.extractors.pdf.lines import Cut, Line, make_lines, reading_groups
 from dpe_server.extractors.pdf.markers import Marker, list_marker, value
 from dpe_server.model.content import (
     CodeContent,
@@ -62,9 +63,24 @@ class Block:
     """The text of the block's first line (a page without headings is titled by it)."""
 
 
+_LEADER = re.compile(r"(?:^|[ \t]+)\.(?:[ \t]*\.){3,}[ \t]*(?=\s|$)")
+"""A dot leader: four or more dots, spaced or not, after white space and up to white space or
+the end (`etc....` is a word and a leader glued: left alone)."""
+
+
+def _unleadered(cell: str) -> str:
+    """A cell without its dot leaders (`Theophed ........` → `Theophed`), unless it is
+    nothing else (a leader across an empty cell)."""
+    if ". . . ." not in cell and "...." not in cell:
+        return cell
+    return " ".join(_LEADER.sub(" ", cell).split()) or cell
+
+
 def table_content(rows: list[list[str]]) -> TableContent:
     """A table's content from its rows as they stand on the page (the first one its header),
-    the columns from the rightmost when the cells are mostly right-to-left text."""
+    dot leaders left out of its cells, the columns from the rightmost when the cells are
+    mostly right-to-left text."""
+    rows = [[_unleadered(c) for c in row] for row in rows]
     rtl = is_rtl(" ".join(c for row in rows for c in row))
     if rtl:
         rows = [row[::-1] for row in rows]
@@ -281,9 +297,13 @@ def build_blocks(
 
 
 def lay_out(
-    runs: Sequence[Run], outline: dict[str, int], styles: Callable[[], Styles] = Styles
+    runs: Sequence[Run],
+    outline: dict[str, int],
+    styles: Callable[[], Styles] = Styles,
+    cuts: Sequence[Cut] = (),
 ) -> list[Block]:
-    """Blocks in reading order from runs that flow (columns, lines, then `build_blocks`)."""
-    groups = [make_lines(g) for g in reading_groups(list(runs))]
+    """Blocks in reading order from runs that flow (columns, lines, then `build_blocks`);
+    `cuts`, the tables out of the flow (`pdf_lines.reading_groups`)."""
+    groups = [make_lines(g) for g in reading_groups(list(runs), cuts=cuts)]
     lines = [ln for g in groups for ln in g]
     return build_blocks(groups, body_size(lines), outline, styles)

@@ -485,7 +485,8 @@ def _page(doc: _Doc, index: int) -> Page:
 
     tables, flow_runs = ruled_tables(body_runs, content.segments)
     outline = doc.outline.get(index, [])
-    blocks = lay_out(flow_runs, {norm(title): level for title, level in outline}, doc.styles)
+    titles = {norm(title): level for title, level in outline}
+    blocks = lay_out(flow_runs, titles, doc.styles, [(t.x0, t.x1, t.top) for t in tables])
     if recognised is not None and recognised.replaces_text_layer:
         mark([*blocks, *tables], recognised)
     placed = [im for im in images if im.top >= 0]

@@ -16,7 +16,9 @@ ending right of it less than 1.5 em apart and closer than the gutter is wide: ti
 lists, captions, wide listings) split the page into bands read top to bottom; inside a band
 the left column is read before the right one (the right one first when the band's text is
 predominantly right-to-left, `model.direction`); a band with text on one side only is no
-columns and is read in the flow with the lines across around it. Blank space across the
+columns and is read in the flow with the lines across around it. A ruled table across the
+gutter, taken out of the flow before (`pdf_tables`), ends a band as a line across does: the
+columns above it are read before it, those under it after. Blank space across the
 whole page (more than two ems between a line and the next) also ends a band, unless the
 band above it already holds column text on both sides (three full lines each): a line above
 the columns with words at both ends (a page number and a date) is read before them, while
@@ -26,6 +28,7 @@ them. Each side is searched again, so three columns work too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.collect import Run
@@ -35,6 +38,9 @@ _MIN_GUTTER = 8.0
 _BAND_GAP = 2.0
 """Blank space, in ems, across the whole page that ends a band of lines above the columns."""
 _CJK_START = 0x2E80
+
+Cut = tuple[float, float, float]
+"""A block taken out of the flow (a ruled table): its left and right x and its top y."""
 
 
 @dataclass(slots=True)
@@ -273,8 +279,9 @@ def _columns(left: list[Run], left_w: float, right: list[Run], right_w: float) -
     return _full_lines(left, left_w) >= 3 and _full_lines(right, right_w) >= 3
 
 
-def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
-    """Split runs into groups in reading order (bands top to bottom, columns left to right)."""
+def reading_groups(runs: list[Run], depth: int = 0, cuts: Sequence[Cut] = ()) -> list[list[Run]]:
+    """Split runs into groups in reading order (bands top to bottom, columns left to right);
+    `cuts` are blocks out of the flow that end a band where they run across the gutter."""
     gutter = _gutter(runs) if depth < 2 else None
     if gutter is None and depth == 0:
         gutter = _half_gutter(runs)
@@ -288,6 +295,7 @@ def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
     band_right: list[Run] = []
     spanning: list[Run] = []
     prev: Line | None = None
+    across = [top for x0, x1, top in cuts if x0 < g0 and x1 > g1]
 
     def one_sided() -> bool:
         """The band has text on one side only: it is no columns, it goes on the flow."""
@@ -308,13 +316,15 @@ def reading_groups(runs: list[Run], depth: int = 0) -> list[list[Run]]:
             sides = (band_right, band_left)
         for side in sides:
             if side:
-                groups.extend(reading_groups(list(side), depth + 1))
+                groups.extend(reading_groups(list(side), depth + 1, cuts))
             side.clear()
 
     for line in make_lines(runs):
         apart = prev is not None and prev.y - line.y - line.size > _BAND_GAP * max(
             prev.size, line.size
         )
+        if prev is not None and any(line.y < top < prev.y for top in across):
+            flush_band()
         prev = line
         if _crosses(line, g0, g1):
             if not one_sided():

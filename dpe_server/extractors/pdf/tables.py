@@ -1,13 +1,23 @@
 """Ruled tables: grids drawn with line and rectangle operators, their text assigned to cells.
 
 Ruling segments (horizontal and vertical, from `pdf_collect`) that touch each other form
-connected components; a component whose distinct horizontal rules (≥ 3) and vertical rules
-(≥ 3) make at least a 2 × 2 lattice is a table. Each run goes to the cell holding its first
-glyph; runs in one cell are joined top to bottom, left to right. Merged cells are not
-reconstructed (their text lands in the cell where it starts). A lattice that is not filled
-like a table (fewer than two rows with two filled cells, or under 40 % of cells filled) is a
-diagram drawn with boxes, and its text stays in the flow. Pages with more segments than
-`MAX_TABLE_SEGMENTS` (vector drawings) are not searched.
+connected components; a component whose distinct horizontal rules (≥ 3) and column edges (≥ 3)
+make at least a 2 × 2 lattice is a table. The column edges are its vertical rules and, for a
+table open at its sides (no rule down its left or right edge, as the US Government Publishing
+Office sets them), where at least two of its horizontal rules end beyond its outermost
+vertical rule, so its first and last columns are cells too. Each run goes to the cell holding
+its first glyph.
+
+A band between two horizontal rules is one row, the lines of each of its cells joined top to
+bottom (a cell wrapped over several lines), unless it holds the rows of a table ruled only
+around its header: three or more lines that each fill the same two or more cells, each
+column's cells starting or ending at one x (a centred cell's wrapped lines do not) and short
+(`pdf_aligned.cell_like`: no cell over 60 characters or ending in a hyphen, on average at most
+four words); then each line is a row. Merged cells are not reconstructed (their text lands
+in the cell where it starts). A lattice that is not filled like a table (fewer than two rows
+with two filled cells, or under 40 % of cells filled) is a diagram drawn with boxes, and its
+text stays in the flow. Pages with more segments than `MAX_TABLE_SEGMENTS` (vector drawings)
+are not searched.
 """
 
 from __future__ import annotations
@@ -16,9 +26,10 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dpe_server.extractors.pdf.aligned import MIN_ROWS, cell_like
 from dpe_server.extractors.pdf.blocks import Block, table_content
 from dpe_server.extractors.pdf.collect import Run, Segment
-from dpe_server.extractors.pdf.lines import make_lines, single_text
+from dpe_server.extractors.pdf.lines import Line, make_lines, single_text
 
 MAX_TABLE_SEGMENTS = 800
 _TOL = 2.0
@@ -81,10 +92,22 @@ def find_grids(segments: Sequence[Segment]) -> list[Grid]:
         vertical = [s for s in comp if not s.horizontal]
         xs = _distinct([s.x0 for s in vertical])
         ys = _distinct([s.y0 for s in horizontal])
+        if xs:
+            xs = _open_sides(xs, horizontal)
         if not 3 <= len(xs) <= _MAX_COLS + 1 or not 3 <= len(ys) <= _MAX_ROWS + 1:
             continue
         grids.append(Grid(xs, ys[::-1]))
     return grids
+
+
+def _open_sides(xs: list[float], horizontal: Sequence[Segment]) -> list[float]:
+    """`xs` with the edges of a table open at its sides: where at least two horizontal rules
+    end (the second furthest end) more than the tolerance beyond the outermost vertical rule."""
+    lefts = sorted(s.x0 for s in horizontal if s.x0 < xs[0] - _TOL)
+    rights = sorted(s.x1 for s in horizontal if s.x1 > xs[-1] + _TOL)
+    left = [lefts[1]] if len(lefts) >= 2 else []
+    right = [rights[-2]] if len(rights) >= 2 else []
+    return left + xs + right
 
 
 def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Block], list[Run]]:
@@ -107,9 +130,10 @@ def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Blo
                 outside.append(run)
         if len(cells) < 2:
             continue
-        rows: list[list[str]] = [
-            [_cell_text(cells.get((i, j), [])) for j in range(len(grid.xs) - 1)]
-            for i in range(len(grid.ys) - 1)
+        rows = [
+            row
+            for i in range(rows_n)
+            for row in _band_rows({j: cells[i, j] for j in range(cols) if (i, j) in cells}, cols)
         ]
         rows = [r for r in rows if any(r)]
         if not _table_like(rows):
@@ -138,6 +162,44 @@ def _table_like(rows: list[list[str]]) -> bool:
     full_rows = sum(1 for r in rows if sum(1 for c in r if c) >= 2)
     filled = sum(1 for r in rows for c in r if c)
     return full_rows >= 2 and filled >= 0.4 * len(rows) * len(rows[0])
+
+
+def _band_rows(band: dict[int, list[Run]], cols: int) -> list[list[str]]:
+    """The rows of one band between two horizontal rules, from its runs by column: one row a
+    baseline when the band is rows of a table ruled only around its header (`_rows_of`); else
+    one row, a cell's lines its text (a cell wrapped over several lines)."""
+    column = {id(r): j for j, runs in band.items() for r in runs if r.text.strip()}
+    lines = make_lines([r for runs in band.values() for r in runs]) if len(column) > 1 else []
+    if len(lines) >= MIN_ROWS and (rows := _rows_of(lines, column, cols)):
+        return rows
+    return [[_cell_text(band.get(j, [])) for j in range(cols)]]
+
+
+def _rows_of(lines: list[Line], column: dict[int, int], cols: int) -> list[list[str]] | None:
+    """The band's lines as rows, or None when they are not rows: every line must fill the same
+    two or more cells, each column's cells must start or end at one x (a table's column is
+    aligned; the lines of a centred cell are not) and the cells must be short
+    (`pdf_aligned.cell_like`: the lines of wrapped prose are not)."""
+    rows: list[list[str]] = []
+    filled: set[int] | None = None
+    edges: dict[int, list[tuple[float, float]]] = {}
+    for line in lines:
+        by_col: dict[int, list[Run]] = {}
+        for r in line.runs:
+            if id(r) in column:
+                by_col.setdefault(column[id(r)], []).append(r)
+        if filled is None:
+            filled = set(by_col)
+        if set(by_col) != filled or len(filled) < 2:
+            return None
+        for j, runs in by_col.items():
+            edges.setdefault(j, []).append((runs[0].x0, runs[-1].x1))
+        rows.append([_cell_text(by_col.get(j, [])) for j in range(cols)])
+    for cells in edges.values():
+        lefts, rights = [e[0] for e in cells], [e[1] for e in cells]
+        if max(lefts) - min(lefts) > _TOL and max(rights) - min(rights) > _TOL:
+            return None
+    return rows if cell_like(rows) else None
 
 
 def _cell_text(runs: list[Run]) -> str:
