@@ -50,7 +50,7 @@ BARE = {
     "pptx": "python-pptx, every shape + notes",
     "docx": "python-docx, paragraphs + tables",
 }
-WHOLE_TARGET = {"xlsx": 0.1, "pdf": 0.2, "pptx": 0.2, "docx": 0.2}
+WHOLE_TARGET = {"xlsx": 0.1, "pdf": 0.1, "pptx": 0.2, "docx": 0.2}
 
 
 @dataclass
