@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 
 from dpe_server.catalog.catalog import Catalog, Change
-from dpe_server.catalog.store import MemoryStore
+from dpe_server.catalog.sqlite import SqliteStore
 from dpe_server.cli.command import main
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.extractors.ocr import Word, cache_variant
@@ -369,17 +369,20 @@ async def test_the_server_lists_scans_pending_and_recognises_each_page(tmp_path:
 @pytest.mark.anyio
 async def test_a_page_past_its_deadline_fails_alone_and_stays_failed(tmp_path: Path) -> None:
     """Each page is a job with its own deadline: the page that hangs says `ocr: "failed"` and
-    why, the others are recognised; a restart on the same store recognises what was pending;
-    the failed page is served as it is (no new job)."""
+    why, the others are recognised; a restart on the same cache (its outlines read back from
+    their stored text, the pages left to recognise from their heads) recognises what was
+    pending; the failed page is served as it is (no new job)."""
     folder = _scans_folder(tmp_path, 3)
     (tmp_path / "ocr-go").write_text('{"hang": [1]}')
-    store = MemoryStore()
+    store = SqliteStore(tmp_path / "cache")
     backend = ProcessBackend(WorkerSettings(workers=2, timeout=4.0, runner=FAKE_OCR))
     try:
         first = Catalog(folder, "h", backend, store=store)
         await first.start()
         await first.warm()  # text layers only: nothing recognised yet
-        again = Catalog(folder, "h", backend, store=store)  # a restart over the same store
+        store.close()
+        store = SqliteStore(tmp_path / "cache")  # a restart over the same cache
+        again = Catalog(folder, "h", backend, store=store)
         await again.start()
         (doc,) = again.documents()
         assert again.indexing() == 1
@@ -401,6 +404,7 @@ async def test_a_page_past_its_deadline_fails_alone_and_stays_failed(tmp_path: P
         assert (await again.page(doc.doc_ref, 1)).metadata["ocr"] == "failed"
         assert backend.started == started  # kept like any page: no new job
     finally:
+        store.close()
         await backend.aclose()
 
 
