@@ -426,6 +426,22 @@ async def test_a_client_of_a_replica_that_watches_nothing_is_notified(
         assert "Edited on the shared drive" in str(page.contents[0])
 
 
+async def converged(folder: Path, servers: list[HttpServer], uri: str) -> None:
+    """Wait until every replica serves the same first page of `uri`: an edit one of them saw
+    (an earlier test's) has reached the others, so none of them still has a notice of it to
+    send that a test could take for the notice of its own edit."""
+    with anyio.fail_after(20):
+        while True:
+            texts = set()
+            for server in servers:
+                async with connect("http", "auto", folder, url=server.url) as client:
+                    page = await client.read_resource(uri + "/pages/0?format=markdown")
+                    texts.add(str(page.contents[0]).split(" text=", 1)[-1])
+            if len(texts) == 1:
+                return
+            await anyio.sleep(0.05)
+
+
 class RoundRobin:
     """A load balancer that pins nothing: each HTTP request goes to the next server in turn
     (its connection carries that request alone: `Connection: close`), and the JSON-RPC method
@@ -479,6 +495,7 @@ async def test_a_load_balancer_that_pins_nothing(
             resources = (await c.list_resources()).resources
             uri = next(r.uri for r in resources if (r.meta or {})["file_uri"].endswith("d001.docx"))
             await settled(c, uri.split("/")[2])
+            await converged(folder, servers, uri)
             if balancer.turn == 0:
                 await c.list_resources()  # the stream goes to the replica that watches nothing
             async with c.listen(resource_subscriptions=[uri]) as stream:
