@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import pypdfium2.raw as pdfium_c
-from pypdfium2_raw.bindings import _libs
 
 from dpe_server.extractors.pdf.accents import compose_on_page
 from dpe_server.extractors.pdf.items import Run, is_bold, is_mono, plain
+from dpe_server.extractors.pdf.prototypes import prototype
 from dpe_server.extractors.pdf.textnorm import clean
 
 RUN_GAP = 1.0
@@ -53,26 +53,15 @@ _NOT_PLAIN = re.compile("[^!-_a-~\\s]")
 over a letter: `accents`) nor white space: where a page has none, each of its words is
 printable ASCII with nothing to compose or normalise."""
 
-# Private prototypes of the calls made once per word, without pypdfium2's pointer wrappers
-# (the text object comes back as an address). They declare no argument types, which halves
-# the cost of a call: every caller passes exactly the C types, the text page as a
-# `ctypes.c_void_p`, the character index as a Python int (a C int) and the box by
-# `ctypes.byref` of a reused FS_RECTF (`_Reader`); so for the calls made once per text
-# object (its style).
-_lib = _libs["pdfium"]
-_text_object = _lib["FPDFText_GetTextObject"]
-_text_object.restype = ctypes.c_void_p
-_loose_box = _lib["FPDFText_GetLooseCharBox"]
-_loose_box.restype = ctypes.c_int
-_char_matrix = _lib["FPDFText_GetMatrix"]
-_char_matrix.restype = ctypes.c_int
-_font_size = _lib["FPDFText_GetFontSize"]
-_font_size.restype = ctypes.c_double
-_char_origin = _lib["FPDFText_GetCharOrigin"]
-_char_origin.restype = ctypes.c_int
-_object_font = _lib["FPDFTextObj_GetFont"]
-_object_font.argtypes = (ctypes.c_void_p,)
-_object_font.restype = ctypes.c_void_p
+# The calls made once per word and once per text object (its style), through private
+# prototypes (`prototypes`): the text object comes back as an address, the text page goes in
+# as a `ctypes.c_void_p` and the box by `ctypes.byref` of a reused FS_RECTF (`_Reader`).
+_text_object = prototype("FPDFText_GetTextObject", ctypes.c_void_p)
+_loose_box = prototype("FPDFText_GetLooseCharBox", ctypes.c_int)
+_char_matrix = prototype("FPDFText_GetMatrix", ctypes.c_int)
+_font_size = prototype("FPDFText_GetFontSize", ctypes.c_double)
+_char_origin = prototype("FPDFText_GetCharOrigin", ctypes.c_int)
+_object_font = prototype("FPDFTextObj_GetFont", ctypes.c_void_p, (ctypes.c_void_p,))
 
 Fonts = dict[int, tuple[str, bool, bool]]
 Span = tuple[int, float, float]

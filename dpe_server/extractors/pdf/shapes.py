@@ -11,11 +11,10 @@ form's matrix; at most `MAX_OBJECTS` objects are looked at per page (vector-heav
 charts, stop there).
 
 Speed: the calls made once per object and once per path segment go through private ctypes
-prototypes without argument types (as `glyphs` does for words), into ctypes values the walker
-reuses, which takes the walk of a page's objects to about 60 % of its time through
-pypdfium2's declared ones (tika__testPDF_childAttachments.pdf: 43,000 objects, 18,000 paths).
-Every caller passes exactly the C types: the object and segment handles as the pointers these
-prototypes return, an index as a Python int (a C int), the outputs by `ctypes.byref`.
+prototypes (`prototypes`, as `glyphs` does for words), into ctypes values the walker reuses,
+which takes the walk of a page's objects to about 60 % of its time through pypdfium2's
+declared ones (tika__testPDF_childAttachments.pdf: 43,000 objects, 18,000 paths). The object
+and segment handles are passed as the pointers these prototypes return.
 """
 
 from __future__ import annotations
@@ -24,9 +23,9 @@ import ctypes
 from typing import Any
 
 import pypdfium2.raw as pdfium_c
-from pypdfium2_raw.bindings import _libs
 
 from dpe_server.extractors.pdf.items import Draw, PageContent, Segment
+from dpe_server.extractors.pdf.prototypes import prototype
 
 MAX_SEGMENTS = 4_000
 MAX_OBJECTS = 50_000
@@ -36,22 +35,15 @@ Matrix = tuple[float, float, float, float, float, float]
 _IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
 
 
-def _prototype(name: str, restype: Any) -> Any:
-    """A private prototype of PDFium's `name` (module doc), apart from pypdfium2's."""
-    function = _libs["pdfium"][name]
-    function.restype = restype
-    return function
-
-
-_get_object = _prototype("FPDFPage_GetObject", pdfium_c.FPDF_PAGEOBJECT)
-_object_type = _prototype("FPDFPageObj_GetType", ctypes.c_int)
-_object_bounds = _prototype("FPDFPageObj_GetBounds", ctypes.c_int)
-_object_matrix = _prototype("FPDFPageObj_GetMatrix", ctypes.c_int)
-_count_segments = _prototype("FPDFPath_CountSegments", ctypes.c_int)
-_get_segment = _prototype("FPDFPath_GetPathSegment", pdfium_c.FPDF_PATHSEGMENT)
-_segment_point = _prototype("FPDFPathSegment_GetPoint", ctypes.c_int)
-_segment_type = _prototype("FPDFPathSegment_GetType", ctypes.c_int)
-_segment_closes = _prototype("FPDFPathSegment_GetClose", ctypes.c_int)
+_get_object = prototype("FPDFPage_GetObject", pdfium_c.FPDF_PAGEOBJECT)
+_object_type = prototype("FPDFPageObj_GetType", ctypes.c_int)
+_object_bounds = prototype("FPDFPageObj_GetBounds", ctypes.c_int)
+_object_matrix = prototype("FPDFPageObj_GetMatrix", ctypes.c_int)
+_count_segments = prototype("FPDFPath_CountSegments", ctypes.c_int)
+_get_segment = prototype("FPDFPath_GetPathSegment", pdfium_c.FPDF_PATHSEGMENT)
+_segment_point = prototype("FPDFPathSegment_GetPoint", ctypes.c_int)
+_segment_type = prototype("FPDFPathSegment_GetType", ctypes.c_int)
+_segment_closes = prototype("FPDFPathSegment_GetClose", ctypes.c_int)
 _PATH = pdfium_c.FPDF_PAGEOBJ_PATH
 _IMAGE = pdfium_c.FPDF_PAGEOBJ_IMAGE
 _FORM = pdfium_c.FPDF_PAGEOBJ_FORM
