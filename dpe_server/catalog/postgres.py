@@ -40,8 +40,7 @@ import psycopg
 from dpe_server.catalog import pgtext
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.shared import Claim, pages_job
-from dpe_server.catalog.sqlite import _dumps
-from dpe_server.catalog.store import Cached, MemoryStore, Outline, StoreUnavailable
+from dpe_server.catalog.store import Cached, MemoryStore, Outline, StoreUnavailable, compact_json
 from dpe_server.model.tree import JSON, Page, Properties
 
 log = logging.getLogger(__name__)
@@ -246,18 +245,19 @@ class PostgresStore:
 
     def put_probe(self, key: str, props: Properties) -> None:
         self._write(
-            self._upsert(key, "props", _dumps(props.to_json())), lambda m: m.put_probe(key, props)
+            self._upsert(key, "props", compact_json(props.to_json())),
+            lambda m: m.put_probe(key, props),
         )
 
     def put_error(self, key: str, error: Mapping[str, JSON]) -> None:
         self._write(
-            self._upsert(key, "error", _dumps(dict(error))), lambda m: m.put_error(key, error)
+            self._upsert(key, "error", compact_json(dict(error))), lambda m: m.put_error(key, error)
         )
         self.finish(key)
 
     def put_pages(self, key: str, pages: Sequence[Page]) -> None:
         rows = [
-            (key, p.page_index, zlib.compress(_dumps(p.to_json()).encode("utf-8"), 1))
+            (key, p.page_index, zlib.compress(compact_json(p.to_json()).encode("utf-8"), 1))
             for p in pages
         ]
 
@@ -447,9 +447,9 @@ class PostgresStore:
     def publish(self, rels: Sequence[str]) -> None:
         """Tell every replica that these files (relative paths) changed; past what one
         notification holds (8,000 bytes), that the folder changed (each rescans it whole)."""
-        message = _dumps({"origin": self.owner, "rels": list(rels)})
+        message = compact_json({"origin": self.owner, "rels": list(rels)})
         if len(message.encode()) > NOTIFY_BYTES:
-            message = _dumps({"origin": self.owner, "rels": None})
+            message = compact_json({"origin": self.owner, "rels": None})
         self._run(lambda db: db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, message)), None)
 
     async def follow(self, on_change: Callable[[list[str] | None], Awaitable[None]]) -> None:

@@ -44,7 +44,7 @@ from typing import TypeVar
 
 from dpe_server.catalog import cachefiles, fulltext
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
-from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline
+from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline, compact_json
 from dpe_server.model.tree import JSON, Page, Properties
 
 log = logging.getLogger(__name__)
@@ -90,10 +90,6 @@ def default_cache_dir() -> Path:
         return Path.home() / "Library" / "Caches" / "dpe-server"
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "dpe-server"
-
-
-def _dumps(value: JSON) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class SqliteStore:
@@ -229,14 +225,14 @@ class SqliteStore:
         self._run(q, None)
 
     def put_probe(self, key: str, props: Properties) -> None:
-        self._upsert(key, "props", _dumps(props.to_json()))
+        self._upsert(key, "props", compact_json(props.to_json()))
 
     def put_error(self, key: str, error: Mapping[str, JSON]) -> None:
-        self._upsert(key, "error", _dumps(dict(error)))
+        self._upsert(key, "error", compact_json(dict(error)))
 
     def put_pages(self, key: str, pages: Sequence[Page]) -> None:
         rows = [
-            (key, p.page_index, zlib.compress(_dumps(p.to_json()).encode("utf-8"), 1))
+            (key, p.page_index, zlib.compress(compact_json(p.to_json()).encode("utf-8"), 1))
             for p in pages
         ]
 

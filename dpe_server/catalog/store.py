@@ -130,10 +130,10 @@ class Outline:
         }
         pages = self._pages
         if not isinstance(pages, str):
-            pages = _dumps(
+            pages = compact_json(
                 [[p.page_index, p.title, p.element_count, dict(p.metadata)] for p in pages]
             )
-        return f"{_dumps(head)}\n{pages}"
+        return f"{compact_json(head)}\n{pages}"
 
     @classmethod
     def loads(cls, text: str) -> Outline:
@@ -161,7 +161,8 @@ def _init(outline: Outline, *values: object) -> None:
         object.__setattr__(outline, name, value)
 
 
-def _dumps(value: JSON) -> str:
+def compact_json(value: JSON) -> str:
+    """`value` as the stores keep JSON: compact, not ASCII-escaped."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
