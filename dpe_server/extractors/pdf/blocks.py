@@ -98,8 +98,13 @@ def table_content(rows: list[list[str]]) -> TableContent:
 def _join_lines(text: str, nxt: str) -> str:
     if not text:
         return nxt
-    if len(text) > 1 and text[-1] == "-" and text[-2].isalpha() and nxt[:1].islower():
-        return text[:-1] + nxt
+    if len(text) > 1 and text[-1] == "-" and text[-2].isalpha() and nxt[:1].isalpha():
+        # a word hyphenated at the line's end: joined (`inde-`, `pendently`; `MASTER-`,
+        # `FILE`), but for a capital after a small letter, which keeps its hyphen (`non-`,
+        # `Hispanic`)
+        if nxt[0].islower() or text[-2].isupper():
+            return text[:-1] + nxt
+        return text + nxt
     if ord(text[-1]) >= 0x2E80 and nxt and ord(nxt[0]) >= 0x2E80:
         return text + nxt
     return f"{text} {nxt}"
@@ -183,7 +188,9 @@ class _Builder:
                 break
             group.append(nxt)
             j += 1
-        text = " ".join(ln.text for ln in group)
+        text = ""
+        for ln in group:
+            text = _join_lines(text, ln.text)
         heading = HeadingContent(level=level, text=text)
         if is_rtl(text):
             heading["direction"] = "rtl"

@@ -49,6 +49,18 @@ PDFIUM_LOCK = threading.RLock()
 """PDFium is not thread-safe: every call into it in this process holds this lock."""
 
 
+def on_page(runs: list[Run], box: tuple[float, float, float, float]) -> list[Run]:
+    """The runs that reach into the page's visible box: text drawn wholly outside it (a
+    damaged `Tm` placing a word millions of points away, in a size of thousands) is not on
+    the page, and would make the page's body size and columns out of it."""
+    left, bottom, right, top = box
+    return [
+        r
+        for r in runs
+        if r.x1 >= left and r.x0 <= right and r.y + r.size >= bottom and r.y - r.size <= top
+    ]
+
+
 def collect_page(page: Any, max_chars: int) -> PageContent:
     """Text runs, rules and image draws of `page` (a `pypdfium2.PdfPage`)."""
     content = PageContent()
@@ -65,6 +77,7 @@ def collect_page(page: Any, max_chars: int) -> PageContent:
         rect = pdfium_c.FS_RECTF()
         if pdfium_c.FPDF_GetPageBoundingBox(page.raw, rect):
             content.box = (rect.left, rect.bottom, rect.right, rect.top)
+            content.runs = on_page(content.runs, content.box)
         content.annots = max(0, pdfium_c.FPDFPage_GetAnnotCount(page.raw))
     content.chars = sum(len(r.text) for r in content.runs)
     return content

@@ -260,6 +260,37 @@ def _words(reader: _Reader, codes: str, max_chars: int) -> tuple[list[WordAt], b
     return out, False
 
 
+def page_text(textpage: Any) -> str:
+    """The page's text, one character for each of PDFium's character indices.
+
+    `FPDFText_GetText` leaves out the characters PDFium holds without a Unicode value and
+    writes a character outside the BMP as two UTF-16 units, which PDFium may hold as one
+    character or as two (a ToUnicode entry naming a surrogate pair: a bullet mapped to a
+    private use character, as IBM's BookMaster fonts do). Where the page's text is not one
+    unit a character, each character is read on its own: one left out, or half of a pair,
+    reads as a space (its glyph is drawn, but no letter is known for it). Counting on the two
+    to agree put every word after such a bullet on the wrong glyphs: a line's first word
+    measured as the bullet and dropped, letters cut out of the next words."""
+    count = pdfium_c.FPDFText_CountChars(textpage)
+    if count <= 0:
+        return ""
+    units = (ctypes.c_ushort * (2 * count + 1))()
+    written = pdfium_c.FPDFText_GetText(textpage, 0, count, units) - 1
+    codes = ctypes.string_at(units, 2 * max(0, written)).decode("utf-16-le", "surrogatepass")
+    if written == count == len(codes):
+        return codes
+    get_text, text_index = pdfium_c.FPDFText_GetText, pdfium_c.FPDFText_GetTextIndexFromCharIndex
+    out = []
+    for k in range(count):
+        if text_index(textpage, k) < 0:  # left out (its own text would be the next one's)
+            out.append(" ")
+            continue
+        n = get_text(textpage, k, 1, units) - 1
+        ch = ctypes.string_at(units, 2 * max(0, n)).decode("utf-16-le", "surrogatepass")
+        out.append(" " if len(ch) != 1 or "\ud800" <= ch <= "\udfff" else ch)
+    return "".join(out)
+
+
 def _close(runs: list[Run], texts: list[str], spans: list[Span], x0: float, x1: float) -> None:
     """Finish the last run of `runs` (opened by `read_runs`), dropped when it holds no text."""
     run = runs[-1]
@@ -273,12 +304,9 @@ def _close(runs: list[Run], texts: list[str], spans: list[Span], x0: float, x1: 
 def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
     """The page's runs, cut from its words as they are read (module doc), at most
     `max_chars` characters; and whether that bound cut the text."""
-    count = pdfium_c.FPDFText_CountChars(textpage)
-    if count <= 0:
+    codes = page_text(textpage)
+    if not codes:
         return [], False
-    units = (ctypes.c_ushort * (count + 1))()
-    pdfium_c.FPDFText_GetText(textpage, 0, count, units)
-    codes = ctypes.string_at(units, 2 * count).decode("utf-16-le", "surrogatepass")
     words, cut = _words(_Reader(textpage), codes, max_chars)
     runs: list[Run] = []
     texts: list[str] = []
