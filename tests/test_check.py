@@ -13,7 +13,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from dpe_server.check import InProcessTarget, Limits, render_text, run_check
+from dpe_server.check import InProcessTarget, Limits, fidelity, render_text, run_check
 from dpe_server.cli.command import main
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.model.errors import DocumentNotFound, RequestError
@@ -209,3 +209,33 @@ async def test_check_in_process_server_passes(fixture_dir: Path) -> None:
     target = InProcessTarget(lambda: _broken_server(fixture_dir, lambda read: read))
     report = await run_check(target, limits=Limits(max_docs=6, max_pages=2, max_elements=5))
     assert report.failures == [], render_text(report)
+
+
+def drop_a_word(read: Reader) -> Reader:
+    async def broken(uri: str) -> types.ReadResourceResult:
+        result = await read(uri)
+        item = result.contents[0]
+        if parse(uri).level == 2 and isinstance(item, types.TextResourceContents):
+            item = item.model_copy(update={"text": item.text.replace("fundamentals", "")})
+        return types.ReadResourceResult(contents=[item])
+
+    return broken
+
+
+@pytest.mark.anyio
+async def test_check_words_holds_each_pdf_page_to_pdftotext(
+    fixture_dir: Path, tmp_path: Path
+) -> None:
+    """`--words` (`L2.words`): a pdf page's Markdown must hold what pdftotext reads on it; a
+    server dropping one word of a page fails naming the rule."""
+    if not fidelity.pdftotext_available():
+        pytest.skip("poppler's pdftotext is not installed (Debian: poppler-utils)")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "glyphs.pdf").write_bytes((fixture_dir / "pdf_glyphs.pdf").read_bytes())
+    limits = Limits(max_docs=1, max_pages=2, max_elements=1, words=True)
+    for breaker, failed in ((lambda read: read, False), (drop_a_word, True)):
+        target = InProcessTarget(lambda b=breaker: _broken_server(folder, b))
+        report = await run_check(target, ("legacy",), limits)
+        assert ("L2.words" in report.failed_rules()) is failed, render_text(report)
+        assert "L2.words" in render_text(report, verbose=True)

@@ -62,6 +62,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=defaults.max_elements,
         help="elements to read per document at most",
     )
+    check.add_argument(
+        "--words",
+        action="store_true",
+        help="also check that each pdf page holds the words poppler's pdftotext reads in the "
+        "served file (the files must be readable here; rule L2.words)",
+    )
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--verbose", action="store_true", help="list passed rules with counts")
     check.add_argument("--list-rules", action="store_true", help="list the rule ids and exit")
@@ -79,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"dpe-server check: {exc}", file=sys.stderr)
         return EXIT_UNREACHABLE
     eras: tuple[Era, ...] = ERAS if args.era == "both" else (args.era,)
-    limits = Limits(max(1, args.max_docs), max(1, args.max_pages), max(1, args.max_elements))
+    limits = Limits(
+        max(1, args.max_docs), max(1, args.max_pages), max(1, args.max_elements), args.words
+    )
     report = anyio.run(run_check, target, eras, limits)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False, indent=2))

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, get_args
 
-from dpe_server.check import spec
+from dpe_server.check import fidelity, spec
 from dpe_server.check.report import Problem, problem_if, rule
 from dpe_server.check.rules import JSON, span
 from dpe_server.check.shapes import Kind, all_kind, fields, items_of
@@ -176,6 +176,20 @@ def l2_markdown_recall(elements: Sequence[JSON], markdown: str) -> list[Problem]
             if lost:
                 out.append(Problem(f"{e.get('element_id')}: every phrase", _clip(lost)))
     return out[:5]
+
+
+@rule(
+    "L2.words",
+    "a pdf page's Markdown holds the words pdftotext reads on the page of the served file "
+    f"(at least {fidelity.EVERY_PAGE} of them; check/fidelity.py)",
+)
+def l2_words(reference: str, served: str) -> list[Problem]:
+    page = fidelity.compare(0, reference, served)
+    return problem_if(
+        page.recall < fidelity.EVERY_PAGE,
+        f"at least {fidelity.EVERY_PAGE} of the page's {page.found} words",
+        f"{page.recall:.3f}, missing {list(page.missing[:12])}",
+    )
 
 
 @rule(

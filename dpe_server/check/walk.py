@@ -4,11 +4,16 @@ filter, formats), its elements at Level 3, and the not-found cases around them."
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
-from dpe_server.check import rules, rules_page, spec
+import anyio
+
+from dpe_server.check import fidelity, rules, rules_page, spec
 from dpe_server.check import rules_surface as surface
 from dpe_server.check.report import Report
 from dpe_server.check.session import Session
@@ -23,6 +28,9 @@ class Limits:
     """Pages read per document (Level 2)."""
     max_elements: int = 150
     """Elements read per document (Level 3)."""
+    words: bool = False
+    """Check each pdf page's words against pdftotext's reading of the served file
+    (`L2.words`; the files must be readable where the checker runs)."""
 
 
 @dataclass
@@ -33,6 +41,9 @@ class Walked:
     doc_ref: str
     page_count: int
     page_ids: dict[int, list[str]] = field(default_factory=dict)
+    words: list[str] | None = None
+    """The text of each page as pdftotext reads the document's file, where it can be read
+    here (`L2.words`); None otherwise."""
     first_page_uri: str | None = None
     first_element_uri: str | None = None
 
@@ -62,6 +73,7 @@ class DocumentWalk:
         if not isinstance(count, int):
             return None
         walked = Walked(uri, ref, count)
+        walked.words = await self._reference_words(uri, entry)
         index = await self._page_index(uri, count)
         await self._out_of_range(uri, count)
         ids: list[str] = []
@@ -179,8 +191,46 @@ class DocumentWalk:
                 elements,
                 bodies["markdown"],
             )
+            if walked.words is not None:
+                await self._words(page_uri, elements, bodies["markdown"], walked.words, i)
         await self._filters(page_uri, page, elements)
         return page
+
+    async def _reference_words(self, uri: str, entry: dict[str, Any]) -> list[str] | None:
+        """pdftotext's text of each page of a pdf the server serves from a file this checker
+        can read (its `file_uri`), for `L2.words`; None, with a skip said once, otherwise."""
+        if not self.limits.words or entry.get("file_type") != "pdf":
+            return None
+        parsed = urlparse(str(entry.get("file_uri") or ""))
+        path = Path(unquote(parsed.path))
+        if parsed.scheme != "file" or not path.is_file():
+            self.report.skip("L2.words", "the served files are not readable here")
+            return None
+        if not fidelity.pdftotext_available():
+            self.report.skip("L2.words", "poppler's pdftotext is not installed")
+            return None
+        try:
+            return await anyio.to_thread.run_sync(fidelity.pdftotext_pages, path)
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.report.skip("L2.words", f"{uri}: pdftotext cannot read the file ({exc})")
+            return None
+
+    async def _words(
+        self, page_uri: str, elements: Sequence[Any], markdown: str, words: list[str], i: int
+    ) -> None:
+        """`L2.words` on page `i`: its Markdown, with every table whose preview was cut read
+        whole at Level 3, against pdftotext's text of the page."""
+        served = [markdown]
+        for e in elements:
+            content = e.get("content")
+            if isinstance(content, dict) and content.get("rows_truncated"):
+                element_uri = f"{page_uri.rsplit('/pages/', 1)[0]}/elements/{e.get('element_id')}"
+                bodies = await self.s.formats(element_uri)
+                served.append(bodies.get("markdown", ""))
+        reference = words[i] if i < len(words) else ""
+        self.report.check(
+            rules_page.l2_words, page_uri + "?format=markdown", reference, "\n\n".join(served)
+        )
 
     async def _filters(self, page_uri: str, page: dict[str, Any], elements: Sequence[Any]) -> None:
         present = list(dict.fromkeys(str(e.get("category")) for e in elements))

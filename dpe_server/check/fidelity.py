@@ -1,0 +1,94 @@
+"""Whether a served page holds every word that an independent reader finds on it.
+
+A page's served text (its Level 2 Markdown, with any table preview cut at Level 2 read whole
+at Level 3) is compared with what another program reads on the same page of the same file:
+poppler's `pdftotext` for a pdf's text layer, and PDFium's own page text
+(`FPDFText_GetText`, without the extractor's layout) as a second reader.
+
+Both sides are normalised the same way: NFKC; a word hyphenated at a line end (`-`, a soft
+hyphen, U+2010 or PDFium's U+FFFE before the line break) joined; soft hyphens and tatweel
+removed; then the distinct lowercased words of two or more letters. Scripts written without
+spaces (Han, kana) count by pairs of neighbouring characters, so a line break, which
+pdftotext keeps and a paragraph does not, changes no word. Digits and punctuation are not
+words: numbers are checked by the format tests, where their order is known.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+_HYPHENATED = re.compile(r"(\w)[-\u00ad\u2010\ufffe][ \t]*\r?\n\s*(\w)")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+PDFTOTEXT_TIMEOUT_S = 120.0
+OVERALL = 0.998
+"""The share of all the words of a corpus that must be served."""
+EVERY_PAGE = 0.97
+"""The share of every page's words that must be served."""
+
+
+def words(text: str) -> set[str]:
+    """The distinct words of `text`, normalised as the module doc says."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _HYPHENATED.sub(r"\1\2", text)
+    text = text.replace("\u00ad", "").replace("\u0640", "").replace("\ufffe", "-")
+    out: set[str] = set()
+    for word in _WORD.findall(text):
+        spaced = _UNSPACED.sub(" ", word)
+        out.update(w.lower() for w in spaced.split() if len(w) > 1)
+        for run in _UNSPACED.findall(word):
+            out.update(run[i : i + 2] for i in range(len(run) - 1))
+    return out
+
+
+@dataclass(frozen=True)
+class PageWords:
+    """One page: how many words the reader found, and those the served page lacks."""
+
+    page_index: int
+    found: int
+    missing: tuple[str, ...]
+
+    @property
+    def recall(self) -> float:
+        return 1.0 if not self.found else (self.found - len(self.missing)) / self.found
+
+
+def compare(page_index: int, reference: str, served: str) -> PageWords:
+    """The words of `reference` (another reader's text of the page) missing from `served`."""
+    expected = words(reference)
+    return PageWords(page_index, len(expected), tuple(sorted(expected - words(served))))
+
+
+def overall(pages: Sequence[PageWords]) -> float:
+    """The share of all the pages' words that were found on the served pages."""
+    found = sum(p.found for p in pages)
+    missing = sum(len(p.missing) for p in pages)
+    return 1.0 if not found else (found - missing) / found
+
+
+def pdftotext_available() -> bool:
+    return shutil.which("pdftotext") is not None
+
+
+def pdftotext_pages(path: Path, password: str = "") -> list[str]:
+    """The text of each page of the pdf at `path` as poppler's `pdftotext` reads it (its
+    default reading order, UTF-8). Raises `OSError` when pdftotext is not installed and
+    `subprocess.CalledProcessError` when it cannot read the file."""
+    command = ["pdftotext", "-q", "-enc", "UTF-8"]
+    if password:
+        command += ["-upw", password]
+    done = subprocess.run(
+        [*command, str(path), "-"],
+        capture_output=True,
+        check=True,
+        timeout=PDFTOTEXT_TIMEOUT_S,
+    )
+    pages = done.stdout.decode("utf-8", "replace").split("\f")
+    return pages[:-1] if pages and not pages[-1].strip() else pages
