@@ -35,6 +35,7 @@ from dpe_server.model.tree import Document, Page
 from dpe_server.model.uri import parse
 from dpe_server.views.payloads import element_view, page_view, preview_content
 from dpe_server.views.render import render
+from fixtures.builders.pdf_hangul import PARAGRAPH
 from tests.corpus_trees import Outcome
 from tests.test_pdf_structure import _doc
 
@@ -177,3 +178,11 @@ def test_a_word_drawn_off_the_page_is_not_part_of_it(fixture_dir: Path) -> None:
         "section of the harbor act.",
         "The basin is closed to traffic while the dredger works.",
     ]
+
+
+def test_a_line_ending_with_a_space_character_keeps_it_when_joined(fixture_dir: Path) -> None:
+    """Korean lines that break between words end with a space character: the paragraph keeps
+    it (`판매했거나 향후`), while a line broken inside a word stays joined (`국회입법조사처`)."""
+    page = _doc(fixture_dir, "pdf_hangul.pdf").pages[0]
+    texts = [str(e.content.get("text")) for e in page.elements if e.category.value == "text"]
+    assert PARAGRAPH in texts

@@ -95,7 +95,11 @@ def table_content(rows: list[list[str]]) -> TableContent:
     return content
 
 
-def _join_lines(text: str, nxt: str) -> str:
+def _join_lines(text: str, nxt: str, spaced: bool = False) -> str:
+    """`nxt`, the next line of a paragraph, list item or heading, joined to `text`: a word
+    hyphenated at the line's end is one word; lines of scripts written without spaces join
+    without one, unless the line ended with a space character (`spaced`: Korean lines that
+    break between words)."""
     if not text:
         return nxt
     if len(text) > 1 and text[-1] == "-" and text[-2].isalpha() and nxt[:1].isalpha():
@@ -105,7 +109,7 @@ def _join_lines(text: str, nxt: str) -> str:
         if nxt[0].islower() or text[-2].isupper():
             return text[:-1] + nxt
         return text + nxt
-    if ord(text[-1]) >= 0x2E80 and nxt and ord(nxt[0]) >= 0x2E80:
+    if not spaced and ord(text[-1]) >= 0x2E80 and nxt and ord(nxt[0]) >= 0x2E80:
         return text + nxt
     return f"{text} {nxt}"
 
@@ -189,8 +193,10 @@ class _Builder:
             group.append(nxt)
             j += 1
         text = ""
+        spaced = False
         for ln in group:
-            text = _join_lines(text, ln.text)
+            text = _join_lines(text, ln.text, spaced)
+            spaced = ln.space_after
         heading = HeadingContent(level=level, text=text)
         if is_rtl(text):
             heading["direction"] = "rtl"
@@ -234,7 +240,7 @@ class _Builder:
                 items.append((line.start, marker.label if marker.ordered else "", marker.text))
             elif items and line.start > items[-1][0] + 2 and not line.mono:
                 x, label, text = items[-1]
-                items[-1] = (x, label, _join_lines(text, line.text))
+                items[-1] = (x, label, _join_lines(text, line.text, group[-1].space_after))
             else:
                 break
             group.append(line)
@@ -279,7 +285,7 @@ class _Builder:
                 or self._interrupts(list_marker(nxt))
             ):
                 break
-            text = _join_lines(text, nxt.text)
+            text = _join_lines(text, nxt.text, prev.space_after)
             group.append(nxt)
             j += 1
         content = TextContent(text=text)

@@ -213,9 +213,12 @@ class _Reader:
         return out
 
 
-def _words(reader: _Reader, codes: str, max_chars: int) -> tuple[list[WordAt], bool]:
+def _words(
+    reader: _Reader, codes: str, max_chars: int, spaced: set[int]
+) -> tuple[list[WordAt], bool]:
     """The page's measured words in PDFium's reading order, at most `max_chars` characters,
-    and whether that bound cut the text.
+    and whether that bound cut the text; the positions of the words that end a line with a
+    space character after them are added to `spaced`.
 
     The common word (printable ASCII, nothing to compose or normalise, drawn by one text
     object) is measured here inline, as `_Reader.measure` does, without a call per word."""
@@ -230,6 +233,7 @@ def _words(reader: _Reader, codes: str, max_chars: int) -> tuple[list[WordAt], b
         chars += k1 - k0
         if chars > max_chars:
             return out, True
+        ends = codes.startswith(" \r", k1) or codes.startswith(" \n", k1)
         raw = codes[k0:k1]
         k1 -= 1
         if plain_page or (raw.isascii() and raw.isprintable() and "`" not in raw):
@@ -251,12 +255,16 @@ def _words(reader: _Reader, codes: str, max_chars: int) -> tuple[list[WordAt], b
                     add((raw, r0 if r0 < l0 else l0, r1 if r1 > l1 else l1, y, style))
                 else:  # right to left: the first glyph is the rightmost
                     add((raw, r0 if r0 > l0 else l0, r1 if r1 < l1 else l1, y, style))
+                if ends:
+                    spaced.add(len(out) - 1)
                 continue
             words: list[_Word] = []
             reader.word(raw, k0, k1, words)
         else:
             words = reader.measured(raw, k0, k1)
         out.extend(words)
+        if ends and words:
+            spaced.add(len(out) - 1)
     return out, False
 
 
@@ -291,12 +299,16 @@ def page_text(textpage: Any) -> str:
     return "".join(out)
 
 
-def _close(runs: list[Run], texts: list[str], spans: list[Span], x0: float, x1: float) -> None:
-    """Finish the last run of `runs` (opened by `read_runs`), dropped when it holds no text."""
+def _close(
+    runs: list[Run], texts: list[str], spans: list[Span], x0: float, x1: float, *, spaced: bool
+) -> None:
+    """Finish the last run of `runs` (opened by `read_runs`), dropped when it holds no text;
+    `spaced`: its last word ends its line with a space character after it."""
     run = runs[-1]
     run.text = " ".join(texts)
     run.x0, run.x1 = x0, x1
     run.spans = tuple(spans)
+    run.space_after = spaced
     if not run.text.strip():
         runs.pop()
 
@@ -307,7 +319,8 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
     codes = page_text(textpage)
     if not codes:
         return [], False
-    words, cut = _words(_Reader(textpage), codes, max_chars)
+    spaced: set[int] = set()
+    words, cut = _words(_Reader(textpage), codes, max_chars, spaced)
     runs: list[Run] = []
     texts: list[str] = []
     spans: list[Span] = []
@@ -315,7 +328,7 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
     """The open run's style (None: no run open)."""
     length = 0
     x0 = x1 = a0 = a1 = last_y = limit = 0.0
-    for text, start, end, y, style in words:
+    for i, (text, start, end, y, style) in enumerate(words):
         if start <= end:
             lo, hi = start, end
         else:
@@ -325,7 +338,7 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
             # extent, `limit` the open run's RUN_GAP in points
             gap = lo - a1 if lo - a1 > a0 - hi else a0 - hi
             if style is not current or abs(y - last_y) > 0.25 * current.size or gap > limit:
-                _close(runs, texts, spans, x0, x1)
+                _close(runs, texts, spans, x0, x1, spaced=i - 1 in spaced)
                 current = None
         if current is None:
             current, x0, x1, length = style, lo, hi, len(text)
@@ -344,5 +357,5 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
                 x1 = hi
         a0, a1, last_y = lo, hi, y
     if current is not None:
-        _close(runs, texts, spans, x0, x1)
+        _close(runs, texts, spans, x0, x1, spaced=len(words) - 1 in spaced)
     return runs, cut

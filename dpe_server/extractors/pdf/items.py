@@ -43,6 +43,10 @@ class Run:
     spans: tuple[tuple[int, float, float], ...] = ()
     """Per word, when known: its offset in `text`, the x where its first glyph starts and
     the x where its last glyph ends (start > end for a right-to-left word)."""
+    space_after: bool = False
+    """Its last word is followed by a space character at its line's end in the page's text
+    (a writer's space, as Korean lines that break between words end): the line that
+    continues it begins a new word, whatever its script."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,9 @@ class Line:
     mono: bool
     rtl: bool = False
     """Its text is predominantly right-to-left (`model.direction`): it starts at its right."""
+    space_after: bool = False
+    """It ends with a space character in the page's text (`Run.space_after`): the line
+    that continues it begins a new word."""
 
     @property
     def start(self) -> float:
@@ -145,6 +148,7 @@ def _line(runs: list[Run]) -> Line:
         bool(visible) and all(r.bold for r in visible),
         bool(visible) and mono,
         rtl,
+        prev is not None and prev.space_after,
     )
 
 
@@ -163,6 +167,7 @@ def _single(runs: list[Run]) -> Line:
         shown and run.bold,
         shown and run.mono,
         False if text.isascii() else is_rtl(text),
+        run.space_after,
     )
 
 
