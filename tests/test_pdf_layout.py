@@ -88,7 +88,8 @@ def test_reading_groups_aligned_table_is_not_columns() -> None:
     ("lines", "expected"),
     [
         pytest.param(["an extra-", "ordinary day"], "an extraordinary day", id="hyphen-joined"),
-        pytest.param(["a well-", "Known name"], "a well- Known name", id="hyphen-before-capital"),
+        pytest.param(["a well-", "Known name"], "a well-Known name", id="hyphen-before-capital"),
+        pytest.param(["MASTER-", "FILE ready"], "MASTERFILE ready", id="hyphen-in-capitals"),
         pytest.param(["one line", "two line"], "one line two line", id="space"),
         pytest.param(["中文", "句子"], "中文句子", id="cjk-no-space"),
     ],
