@@ -41,12 +41,14 @@ from tests.test_pdf_structure import _doc
 
 POPPLER_MISREADS: dict[tuple[str, int], str] = {
     ("docling__redp5110_sampled.pdf", 2): (
-        "the highlights box is set in a font whose ToUnicode is unusable: poppler reads its "
-        "letters shifted by three (`(QKDQFH` for `Enhance`), PDFium reads none of them"
+        "the highlights box is set in a font with no usable ToUnicode: poppler reads its "
+        "letters shifted by three (`(QKDQFH` for `Enhance`), PDFium reads glyph codes; the "
+        "words are not in the text layer (only OCR of the rendering could read them)"
     ),
     ("docling__redp5110_sampled.pdf", 9): (
-        "the syntax diagram's labels are drawn twice over themselves, shifted: poppler reads "
-        "each twice (`iinitially`, `thatt`, `S ifi th`); the page shows each word once"
+        "each callout of the syntax diagram is drawn twice at one place, once with only some "
+        "of its letters (`S ifi th t th`): poppler and PDFium read both draws (`iinitially`, "
+        "`ddisabled`), as the extractor does; the rendering shows each label once"
     ),
 }
 """Pages where pdftotext misreads what the rendering shows, with the reason."""
