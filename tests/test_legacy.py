@@ -198,7 +198,7 @@ def test_conversion_deadline_kills_libreoffice(
     from dpe_server.extractors.legacy import extract
     from dpe_server.model.errors import ExtractionTimeout
 
-    monkeypatch.setattr(extract, "EXTRACT_TIMEOUT", 0.5)
+    monkeypatch.setattr(extract, "CONVERT_TIMEOUT", 0.5)
     path = legacy.rtf(tmp_path)
     path.write_text(path.read_text().replace("The end.", "The end, timed out."))
     before = _soffice_processes()
@@ -360,3 +360,33 @@ def test_profile_follows_no_link(tmp_path: Path) -> None:
         ("ooInetHTTPProxyPort", "9"),
     ):
         assert f'oor:name="{prop}" oor:op="fuse"><value>{value}</value>' in settings
+
+
+@pytest.mark.anyio
+async def test_a_slow_conversion_is_not_cut_by_the_probe_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fixture_dir: Path
+) -> None:
+    """A conversion longer than the probe's deadline but within the extraction's (a 25 MB
+    RTF: 28 s, where the probe's was 12 s and the read's 50 s) is probed and read, once."""
+    fake = tmp_path / "slow-bin"
+    fake.mkdir()
+    counted = tmp_path / "conversions"
+    (fake / "soffice").write_text(
+        "#!/bin/sh\n"  # a LibreOffice that takes 2 s, then writes a real .docx
+        'while [ "$#" -gt 1 ]; do [ "$1" = --outdir ] && out="$2"; shift; done\n'
+        f"echo >> {counted}\n"
+        "sleep 2\n"
+        f'cp {fixture_dir / "doc-plain.docx"} "$out/document.docx"\n'
+    )
+    (fake / "soffice").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    legacy.rtf(tmp_path)
+    pb = ProcessBackend(WorkerSettings(workers=1, probe_timeout=1.0, timeout=30.0))
+    try:
+        props = await pb.probe(tmp_path, legacy.RTF_FILE)
+        doc = await pb.extract(tmp_path, legacy.RTF_FILE)
+    finally:
+        await pb.aclose()
+    assert props.page_count == len(doc.pages) > 0
+    assert doc.metadata["converted_by"] == "LibreOffice"
+    assert counted.read_text() == "\n"  # the read reused the probe's conversion

@@ -67,6 +67,7 @@ def _format(name: str, suffixes: tuple[str, ...], kind_name: str, unit: str) -> 
         check=_check,
         picture=_picture,
         tools=(SOFFICE,),
+        probe_reads_whole=True,
     )
 
 
