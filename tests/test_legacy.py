@@ -4,7 +4,11 @@ and read as docx / pptx; listed `unsupported` with how to enable them when it is
 from __future__ import annotations
 
 import os
+import random
 import shutil
+import socket
+import subprocess
+import sys
 import tempfile
 from collections.abc import Collection
 from pathlib import Path
@@ -13,6 +17,7 @@ import pytest
 
 from dpe_server.extractors import DEFAULT_LIMITS, extractor_fingerprint, for_path
 from dpe_server.extractors.legacy.convert import sweep
+from dpe_server.extractors.magic import CFB_MAGIC
 from dpe_server.isolation.jobs import Job, run_job
 from dpe_server.isolation.pictures import picture
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
@@ -39,8 +44,9 @@ def test_without_soffice_listed_unsupported(
     folder.mkdir()
     if name.endswith(".rtf"):
         legacy.rtf(folder)
-    else:  # an OLE2 compound file header is all the checks look at
-        (folder / name).write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+    else:  # an OLE2 compound file holding the format's stream is all the checks look at
+        stream = "WordDocument" if name.endswith(".doc") else "PowerPoint Document"
+        (folder / name).write_bytes(legacy.ole2(stream, b"SENT"))
     _no_soffice(monkeypatch, tmp_path)
     for op in ("probe", "extract"):
         error = run_job(Job(str(folder), name, op))["error"]
@@ -192,7 +198,7 @@ def test_conversion_deadline_kills_libreoffice(
     from dpe_server.extractors.legacy import extract
     from dpe_server.model.errors import ExtractionTimeout
 
-    monkeypatch.setattr(extract, "EXTRACT_TIMEOUT", 0.5)
+    monkeypatch.setattr(extract, "CONVERT_TIMEOUT", 0.5)
     path = legacy.rtf(tmp_path)
     path.write_text(path.read_text().replace("The end.", "The end, timed out."))
     before = _soffice_processes()
@@ -256,8 +262,9 @@ def test_legacy_files_of_the_corpus(corpus: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "data", "kind", "message"),
     [
-        ("not.rtf", b"plain text", "corrupt", "not Rich Text"),
-        ("not.ppt", b"<html></html>", "corrupt", "not an OLE2"),
+        ("not.rtf", b"plain text", "corrupt", "does not begin with {\\rtf"),
+        ("not.ppt", b"\x00\x01 binary", "corrupt", "not an OLE2"),
+        ("page.ppt", b"<html></html>", "unsupported", "a web page (HTML) named .ppt"),
         ("paper.ppt", b"%PDF-1.4\n", "unsupported", "PDF renamed to .ppt"),
     ],
 )
@@ -269,12 +276,117 @@ def test_legacy_checks_before_converting(
     assert (error["kind"], message in error["message"]) == (kind, True)
 
 
-@needs_soffice
-def test_a_word_html_file_saved_as_doc(tmp_path: Path) -> None:
-    """Word saves web pages under .doc too; LibreOffice reads them."""
-    html = "<html><body><h1>SENT-HTML-H1 Heading</h1><p>SENT-HTML-PARA text</p></body></html>"
+def test_a_word_html_file_saved_as_doc_is_named(tmp_path: Path) -> None:
+    """Word saves web pages under .doc too; LibreOffice would open one as HTML and load what
+    it links, so it is listed for what it is, saying how to read it."""
+    html = "<html><body><h1>SENT-HTML-H1 Heading</h1><img src='http://127.0.0.1:9/x'></body></html>"
     (tmp_path / "page.doc").write_text(html)
-    doc = _read(tmp_path / "page.doc")
-    found = [(e.category, e.content.get("text")) for p in doc.pages for e in p.elements]
-    assert (Category.HEADING, "SENT-HTML-H1 Heading") in found
-    assert (Category.TEXT, "SENT-HTML-PARA text") in found
+    error = run_job(Job(str(tmp_path), "page.doc", "probe"))["error"]
+    assert error["kind"] == "unsupported"
+    assert "web page (HTML) named .doc" in error["message"]
+    assert "Save it as .docx" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "kind", "says"),
+    [
+        ("noise.ppt", CFB_MAGIC + random.Random(31).randbytes(6000), "corrupt", "damaged"),
+        ("empty.ppt", legacy.ole2("Contents", b"SENT"), "corrupt", "'PowerPoint Document'"),
+        ("book.ppt", legacy.ole2("Workbook", b"SENT"), "unsupported", "Excel .xls file renamed"),
+        ("deck.doc", legacy.ole2("PowerPoint Document", b""), "unsupported", "PowerPoint .ppt"),
+        ("word.rtf", legacy.ole2("WordDocument", b""), "unsupported", "Word .doc file renamed"),
+        ("text.doc", b"just some text", "corrupt", "not a Word 97-2003 .doc"),
+    ],
+)
+def test_only_true_legacy_bytes_pass_the_checks(
+    tmp_path: Path, name: str, data: bytes, kind: str, says: str
+) -> None:
+    """An OLE2 file named .ppt must hold a PowerPoint stream (random bytes after an OLE2
+    header were a healthy deck with 0 pages), one of another format is named, and no check
+    waits for LibreOffice."""
+    (tmp_path / name).write_bytes(data)
+    for op in ("probe", "extract"):
+        error = run_job(Job(str(tmp_path), name, op))["error"]
+        assert error["kind"] == kind, error
+        assert says in error["message"]
+
+
+@needs_proc
+@pytest.mark.usefixtures("hanging_soffice")
+def test_convert_refuses_what_is_not_legacy() -> None:
+    """The conversion itself checks the bytes (a LibreOffice started on them would hang)."""
+    from dpe_server.extractors.legacy.convert import convert
+    from dpe_server.model.errors import UnsupportedError
+
+    before = _soffice_processes()
+    page = b"<!DOCTYPE html><html><body><img src='http://127.0.0.1:9/x.png'></body></html>"
+    for fmt in ("doc", "rtf", "ppt"):
+        with pytest.raises(UnsupportedError, match="web page"):
+            convert(page, fmt, 5.0)
+    assert _soffice_processes() == before
+
+
+def test_conversions_have_no_network() -> None:
+    """What LibreOffice is started with: a child that cannot reach even this host."""
+    from dpe_server.extractors.legacy import sandbox
+
+    if sandbox.network_isolation() == "none":
+        pytest.skip("this platform gives no network namespace (the profile still blocks links)")
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        code = (
+            "import socket, sys\n"
+            "try:\n"
+            f"    socket.create_connection(('127.0.0.1', {server.getsockname()[1]}), 5)\n"
+            "except OSError:\n"
+            "    sys.exit(7)\n"
+        )
+        isolated = subprocess.run(
+            [sys.executable, "-c", code], preexec_fn=sandbox.child_setup(), check=False
+        )
+        plain = subprocess.run([sys.executable, "-c", code], check=False)
+    assert (isolated.returncode, plain.returncode) == (7, 0)
+
+
+def test_profile_follows_no_link(tmp_path: Path) -> None:
+    from dpe_server.extractors.legacy import sandbox
+
+    sandbox.write_profile_settings(tmp_path)
+    settings = (tmp_path / "user" / "registrymodifications.xcu").read_text()
+    for prop, value in (
+        ("BlockUntrustedRefererLinks", "true"),
+        ("DisableMacrosExecution", "true"),
+        ("ooInetHTTPProxyPort", "9"),
+    ):
+        assert f'oor:name="{prop}" oor:op="fuse"><value>{value}</value>' in settings
+
+
+@pytest.mark.anyio
+async def test_a_slow_conversion_is_not_cut_by_the_probe_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fixture_dir: Path
+) -> None:
+    """A conversion longer than the probe's deadline but within the extraction's (a 25 MB
+    RTF: 28 s, where the probe's was 12 s and the read's 50 s) is probed and read, once."""
+    fake = tmp_path / "slow-bin"
+    fake.mkdir()
+    counted = tmp_path / "conversions"
+    (fake / "soffice").write_text(
+        "#!/bin/sh\n"  # a LibreOffice that takes 2 s, then writes a real .docx
+        'while [ "$#" -gt 1 ]; do [ "$1" = --outdir ] && out="$2"; shift; done\n'
+        f"echo >> {counted}\n"
+        "sleep 2\n"
+        f'cp {fixture_dir / "doc-plain.docx"} "$out/document.docx"\n'
+    )
+    (fake / "soffice").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    legacy.rtf(tmp_path)
+    pb = ProcessBackend(WorkerSettings(workers=1, probe_timeout=1.0, timeout=30.0))
+    try:
+        props = await pb.probe(tmp_path, legacy.RTF_FILE)
+        doc = await pb.extract(tmp_path, legacy.RTF_FILE)
+    finally:
+        await pb.aclose()
+    assert props.page_count == len(doc.pages) > 0
+    assert doc.metadata["converted_by"] == "LibreOffice"
+    assert counted.read_text() == "\n"  # the read reused the probe's conversion

@@ -165,6 +165,26 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
         metavar="BYTES",
         help="HTTP: larger request bodies are refused (413)",
     )
+    serve.add_argument(
+        "--max-connections",
+        type=_AT_LEAST_ONE,
+        default=1000,
+        help="HTTP: open connections at most (past it the longest idle one is closed)",
+    )
+    serve.add_argument(
+        "--head-timeout",
+        type=_IDLE_SECONDS,
+        default=10.0,
+        metavar="SECONDS",
+        help="HTTP: a request's head must arrive within this long (408 otherwise)",
+    )
+    serve.add_argument(
+        "--body-timeout",
+        type=_IDLE_SECONDS,
+        default=30.0,
+        metavar="SECONDS",
+        help="HTTP: a request's body must arrive within this long of its head (408 otherwise)",
+    )
     _cache_options(serve)
     _element_option(serve)
     serve.add_argument(
@@ -370,6 +390,7 @@ def _serve(args: argparse.Namespace) -> int:
     from dpe_server.cli.allocator import big_blocks_returned
     from dpe_server.cli.banner import Banner
     from dpe_server.surface.app import Settings, build_server
+    from dpe_server.surface.connections import ConnectionLimits
     from dpe_server.surface.transports import HttpOptions, serve_http, serve_stdio
 
     settings = Settings(
@@ -404,6 +425,9 @@ def _serve(args: argparse.Namespace) -> int:
                 max_sessions=args.max_sessions,
                 session_idle_timeout=args.session_idle_timeout,
                 max_request_bytes=args.max_request_bytes,
+                connections=ConnectionLimits(
+                    args.max_connections, args.head_timeout, args.body_timeout
+                ),
             )
             token = " (bearer token)" if args.token else ""
             _run(serve_http, server, options, lambda url: banner.listening(url + token))

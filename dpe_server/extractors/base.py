@@ -93,6 +93,10 @@ class Format:
     tools: tuple[str, ...] = ()
     """Programs on PATH its extractor runs (`soffice`): whether each is found is part of the
     cache key, so installing or removing one re-reads the files of the format."""
+    probe_reads_whole: bool = False
+    """Its probe reads the whole file (a conversion, which the extraction then reuses), so a
+    probe runs under the extraction's deadline: the probe's shorter one would cut a
+    conversion the full read finishes."""
 
     def load(self) -> Extractor:
         """Its extractor, importing its module (and its library) on first use."""

@@ -14,8 +14,10 @@ that hangs, eats memory or crashes takes down its worker, never the server.
   died or dropped it), even mid-parse. SIGINT and SIGTERM are the server's to handle: it
   SIGKILLs its workers on the first (`kill_now`), and again on a second, which ends it at once.
 - Each job has a wall-clock deadline (probe 15 s, extract 60 s by default; the recognition of
-  one pdf page, an `ocr` job, has the extract deadline to itself). On overrun the
-  worker is SIGKILLed, reaped, and replaced on next use; the job fails with `timeout`.
+  one pdf page, an `ocr` job, has the extract deadline to itself; the probe of a format whose
+  probe reads the whole file, a LibreOffice conversion, has the extract deadline too). On
+  overrun the worker is SIGKILLed, reaped, and replaced on next use; the job fails with
+  `timeout`.
 - A worker that dies on a job (out of memory, a native crash) fails that job with
   `too_large` or `corrupt`; the next job gets a fresh worker.
 - Results come back over the pipe as the JSON text of what `jobs.run_job` returns (for a
@@ -45,7 +47,7 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from dpe_server.extractors import DEFAULT_LIMITS, Limits
+from dpe_server.extractors import DEFAULT_LIMITS, Limits, format_of
 from dpe_server.isolation.client import JobClient
 from dpe_server.isolation.jobs import (
     OUT_OF_MEMORY,
@@ -262,7 +264,9 @@ class ProcessBackend(JobClient):
         return self.settings.pool_size
 
     async def _execute(self, job: Job) -> JSON:
-        deadline = self.settings.probe_timeout if job.op == "probe" else self.settings.timeout
+        deadline = self.settings.timeout
+        if job.op == "probe" and not _probe_reads_whole(job.rel):
+            deadline = self.settings.probe_timeout
         return await self.run(job, deadline)
 
     async def aclose(self) -> None:
@@ -385,3 +389,8 @@ def _shutting_down() -> CorruptError:
 
 
 __all__ = ["ProcessBackend", "WorkerSettings"]
+
+
+def _probe_reads_whole(rel: str) -> bool:
+    fmt = format_of(rel)
+    return fmt is not None and fmt.probe_reads_whole

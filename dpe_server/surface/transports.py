@@ -3,8 +3,10 @@
 stdio: the SDK's `stdio_server` points fd 1 at stderr while serving, so nothing but protocol
 reaches stdout. HTTP: Host and Origin are validated whatever the bind address (loopback names
 when bound to loopback, otherwise the bind address plus an explicit allowlist); an optional
-bearer token is checked before anything else; request size, session count and idle time are
-bounded.
+bearer token is checked before anything else, as soon as a request's head arrives (a refused
+request's connection is closed, its body never read); request size, session count and idle time
+are bounded; so are open connections and the time a request's head and body may take to arrive
+(`connections`).
 
 Both stop the same way on SIGINT or SIGTERM: the workers are killed at once, serving ends, the
 server's lifespan closes (workers reaped, cache closed) and the command exits 0. A second
@@ -14,6 +16,7 @@ had been handled.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
 import logging
@@ -32,6 +35,13 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from dpe_server.surface.app import DpeServer
+from dpe_server.surface.connections import (
+    ConnectionLimits,
+    connection_cap,
+    protocol_class,
+    quiet_accept_errors,
+    raise_fd_limit,
+)
 
 if TYPE_CHECKING:
     import uvicorn
@@ -136,6 +146,7 @@ class HttpOptions:
     session_idle_timeout: float = 600.0
     max_request_bytes: int = 1024 * 1024
     path: str = "/mcp"
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 def is_loopback(bind: str) -> bool:
@@ -191,6 +202,7 @@ class BearerToken:
                             (b"content-type", b"application/json"),
                             (b"www-authenticate", b'Bearer realm="dpe-server"'),
                             (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close"),  # its body, if any, is never read
                         ],
                     }
                 )
@@ -222,6 +234,12 @@ async def serve_http(
     port actually bound when `options.port` is 0)."""
     import uvicorn  # the SDK depends on it; imported here so stdio never loads it
 
+    fd_limit = raise_fd_limit()
+    cap = connection_cap(options.connections, fd_limit)
+    if cap < options.connections.max_connections:
+        log.warning("at most %d connections at once: the open-file limit is %s", cap, fd_limit)
+    quiet_accept_errors(asyncio.get_running_loop())
+
     class Uvicorn(uvicorn.Server):
         """uvicorn without its own signal handlers (once stopped, it re-raises the signal:
         SIGTERM would end the process with status -15): `stop_on_signal` calls
@@ -238,6 +256,7 @@ async def serve_http(
         log_level="warning",
         lifespan="on",
         access_log=False,
+        http=protocol_class(options.connections, cap),
     )
     userver = Uvicorn(config)
     server.app.stop = lambda: userver.handle_exit(signal.SIGTERM, None)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Format, Limits
-from dpe_server.model.errors import CorruptError, UnsupportedError
+from dpe_server.model.errors import UnsupportedError
 from dpe_server.model.tree import JSON
 
 SOFFICE = "soffice"
@@ -31,9 +31,10 @@ def missing_error(fmt: str) -> UnsupportedError:
 
 
 def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
-    """What the first bytes say: a zip or a PDF under these suffixes is named; a .rtf must be
-    Rich Text, a .ppt an OLE2 file; a .doc may also be Rich Text, HTML or Word XML, which Word
-    saves under .doc and LibreOffice reads. Then: is LibreOffice there?"""
+    """What the bytes say: a zip or a PDF under these suffixes is named; otherwise they must
+    be the legacy format itself (`kinds.conversion_kind`: an OLE2 file holding the format's
+    stream, or Rich Text), never something else LibreOffice would open by its content. Then:
+    is LibreOffice there?"""
     if kind == "zip":
         from dpe_server.extractors.ooxml.checks import zip_kind
 
@@ -42,12 +43,9 @@ def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
         )
     if kind == "pdf":
         raise UnsupportedError(f"This file is a PDF renamed to .{fmt}; rename it to .pdf.")
-    head = f.read(5)
-    f.seek(0)
-    if fmt == "rtf" and head != b"{\\rtf":
-        raise CorruptError("The file is not Rich Text (it does not begin with {\\rtf).")
-    if fmt == "ppt" and kind != "cfb":
-        raise CorruptError("The file is not a .ppt file (it is not an OLE2 compound file).")
+    from dpe_server.extractors.legacy.kinds import conversion_kind
+
+    conversion_kind(f, fmt)
     if shutil.which(SOFFICE) is None:
         raise missing_error(fmt)
 
@@ -69,6 +67,7 @@ def _format(name: str, suffixes: tuple[str, ...], kind_name: str, unit: str) -> 
         check=_check,
         picture=_picture,
         tools=(SOFFICE,),
+        probe_reads_whole=True,
     )
 
 

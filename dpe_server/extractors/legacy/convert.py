@@ -6,10 +6,13 @@
   its first conversion and kept for the next ones (a new profile costs about 2 s more), so
   conversions share nothing with a user's LibreOffice or with another worker; conversions of
   one process take turns on it;
+- only true legacy bytes are converted (`kinds`: an OLE2 file holding the format's stream, or
+  Rich Text), never another format LibreOffice would detect by its content;
 - `soffice.bin` is run directly when it sits beside `soffice` (the launcher script forks it),
-  in its own session, with `PR_SET_PDEATHSIG` so it dies with the worker that started it
-  (a worker killed at its deadline leaves no LibreOffice behind); a first run on a new profile
-  exits 81 (restart) and is run once more;
+  in its own session, in a network namespace of its own where the platform allows it, with
+  a profile that follows no link (`sandbox`), and with `PR_SET_PDEATHSIG` so it dies with the
+  worker that started it (a worker killed at its deadline leaves no LibreOffice behind); a
+  first run on a new profile exits 81 (restart) and is run once more;
 - it has its own deadline (`timeout`), under the worker's: past it the whole process group is
   killed and the read fails with `timeout`;
 - a result is kept in this process's memory (the last `_KEEP` conversions, by the sha-256 of
@@ -23,7 +26,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import hashlib
 import os
 import shutil
@@ -32,10 +34,11 @@ import subprocess
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
 
 from dpe_server.extractors.legacy import SOFFICE, missing_error, target
+from dpe_server.extractors.legacy.kinds import conversion_kind_of
+from dpe_server.extractors.legacy.sandbox import child_setup, write_profile_settings
 from dpe_server.model.errors import (
     CorruptError,
     ExtractionError,
@@ -50,20 +53,6 @@ default .docx export."""
 _KEEP = 4
 _MAX_OUTPUT = 256 * 1024 * 1024
 _done: OrderedDict[str, bytes] = OrderedDict()
-
-
-def _death_signal() -> Callable[[], None] | None:
-    """What the child runs before exec: `prctl(PR_SET_PDEATHSIG, SIGKILL)`, resolved here in
-    the parent (the child, forked from a threaded process, must not load anything)."""
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None  # not Linux: the own deadline still kills the process group
-
-    def die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-        prctl(1, signal.SIGKILL)
-
-    return die_with_parent
 
 
 def _program(fmt: str) -> str:
@@ -83,7 +72,7 @@ def _run(argv: list[str], env: dict[str, str], timeout: float) -> int:
         stderr=subprocess.DEVNULL,
         env=env,
         start_new_session=True,
-        preexec_fn=_death_signal(),  # noqa: PLW1509 - one prctl call, resolved beforehand
+        preexec_fn=child_setup(),  # noqa: PLW1509 - unshare and prctl, resolved beforehand
     )
     try:
         return proc.wait(timeout)
@@ -105,7 +94,9 @@ _profile: list[Path] = []
 def _profile_folder() -> Path:
     """This process's LibreOffice profile folder (made private on first use)."""
     if not _profile:
-        _profile.append(Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-profile-")))
+        folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-profile-"))
+        write_profile_settings(folder)  # before LibreOffice's first start on it
+        _profile.append(folder)
         atexit.register(_drop_profile)  # a process killed instead is swept by the next one
     return _profile[0]
 
@@ -131,8 +122,7 @@ def sweep() -> None:
 
 def convert(data: bytes, fmt: str, timeout: float) -> bytes:
     """The bytes of `data` (a .`fmt` file) converted to its OOXML counterpart."""
-    if data.startswith(b"{\\rtf"):
-        fmt = "rtf"  # Word saves Rich Text under .doc too
+    fmt = conversion_kind_of(data, fmt)  # only true legacy bytes reach LibreOffice
     key = hashlib.sha256(fmt.encode() + b"\0" + data).hexdigest()
     if key in _done:
         _done.move_to_end(key)

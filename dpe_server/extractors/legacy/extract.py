@@ -2,8 +2,11 @@
 with its own extractor. The tree says it was converted (`metadata.converted_by`); image
 elements name parts of the converted package, read again through the same conversion.
 
-Each conversion has its own deadline under the worker's (probe `PROBE_TIMEOUT`, extraction
-`EXTRACT_TIMEOUT` seconds)."""
+Each conversion has its own deadline under the worker's, `CONVERT_TIMEOUT` seconds, for a
+probe as for an extraction: the probe converts the whole file, and the extraction that
+follows in the same worker reuses that conversion (`convert` keeps the last few), so a probe
+cut sooner would list `timeout` a file the full read would have read. The worker gives such a
+probe the extraction's deadline (`Format.probe_reads_whole`)."""
 
 from __future__ import annotations
 
@@ -17,10 +20,8 @@ from dpe_server.extractors.legacy.convert import convert
 from dpe_server.extractors.ooxml import picture as ooxml_picture
 from dpe_server.model.tree import JSON, Document, Page, Properties
 
-PROBE_TIMEOUT = 12.0
-"""Seconds a conversion for a probe may take (the worker's probe deadline is 15 s)."""
-EXTRACT_TIMEOUT = 50.0
-"""Seconds a conversion for an extraction may take (the worker's deadline is 60 s)."""
+CONVERT_TIMEOUT = 50.0
+"""Seconds a conversion may take (the worker's deadline is 60 s by default)."""
 _BY = "LibreOffice"
 
 
@@ -40,10 +41,10 @@ def _extractor(fmt: str, suffixes: tuple[str, ...]) -> Extractor:
         return found
 
     def probe(f: BinaryIO, limits: Limits) -> Properties:
-        return inner().probe(_converted(f, fmt, PROBE_TIMEOUT), limits)
+        return inner().probe(_converted(f, fmt, CONVERT_TIMEOUT), limits)
 
     def extract(f: BinaryIO, limits: Limits) -> Document:
-        doc = inner().extract(_converted(f, fmt, EXTRACT_TIMEOUT), limits)
+        doc = inner().extract(_converted(f, fmt, CONVERT_TIMEOUT), limits)
         return Document(doc.properties, doc.pages, {**doc.metadata, "converted_by": _BY})
 
     def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
@@ -51,7 +52,7 @@ def _extractor(fmt: str, suffixes: tuple[str, ...]) -> Extractor:
         page's pictures only)."""
         inner_pages = inner().extract_pages
         assert inner_pages is not None
-        return inner_pages(_converted(f, fmt, EXTRACT_TIMEOUT), indices, limits)
+        return inner_pages(_converted(f, fmt, CONVERT_TIMEOUT), indices, limits)
 
     return Extractor(fmt, suffixes, "1", probe, extract, extract_pages)
 
@@ -63,4 +64,4 @@ PPT = _extractor("ppt", (".ppt",))
 def picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:
     """A picture of the converted package (`metadata.part`)."""
     kind = "ppt" if fmt == "ppt" else "doc"
-    return ooxml_picture(_converted(f, kind, EXTRACT_TIMEOUT), target(kind), metadata, max_bytes)
+    return ooxml_picture(_converted(f, kind, CONVERT_TIMEOUT), target(kind), metadata, max_bytes)
