@@ -24,7 +24,7 @@ from dpe_server.extractors import (
     read_as,
     unlocked,
 )
-from dpe_server.extractors.passwords import trying
+from dpe_server.extractors.passwords import TRY_SECONDS, trying
 from dpe_server.isolation.confine import NotConfined, open_confined
 from dpe_server.isolation.pictures import picture
 from dpe_server.isolation.precheck import precheck
@@ -61,12 +61,14 @@ class Job:
     passwords: tuple[str, ...] = field(default=(), repr=False)
     """The passwords given for the file (`isolation.passwords`): sent with the job over the
     worker's pipe, never shown."""
+    password_seconds: float = TRY_SECONDS
+    """Seconds of tries at most (`extractors.passwords`): a share of the job's deadline."""
 
 
 def run_job(job: Job) -> dict[str, JSON]:
     """`{"ok": ...}` with the probe, document or pages as JSON, or `{"error": {kind, message}}`."""
     try:
-        with trying(job.passwords):
+        with trying(job.passwords, job.password_seconds):
             return {"ok": _run(job)}
     except ExtractionError as exc:
         return {"error": {**exc.to_json(), "transient": exc.transient}}

@@ -245,6 +245,9 @@ class ProcessBackend(JobClient):
     ) -> None:
         self.settings = settings or WorkerSettings()
         super().__init__(limits, self.settings.passwords)
+        # Half the probe's deadline for passwords: a protected file that none of them opens is
+        # listed `encrypted` however long the list, not `timeout` (the rest is for the parse).
+        self.password_seconds = self.settings.probe_timeout / 2
         size = self.settings.pool_size
         self._slots = anyio.Semaphore(size)
         self._threads = anyio.CapacityLimiter(size)
