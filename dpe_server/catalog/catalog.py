@@ -160,7 +160,12 @@ class Catalog(Index[Entry]):
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         super().__init__(
-            root, host, store if store is not None else MemoryStore(), backend.passwords, limits
+            root,
+            host,
+            store if store is not None else MemoryStore(),
+            backend.passwords,
+            limits,
+            bounds=backend.bounds,
         )
         self.backend = backend
         self.on_change = on_change

@@ -78,6 +78,11 @@ class JobClient(ABC):
             **more,
         )
 
+    @property
+    def bounds(self) -> str:
+        """No limits of its own (threads, this process): "" (a worker pool says its own)."""
+        return ""
+
     @abstractmethod
     async def _execute(self, job: Job) -> JSON:
         """Run `job`; its `ok` value, or its error raised (`jobs.unwrap`)."""
