@@ -166,7 +166,7 @@ async def test_a_long_default_list_none_of_which_opens_the_file_is_encrypted(
     saying how many were tried and how to have its own tried first; the old server let the
     probe run out and listed it `timeout`, "may be too large or malformed"."""
     many = Passwords(default=tuple(f"{OTHER}-{i}" for i in range(300)))
-    settings = WorkerSettings(workers=1, probe_timeout=4.0, passwords=many)
+    settings = WorkerSettings(workers=1, probe_timeout=8.0, passwords=many)
     pb = ProcessBackend(settings)
     try:
         await pb.probe(fixture_dir, protected.XLSX)  # the worker started: its seconds not counted
@@ -176,7 +176,7 @@ async def test_a_long_default_list_none_of_which_opens_the_file_is_encrypted(
         await pb.aclose()
     err = raised.value
     assert err.kind == "encrypted"
-    assert "of the 301 passwords were tried, in 2 s" in err.message
+    assert "of the 301 passwords were tried, in 4 s" in err.message
     assert "[files] pattern" in err.message
     assert OTHER not in err.message
 
