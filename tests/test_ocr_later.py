@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib.util
 import io
 import os
+import struct
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -169,6 +171,49 @@ async def test_a_page_job_has_a_budget_of_its_own(office: Path, engine: FakeEngi
     second = await backend.recognise(office, "deck.pptx", 1)
     assert second is not None
     assert _pictures(second) == [True]
+
+
+def _huge_png(side: int = 20_000) -> bytes:
+    """A PNG whose header says `side` x `side` one-bit grey pixels (400 million: Pillow's
+    decompression-bomb check refuses to open it), with next to no data."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data)
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0)
+    data = zlib.compress(b"\0" * 64)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.anyio
+async def test_the_pixel_cap_counts_a_pictures_own_pixels_not_its_shown_size(
+    tmp_path: Path, engine: FakeEngine
+) -> None:
+    """A 20,000 x 20,000 PNG shown 3 inches wide in a docx: 400 megapixels, over the 40
+    megapixel cap, so it is neither left pending nor recognised, and the page reads. The old
+    cap looked at the shown size (288 x 288): the picture went pending, and its page's ocr job
+    opened it with Pillow, which refused it: "the .docx reader failed
+    (DecompressionBombError)"."""
+    from docx.shared import Inches
+
+    from fixtures.builders.docx import save
+
+    document = docx.Document()
+    document.add_paragraph("A poster, shown small.")
+    document.add_picture(io.BytesIO(_huge_png()), width=Inches(3))
+    save(document, tmp_path / "poster.docx")
+    backend = _backend()
+    doc = await backend.extract(tmp_path, "poster.docx")
+    (picture,) = [e for e in doc.pages[0].elements if e.category.value == "image"]
+    assert "ocr" not in picture.metadata
+    assert "ocr" not in doc.pages[0].metadata
+    page = await backend.recognise(tmp_path, "poster.docx", 0)  # were it asked: it reads
+    assert page is not None
+    assert _pictures(page) == [None]
+    assert engine.calls == 0
 
 
 @pytest.mark.anyio

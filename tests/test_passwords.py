@@ -22,7 +22,7 @@ from dpe_server.isolation.passwords import (
     load_passwords,
     parse_passwords,
 )
-from dpe_server.isolation.workers import WorkerSettings
+from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import Document
 from dpe_server.read.reader import local_reader
@@ -155,6 +155,38 @@ def test_protected_pdf_opens_with_its_password(fixture_dir: Path) -> None:
     doc = extract(fixture_dir, "pdf_encrypted.pdf", Passwords(default=(OTHER, PDF_PASSWORD)))
     assert doc.properties.page_count >= 1
     assert extract(fixture_dir, "pdf_owner_only.pdf").properties.page_count >= 1
+
+
+@pytest.mark.anyio
+async def test_a_long_default_list_none_of_which_opens_the_file_is_encrypted(
+    fixture_dir: Path,
+) -> None:
+    """Each password costs the file's key derivation (100,000 SHA-512 rounds): 300 of them
+    outlast a probe's deadline. The tries stop at half of it, and the file is `encrypted`,
+    saying how many were tried and how to have its own tried first; the old server let the
+    probe run out and listed it `timeout`, "may be too large or malformed"."""
+    many = Passwords(default=tuple(f"{OTHER}-{i}" for i in range(300)))
+    settings = WorkerSettings(workers=1, probe_timeout=8.0, passwords=many)
+    pb = ProcessBackend(settings)
+    try:
+        await pb.probe(fixture_dir, protected.XLSX)  # the worker started: its seconds not counted
+        with pytest.raises(ExtractionError) as raised:
+            await pb.probe(fixture_dir, protected.DOCX)
+    finally:
+        await pb.aclose()
+    err = raised.value
+    assert err.kind == "encrypted"
+    assert "of the 301 passwords were tried, in 4 s" in err.message
+    assert "[files] pattern" in err.message
+    assert OTHER not in err.message
+
+
+def test_every_password_is_tried_within_the_time(fixture_dir: Path) -> None:
+    """A short list is tried whole: the message says nothing of untried passwords."""
+    err = error_of(fixture_dir, protected.DOCX, Passwords(default=(OTHER, f"{OTHER}-2")))
+    assert err.kind == "encrypted"
+    assert "were tried" not in err.message
+    assert "--passwords FILE" in err.message
 
 
 def test_the_fixtures_passwords_file_opens_exactly_the_fixtures_protected_on_purpose(

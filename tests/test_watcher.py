@@ -47,7 +47,9 @@ class Recorder:
 
     async def watching(self, folder: Path) -> None:
         """Return once the watcher sees changes: a file written until its addition is
-        announced (the watches are set up in a thread that says nothing when it is done)."""
+        announced (the watches are set up in a thread that says nothing when it is done).
+        What was announced before (the start's probes listed) is dropped."""
+        self.changes.clear()
         for attempt in range(10):
             (folder / f"ready{attempt}.pptx").write_bytes(b"")
             try:

@@ -57,8 +57,9 @@ async def test_workers_reuse_one_process(backend: ProcessBackend) -> None:
 async def test_workers_deadline_kills_a_hung_parse(backend: ProcessBackend) -> None:
     hung = (await backend.run(_job("ok-0"), 30))["pid"]
     start = time.monotonic()
-    with pytest.raises(ExtractionTimeout, match="longer than 1 seconds"):
+    with pytest.raises(ExtractionTimeout, match="longer than 1 seconds") as raised:
         await backend.run(_job("sleep"), 1.0)
+    assert raised.value.bound  # kept with the deadline: read again under a longer one
     assert time.monotonic() - start < 5
     with pytest.raises(ProcessLookupError):
         os.kill(hung, 0)
@@ -80,8 +81,9 @@ async def test_workers_deadline_kills_a_hung_parse(backend: ProcessBackend) -> N
 async def test_workers_job_that_breaks_its_worker(
     backend: ProcessBackend, name: str, error: type[Exception], message: str
 ) -> None:
-    with pytest.raises(error, match=message):
+    with pytest.raises(error, match=message) as raised:
         await backend.run(_job(name), 30)
+    assert getattr(raised.value, "bound", None) is (error is TooLargeError)  # memory: the limit's
     assert (await backend.run(_job("ok-next"), 30))["rel"] == "ok-next"
 
 
@@ -177,6 +179,46 @@ async def test_workers_recycled_after_max_jobs() -> None:
     finally:
         await pb.aclose()
     assert pids[0] == pids[1] != pids[2] == pids[3]
+
+
+@pytest.mark.skipif(not HAS_PROC, reason="the address space is read from /proc")
+async def test_workers_recycled_once_grown_past_their_share_of_the_limit() -> None:
+    """A worker whose address space passed `recycle_share` of its limit after a job is
+    replaced (a share no worker stays under: every job gets a fresh one)."""
+    settings = WorkerSettings(workers=1, memory_bytes=512 * MIB, recycle_share=0.01, runner=RUNNER)
+    pb = ProcessBackend(settings)
+    try:
+        pids = [(await pb.run(_job(f"ok-{i}"), 30))["pid"] for i in range(3)]
+    finally:
+        await pb.aclose()
+    assert len(set(pids)) == 3
+
+
+async def test_workers_out_of_memory_after_other_jobs_runs_again_in_a_fresh_worker(
+    tmp_path: Path,
+) -> None:
+    """A worker that ran other jobs may have grown: the job that runs out of memory in it is
+    run once more in a fresh worker, which has room for it. In a fresh worker, the same failure
+    is the file's (`too_large`, bound to the limit) and not tried again."""
+    pb = ProcessBackend(WorkerSettings(workers=1, memory_bytes=512 * MIB, runner=RUNNER))
+    try:
+        first = (await pb.run(_job("ok-0"), 30))["pid"]
+        again = await pb.run(Job(str(tmp_path), "hogonce", "extract"), 30)
+        assert again["rel"] == "hogonce"
+        assert again["pid"] != first
+        assert (tmp_path / "hogged").exists()
+        assert pb.started == 2
+    finally:
+        await pb.aclose()
+    fresh = ProcessBackend(WorkerSettings(workers=1, memory_bytes=512 * MIB, runner=RUNNER))
+    try:
+        with pytest.raises(TooLargeError) as err:
+            await fresh.run(_job("hog"), 30)  # a worker's first job
+        assert err.value.bound
+        assert not err.value.transient
+        assert fresh.started == 1  # not run again
+    finally:
+        await fresh.aclose()
 
 
 async def test_workers_refuse_jobs_after_aclose() -> None:

@@ -160,7 +160,12 @@ class Catalog(Index[Entry]):
         limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         super().__init__(
-            root, host, store if store is not None else MemoryStore(), backend.passwords, limits
+            root,
+            host,
+            store if store is not None else MemoryStore(),
+            backend.passwords,
+            limits,
+            bounds=backend.bounds,
         )
         self.backend = backend
         self.on_change = on_change
@@ -169,8 +174,9 @@ class Catalog(Index[Entry]):
         self.probed = 0
         self.warm_count = 0
         """Documents the warm-up has gone through so far (extracted, failed or skipped)."""
-        self.ready = anyio.Event()
-        """Set once every file found at start is listed (from the store or a probe)."""
+        self.listed = anyio.Event()
+        """Set once every file found at start is listed: restored from the store, or listed
+        `indexing` until its probe answers (reads wait for this, never for the probes)."""
         self.listing_version = 0
         """Grows with each `list_changed` announced: what was derived from the listing before
         (completion's index of doc_refs and titles) is out of date."""
@@ -190,7 +196,10 @@ class Catalog(Index[Entry]):
     # ---- life cycle ----------------------------------------------------------------------
 
     async def start(self, tg: TaskGroup | None = None, *, probe: bool = True) -> None:
-        """Scan the folder; list each file from the store or a cheap probe.
+        """Scan the folder; list each file from the store, else `indexing` until a cheap probe
+        answers. `listed` is set as soon as the folder is listed: a probe may take seconds (a
+        legacy file is converted), and Level 0 waits for none of them. Returns once every file
+        is probed, announcing the list changed when any was.
 
         `probe=False` leaves probing to the first read of each document (one-shot readers
         such as `dpe-server read`, which need one document, not the folder's listing).
@@ -202,6 +211,7 @@ class Catalog(Index[Entry]):
             entries = [self._add(rel, st, keys[rel]) for rel, st in found.items()]
         self.scanned = len(entries)
         cached = await anyio.to_thread.run_sync(self._restore_all, entries)
+        self.listed.set()
 
         async def probe_one(entry: Entry) -> None:
             # Replicas sharing the store start at different places in the folder: what
@@ -216,7 +226,8 @@ class Catalog(Index[Entry]):
             start = random.randrange(len(todo))
             todo = todo[start:] + todo[:start]
         await _each(todo, probe_one, PROBES_AT_ONCE)
-        self.ready.set()
+        if todo:  # titles, page counts and errors listed since the folder was
+            await self._announce(Change(list_changed=True))
 
     async def warm(self) -> None:
         """Extract every document fully, most recently modified first (background warm-up);
@@ -483,9 +494,10 @@ class Catalog(Index[Entry]):
         try:
             props = await self.backend.probe(self.root, entry.rel)
         except ExtractionError as exc:
-            self._failed(entry, key, exc)
+            if not entry.current:  # else a read extracted this version meanwhile: it stands
+                self._failed(entry, key, exc)
             return
-        if key == entry.key:
+        if key == entry.key and not (entry.current or entry.failed):
             entry.props, entry.error, entry.error_key = props, None, ""
             await anyio.to_thread.run_sync(self.store.put_probe, key, props)
 

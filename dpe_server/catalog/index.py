@@ -254,8 +254,13 @@ class Index(ABC, Generic[E]):
         store: Store,
         passwords: Passwords = NO_PASSWORDS,
         limits: Limits = DEFAULT_LIMITS,
+        *,
+        bounds: str = "",
     ) -> None:
         self.root = root.resolve()
+        self.bounds = bounds
+        """The limits extraction runs under (`Backend.bounds`): a failure that hit one of them
+        is kept with them, and the file read again under others (a larger `--memory-mb`)."""
         self._root_prefix = os.path.join(str(self.root), "")
         """`str(self.root / rel)` is this + rel (a rel has no empty, `.` or `..` name)."""
         self._root_uri = os.path.join(self.root.as_uri(), "")
@@ -384,8 +389,9 @@ class Index(ABC, Generic[E]):
     def _apply(self, entry: Entry, cached: Cached | None) -> bool:
         if cached is None:
             return False
-        if cached.error is not None:
-            entry.error = extraction_error(str(cached.error["kind"]), str(cached.error["message"]))
+        error = cached.error
+        if error is not None and error.get("bounds", self.bounds) == self.bounds:
+            entry.error = extraction_error(str(error["kind"]), str(error["message"]))
             entry.error_key = entry.key
             return True
         if cached.props is None and cached.outline is None:
@@ -399,7 +405,8 @@ class Index(ABC, Generic[E]):
         """The file as of `key` cannot be read: list its error (and keep it, unless transient)."""
         entry.error, entry.error_key = exc, key
         if not exc.transient:
-            self.store.put_error(key, exc.to_json())
+            bounds = {"bounds": self.bounds} if exc.bound else {}
+            self.store.put_error(key, {**exc.to_json(), **bounds})
 
     def _adopt(self, entry: Entry, key: str, doc: Document, outline: Outline) -> bool:
         """Serve a document just extracted (and stored) as of `key`; True when it is current.

@@ -38,6 +38,13 @@ class Backend(Protocol):
         """Jobs it runs at once (the catalog splits a large paged document that many ways)."""
         ...
 
+    @property
+    def bounds(self) -> str:
+        """The limits it runs jobs under that a `bound` failure depends on (memory,
+        deadlines): the catalog keeps such a failure with them, and reads the file again when
+        they differ."""
+        ...
+
     async def probe(self, root: Path, rel: str) -> Properties: ...
 
     async def extract(self, root: Path, rel: str) -> Document: ...

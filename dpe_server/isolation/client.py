@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
+from dpe_server.extractors.passwords import TRY_SECONDS
 from dpe_server.isolation.jobs import (
     Job,
     Op,
@@ -63,11 +64,24 @@ class JobClient(ABC):
         self._limits = limits
         self.passwords = passwords
         """Which passwords the jobs of each file carry (the catalog keys trees by its digest)."""
+        self.password_seconds = TRY_SECONDS
+        """Seconds a job spends trying a file's passwords at most (`extractors.passwords`)."""
 
     def _job(self, root: Path, rel: str, op: Op, **more: Any) -> Job:
         return Job(
-            str(root), rel, op, limits=self._limits, passwords=self.passwords.for_path(rel), **more
+            str(root),
+            rel,
+            op,
+            limits=self._limits,
+            passwords=self.passwords.for_path(rel),
+            password_seconds=self.password_seconds,
+            **more,
         )
+
+    @property
+    def bounds(self) -> str:
+        """No limits of its own (threads, this process): "" (a worker pool says its own)."""
+        return ""
 
     @abstractmethod
     async def _execute(self, job: Job) -> JSON:

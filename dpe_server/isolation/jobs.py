@@ -24,7 +24,8 @@ from dpe_server.extractors import (
     read_as,
     unlocked,
 )
-from dpe_server.extractors.passwords import trying
+from dpe_server.extractors.ocr.engine import EngineExhausted
+from dpe_server.extractors.passwords import TRY_SECONDS, trying
 from dpe_server.isolation.confine import NotConfined, open_confined
 from dpe_server.isolation.pictures import picture
 from dpe_server.isolation.precheck import precheck
@@ -61,12 +62,14 @@ class Job:
     passwords: tuple[str, ...] = field(default=(), repr=False)
     """The passwords given for the file (`isolation.passwords`): sent with the job over the
     worker's pipe, never shown."""
+    password_seconds: float = TRY_SECONDS
+    """Seconds of tries at most (`extractors.passwords`): a share of the job's deadline."""
 
 
 def run_job(job: Job) -> dict[str, JSON]:
     """`{"ok": ...}` with the probe, document or pages as JSON, or `{"error": {kind, message}}`."""
     try:
-        with trying(job.passwords):
+        with trying(job.passwords, job.password_seconds):
             return {"ok": _run(job)}
     except ExtractionError as exc:
         return {"error": {**exc.to_json(), "transient": exc.transient}}
@@ -87,8 +90,8 @@ def run_job(job: Job) -> dict[str, JSON]:
                 "transient": True,
             }
         }
-    except MemoryError:
-        return {"error": {**TooLargeError(OUT_OF_MEMORY).to_json(), "transient": False}}
+    except (MemoryError, EngineExhausted):
+        return out_of_memory(job)
     except (Exception, RecursionError) as exc:  # the boundary: report, never crash the server
         log.debug("extractor raised on %s", job.rel, exc_info=True)
         err = CorruptError(
@@ -96,6 +99,15 @@ def run_job(job: Job) -> dict[str, JSON]:
             f"({type(exc).__name__})."
         )
         return {"error": {**err.to_json(), "transient": False}}
+
+
+def out_of_memory(job: Job) -> dict[str, JSON]:
+    """The result of a job that ran out of memory (or the OCR engine, of a resource): bound
+    to the worker's memory limit, and `exhausted`, so that its worker is replaced. An `ocr`
+    job's is transient: the page stays pending (its picture decoded; what ran out was the
+    engine's working memory, which a fresh worker has), never stored as failed."""
+    error = TooLargeError(OUT_OF_MEMORY).to_json()
+    return {"error": {**error, "transient": job.op == "ocr", "bound": True, "exhausted": True}}
 
 
 def _run(job: Job) -> JSON:
@@ -154,6 +166,7 @@ def decode_pages(data: JSON) -> list[Page]:
 def decode_error(data: JSON) -> ExtractionError:
     err = extraction_error(str(data.get("kind")), str(data.get("message")))
     err.transient = bool(data.get("transient"))
+    err.bound = bool(data.get("bound"))
     return err
 
 

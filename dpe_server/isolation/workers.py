@@ -19,11 +19,20 @@ that hangs, eats memory or crashes takes down its worker, never the server.
   overrun the worker is SIGKILLed, reaped, and replaced on next use; the job fails with
   `timeout`.
 - A worker that dies on a job (out of memory, a native crash) fails that job with
-  `too_large` or `corrupt`; the next job gets a fresh worker.
+  `too_large` or `corrupt`; the next job gets a fresh worker. A job that runs out of memory
+  (a worker killed for it, a `MemoryError`, or the OCR engine's refused allocation) in a worker
+  that had run other jobs before, or any `ocr` job, is run once more in a fresh worker: a
+  long-lived worker's address space grows (heaps fragment, onnxruntime keeps its arena), so
+  the first failure may be the worker's, not the file's. An `ocr` job that runs out of memory
+  in a fresh worker too leaves its page pending (logged), never stored as failed. Failures
+  bound to the memory limit or a deadline carry `bound`: the catalog keeps them with the
+  limits (`bounds`) and reads the file again once these change.
 - Results come back over the pipe as the JSON text of what `jobs.run_job` returns (for a
   50k-row sheet, json is faster than pickle both ways); the event loop never blocks: a
   thread per in-flight job waits on the pipe and decodes.
-- Workers are recycled after `max_jobs` jobs (fragmented heaps are returned to the system).
+- Workers are recycled after `max_jobs` jobs (fragmented heaps are returned to the system),
+  and after a job that left their address space past `recycle_share` of the memory limit
+  (read from `/proc/PID/statm` where there is one).
 - On shutdown every worker is killed at once (busy or idle: none holds anything to save).
 """
 
@@ -64,6 +73,10 @@ T = TypeVar("T")
 GIB = 1024 * 1024 * 1024
 MEMORY_EXIT = 86
 """Exit status of a worker that ran out of memory outside `run_job` (while sending)."""
+MEMORY_STATUSES = (MEMORY_EXIT, -signal.SIGKILL, -signal.SIGABRT, 1)
+"""Exit statuses of a worker that ran out of memory. SIGABRT: native allocators (Rust, glibc)
+abort when RLIMIT_AS refuses memory; SIGKILL: the kernel's OOM killer; 1: MemoryError
+escaping the interpreter."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +93,9 @@ class WorkerSettings:
     """Address space of one worker (RLIMIT_AS); 0 for no limit."""
     max_jobs: int = 200
     """Jobs a worker runs before it is replaced."""
+    recycle_share: float = 0.75
+    """A worker whose address space passes this share of `memory_bytes` after a job is
+    replaced (where the system says a process's size: Linux)."""
     runner: str = "dpe_server.isolation.jobs:run_job"
     """`module:function` a worker runs each job with (tests substitute misbehaving ones)."""
     passwords: Passwords = field(default=NO_PASSWORDS, repr=False)
@@ -155,6 +171,28 @@ def _child_env() -> dict[str, str]:
     paths = [_PACKAGE_PARENT, *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     return env
+
+
+def address_space(pid: int) -> int | None:
+    """The address space (virtual size, what RLIMIT_AS counts) of process `pid` in bytes, or
+    None where the system does not say (no `/proc`)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            pages = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def _exhausted(status: str, value: Any) -> bool:
+    """Whether a job's outcome says it ran out of memory: its worker died of it, or the job
+    reports it (`jobs.out_of_memory`)."""
+    if status == "died":
+        return value in MEMORY_STATUSES
+    if status != "ok" or not isinstance(value, dict):
+        return False
+    error = value.get("error")
+    return isinstance(error, dict) and bool(error.get("exhausted"))
 
 
 def _memory_message(limit: int) -> str:
@@ -247,6 +285,9 @@ class ProcessBackend(JobClient):
     ) -> None:
         self.settings = settings or WorkerSettings()
         super().__init__(limits, self.settings.passwords)
+        # Half the probe's deadline for passwords: a protected file that none of them opens is
+        # listed `encrypted` however long the list, not `timeout` (the rest is for the parse).
+        self.password_seconds = self.settings.probe_timeout / 2
         size = self.settings.pool_size
         self._slots = anyio.Semaphore(size)
         self._threads = anyio.CapacityLimiter(size)
@@ -292,29 +333,65 @@ class ProcessBackend(JobClient):
 
     # ---- the pool -----------------------------------------------------------------------
 
+    @property
+    def bounds(self) -> str:
+        """The limits a `bound` failure depends on (part of what the catalog keeps of it)."""
+        s = self.settings
+        return f"memory={s.memory_bytes};timeout={s.timeout:g};probe={s.probe_timeout:g}"
+
     async def run(self, job: Job, deadline: float) -> JSON:
         """Run any job in a worker; its `ok` value, or its error raised."""
         if self._closed:
             raise _shutting_down()
         async with self._slots:
-            worker = self._take()
-            if worker is None:
-                worker = await anyio.to_thread.run_sync(self._spawn)
-            try:
-                status, value = await anyio.to_thread.run_sync(
-                    worker.call, job, deadline, limiter=self._threads, abandon_on_cancel=True
+            status, value, ran = await self._attempt(job, deadline, fresh=False)
+            if _exhausted(status, value) and (ran > 1 or job.op == "ocr") and not self._closed:
+                log.warning(
+                    "%s of %s ran out of memory in a worker that had run %d job%s; "
+                    "trying it again in a fresh worker",
+                    job.op,
+                    job.rel,
+                    ran,
+                    "" if ran == 1 else "s",
                 )
-            except BaseException:
-                # Cancelled: the job is not wanted any more; the worker must not keep it.
-                self._drop(worker)
-                raise
+                status, value, ran = await self._attempt(job, deadline, fresh=True)
+                if _exhausted(status, value) and job.op == "ocr":
+                    log.warning(
+                        "ocr of page %s of %s ran out of memory in a fresh worker too (limit "
+                        "%d MiB); the page stays pending and is tried again when read or at "
+                        "the next start",
+                        ", ".join(map(str, job.pages)),
+                        job.rel,
+                        self.settings.memory_bytes >> 20,
+                    )
+                    message = _memory_message(self.settings.memory_bytes)
+                    raise TooLargeError(message, transient=True, bound=True)
             if status == "ok":
-                self._give_back(worker)
                 return unwrap(self._rewrite(value))
-            self._drop(worker)
             if self._closed:  # killed by `aclose`: says nothing about the file
                 raise _shutting_down()
             raise self._failure(job, status, value, deadline)
+
+    async def _attempt(self, job: Job, deadline: float, fresh: bool) -> tuple[str, Any, int]:
+        """Run `job` in an idle worker (`fresh`: a new one): `Worker.call`'s outcome, and how
+        many jobs that worker has run, this one included. The worker goes back to the pool
+        unless it failed, ran out of memory, or has grown past `recycle_share`."""
+        worker = None if fresh else self._take()
+        if worker is None:
+            worker = await anyio.to_thread.run_sync(self._spawn)
+        try:
+            status, value = await anyio.to_thread.run_sync(
+                worker.call, job, deadline, limiter=self._threads, abandon_on_cancel=True
+            )
+        except BaseException:
+            # Cancelled: the job is not wanted any more; the worker must not keep it.
+            self._drop(worker)
+            raise
+        if status == "ok" and not _exhausted(status, value):
+            self._give_back(worker)
+        else:
+            self._drop(worker)
+        return status, value, worker.jobs
 
     def _spawn(self) -> _Worker:
         worker = _Worker(self.settings.memory_bytes, self.settings.runner)
@@ -339,7 +416,7 @@ class ProcessBackend(JobClient):
         return worker
 
     def _give_back(self, worker: _Worker) -> None:
-        if self._closed or worker.jobs >= self.settings.max_jobs:
+        if self._closed or worker.jobs >= self.settings.max_jobs or self._grown(worker):
             self._drop(worker, graceful=True)
             return
         with self._lock:
@@ -352,6 +429,22 @@ class ProcessBackend(JobClient):
             worker.stop(2.0)
         else:
             worker.kill()
+
+    def _grown(self, worker: _Worker) -> bool:
+        """Whether the worker's address space has passed `recycle_share` of the limit."""
+        limit = self.settings.memory_bytes
+        if limit <= 0:
+            return False
+        size = address_space(worker.process.pid)
+        if size is None or size <= limit * self.settings.recycle_share:
+            return False
+        log.info(
+            "a worker grew to %d MiB of its %d MiB after %d jobs; replacing it",
+            size >> 20,
+            limit >> 20,
+            worker.jobs,
+        )
+        return True
 
     def _rewrite(self, result: dict[str, JSON]) -> dict[str, JSON]:
         """A MemoryError inside the job names this backend's limit."""
@@ -366,17 +459,17 @@ class ProcessBackend(JobClient):
             if job.op == "ocr":
                 return ExtractionTimeout(
                     f"Recognising the text of this page took longer than {deadline:g} seconds "
-                    "and was stopped."
+                    "and was stopped.",
+                    bound=True,
                 )
             return ExtractionTimeout(
                 f"Reading this file took longer than {deadline:g} seconds and was stopped; "
-                "it may be too large or malformed."
+                "it may be too large or malformed.",
+                bound=True,
             )
         log.warning("worker died on %s of %s (exit status %s)", job.op, job.rel, exitcode)
-        if exitcode in (MEMORY_EXIT, -signal.SIGKILL, -signal.SIGABRT, 1):
-            # SIGABRT: native allocators (Rust, glibc) abort when RLIMIT_AS refuses memory;
-            # SIGKILL: the kernel's OOM killer; 1: MemoryError escaping the interpreter.
-            return TooLargeError(_memory_message(self.settings.memory_bytes))
+        if exitcode in MEMORY_STATUSES:
+            return TooLargeError(_memory_message(self.settings.memory_bytes), bound=True)
         status_note = f" (exit status {exitcode})" if exitcode is not None else ""
         return CorruptError(
             f"The reader crashed on this file{status_note}; it is probably malformed."

@@ -106,10 +106,13 @@ class ExtractionError(DpeError):
 
     kind: ClassVar[ErrorKind]
 
-    def __init__(self, message: str, *, transient: bool = False) -> None:
+    def __init__(self, message: str, *, transient: bool = False, bound: bool = False) -> None:
         super().__init__(message)
         self.transient = transient
         """True when a retry may succeed (a file caught half-written)."""
+        self.bound = bound
+        """True when the failure hit a limit the server was started with (a worker's memory,
+        a deadline): kept with those limits, and the file read again once they change."""
 
     def to_json(self) -> dict[str, str]:
         return {"kind": self.kind, "message": self.message}

@@ -296,7 +296,7 @@ class Completer:
     ) -> Completed:
         """`values`, at most `MAX_VALUES` of them, with how many there are in all."""
         if name == "doc_ref" and template.startswith(f"dpe://{self.catalog.host}/"):
-            await self.catalog.ready.wait()
+            await self.catalog.listed.wait()
             return self.doc_refs().complete(typed)
         return cap(await self.values(template, name, typed, context))
 
@@ -308,7 +308,7 @@ class Completer:
         catalog = self.catalog
         if not template.startswith(f"dpe://{catalog.host}/"):
             return []
-        await catalog.ready.wait()
+        await catalog.listed.wait()
         if name == "doc_ref":
             return self.doc_refs().complete(typed).values
         doc_ref = context.get("doc_ref")

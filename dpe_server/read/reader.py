@@ -114,7 +114,7 @@ class Reader:
         """Level 0 in JSON, written a batch of documents at a time (`views.listing`): never
         the folder's summaries at once, the event loop given back between batches, a big
         listing built within the byte budget."""
-        await self.catalog.ready.wait()
+        await self.catalog.listed.wait()
         docs = self.catalog.documents()
         shown = len(catalog_range(len(docs), parsed))
         size = shown * LISTED_BYTES
@@ -146,7 +146,7 @@ class Reader:
         """What to render: the key its body is shared under (pages and elements), its level,
         the payload, the pictures that follow it."""
         uri, host, catalog = parsed.raw, self.host, self.catalog
-        await catalog.ready.wait()
+        await catalog.listed.wait()
         if parsed.doc_ref is None:
             return None, 0, catalog_view(host, catalog.documents(), parsed), []
         entry = catalog.entry(parsed.doc_ref)

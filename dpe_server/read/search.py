@@ -124,7 +124,7 @@ async def search(
         file_type=str(file_type or "").strip().lower().lstrip("."),
         doc_ref=str(doc_ref or "").strip(),
     )
-    await catalog.ready.wait()
+    await catalog.listed.wait()
     if scope.doc_ref:  # one document is extracted first, as a read of it would be
         try:
             await catalog.outline(scope.doc_ref)

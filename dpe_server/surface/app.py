@@ -198,7 +198,7 @@ class DpeApp:
         self, ctx: Ctx, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         self.hub.session_of(ctx)
-        await self.catalog.ready.wait()
+        await self.catalog.listed.wait()
         start = 0
         if params is not None and params.cursor:
             given = uint_or_none(params.cursor)
@@ -296,7 +296,7 @@ class DpeApp:
                 parsed = parse(uri)
                 self.catalog.check_host(parsed)
                 if parsed.doc_ref is not None:
-                    await self.catalog.ready.wait()
+                    await self.catalog.listed.wait()
                     self.catalog.entry(parsed.doc_ref)
         except RequestError as exc:
             raise to_mcp_error(exc, ctx.protocol_version) from None

@@ -21,6 +21,7 @@ from tests.e2e.harness import (
     Mode,
     Transport,
     connect,
+    host_of,
     http_server,
     is_list_changed,
     is_updated,
@@ -114,6 +115,8 @@ async def _catalog_levels_errors_completion(client: Client) -> None:
     assert client.server_capabilities.resources.list_changed is True
     assert client.server_capabilities.completions is not None
 
+    # Listed at once (each file `indexing` until probed): the sizes and errors once read.
+    await settled(client, await host_of(client))
     resources = await _all_resources(client)
     assert len(resources) == 4
     assert len({r.uri for r in resources}) == 4
@@ -259,6 +262,7 @@ async def test_e2e_three_http_clients_all_notified(folder: Path) -> None:
             connect("http", "legacy", folder, url=server.url, inbox=inboxes[1]) as c2,
             connect("http", "auto", folder, url=server.url) as c3,
         ):
+            await settled(c1, await host_of(c1))  # the encrypted docx listed as such
             deck = next(
                 r
                 for r in await _all_resources(c1)

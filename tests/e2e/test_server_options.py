@@ -104,9 +104,8 @@ async def test_broadcast_updates_reach_sessions_that_did_not_subscribe(
     inbox = Inbox()
     folder, server = broadcasting_folder, broadcasting_without_tools
     async with connect("http", "legacy", folder, url=server.url, inbox=inbox) as client:
+        await settled(client, await host_of(client))
         listed = (await client.list_resources()).resources
-        host = listed[0].uri.split("/")[2]
-        await settled(client, host)
         deck = next(r for r in listed if r.meta and r.meta.get("page_count") == 3)
         write_deck(folder / "a" / "report.pptx", ["Changed"])
         await inbox.wait_for(is_updated(deck.uri))
@@ -116,6 +115,7 @@ async def test_tools_read_and_search(folder: Path) -> None:
     async with connect("stdio", "legacy", folder) as client:
         tools = {t.name for t in (await client.list_tools()).tools}
         assert tools == {"read", "search"}
+        await settled(client, await host_of(client))  # every document read: its page count
         listed = (await client.list_resources()).resources
         deck = next(r for r in listed if r.meta and r.meta.get("page_count") == 3)
         uri = deck.uri + "/pages/1?format=markdown"
@@ -128,7 +128,6 @@ async def test_tools_read_and_search(folder: Path) -> None:
         assert first.text == item.text
         assert not via_tool.is_error
 
-        await settled(client, await host_of(client))  # every document's words are indexed
         found = await client.call_tool("search", {"query": "bullet about beta"})
         body = json.loads(found.content[0].text)  # type: ignore[union-attr]
         assert (body["total"], body["indexing"]) == (1, False)

@@ -2,7 +2,8 @@
 
 `ok*`: echoes the job; `sleep*`: hangs; `stall*`: hangs after creating `stalled-<pid>` beside
 the served folder (tests wait for that file to know a parse is under way); `hog*`: allocates
-until RLIMIT_AS stops it (Python's MemoryError, caught by the job); `abort*`: a native abort
+until RLIMIT_AS stops it (Python's MemoryError, caught by the job); `hogonce*`: as `hog` the
+first time (creating `hogged` in `job.root`), then echoes; `abort*`: a native abort
 (as Rust/glibc allocators do on refused memory); `segv*`: a segfault; `print*`: writes to
 stdout, then answers; `json*`: a stored JSON result read from `job.root`; `exit*`: the worker
 exits mid-job.
@@ -10,6 +11,11 @@ exits mid-job.
 `fake_ocr` runs jobs as the server does, except `ocr` jobs: each waits for a file `ocr-go`
 beside the served folder, then hangs on the pages its JSON lists as `hang`, and on the others
 takes its `seconds` and says the page recognised without running the engine.
+
+`ocr_exhausted_once` runs jobs as the server does, with the extra as if installed and a
+stand-in engine (`recognise` itself runs): the first recognition in a test (no `oom-once` beside
+the served folder) fails as onnxruntime does when its arena cannot grow, and every one while
+`oom-always` is there; the others read `RECOGNISED`.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dpe_server.isolation.jobs import OUT_OF_MEMORY, Job, run_job
+from dpe_server.isolation.jobs import Job, out_of_memory, run_job
 
 
 def misbehave(job: Any) -> dict[str, Any]:
@@ -34,11 +40,16 @@ def misbehave(job: Any) -> dict[str, Any]:
     if name.startswith("stall"):
         (Path(job.root).parent / f"stalled-{os.getpid()}").touch()
         time.sleep(3600)
+    if name.startswith("hogonce"):
+        marker = Path(job.root) / "hogged"
+        if marker.exists():
+            return {"ok": {"rel": name, "pid": os.getpid()}}
+        marker.touch()
     if name.startswith("hog"):
         try:
             hoard = [bytearray(64 * 1024 * 1024) for _ in range(1000)]
         except MemoryError:
-            return {"error": {"kind": "too_large", "message": OUT_OF_MEMORY, "transient": False}}
+            return out_of_memory(job)  # what `run_job` answers
         return {"ok": len(hoard)}
     if name.startswith("abort"):
         os.abort()
@@ -75,3 +86,34 @@ def fake_ocr(job: Job) -> dict[str, Any]:
         page["metadata"]["ocr"] = True
         page["metadata"]["recognised_by"] = "test"
     return result
+
+
+ONNX_OUT_OF_MEMORY = (
+    "[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : Non-zero status code returned while running "
+    "Conv node. Name:'conv1' Status Message: /onnxruntime_src/onnxruntime/core/framework/"
+    "bfc_arena.cc:376 void* onnxruntime::BFCArena::AllocateRawInternal(size_t, bool, "
+    "onnxruntime::Stream*, bool, onnxruntime::WaitNotificationFn) Failed to allocate memory "
+    "for requested buffer of size 4194304"
+)
+"""What onnxruntime raises (a `RuntimeException`) when its arena cannot grow."""
+
+
+class _ExhaustedOnce:
+    def __init__(self, beside: Path) -> None:
+        self.marker = beside / "oom-once"
+        self.always = beside / "oom-always"
+
+    def __call__(self, pixels: Any) -> tuple[list[Any], None]:
+        if self.always.exists() or not self.marker.exists():
+            self.marker.touch()
+            raise RuntimeError(ONNX_OUT_OF_MEMORY)
+        box = [[10.0, 10.0], [200.0, 10.0], [200.0, 40.0], [10.0, 40.0]]
+        return [[box, "RECOGNISED", 0.99]], None
+
+
+def ocr_exhausted_once(job: Job) -> dict[str, Any]:
+    from dpe_server.extractors.ocr import engine, states
+
+    states.installed = lambda: True  # type: ignore[assignment]
+    engine._engine = lambda: _ExhaustedOnce(Path(job.root).parent)  # type: ignore[assignment]
+    return run_job(job)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,27 @@ class Word:
 
 class Unavailable(Exception):
     """The OCR extra is not installed (or its engine cannot load here)."""
+
+
+class EngineExhausted(Exception):
+    """The engine ran out of memory (or another resource) recognising a picture: not the
+    picture's fault (it decoded), but the worker's, whose address space had grown; the job
+    that raised it is run again in a fresh worker (`isolation.workers`)."""
+
+
+_RESOURCE = re.compile(
+    r"fail(?:ed)? to allocate|bad_alloc|out of memory|insufficient memory|not enough space"
+    r"|cannot allocate|unable to allocate",
+    re.IGNORECASE,
+)
+"""What onnxruntime (`[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : ... BFCArena::
+AllocateRawInternal Failed to allocate memory for requested buffer of size N`), OpenCV
+(`Insufficient memory`) and C++ (`std::bad_alloc`) say when an allocation is refused."""
+
+
+def exhausted(exc: BaseException) -> bool:
+    """Whether `exc`, raised by the engine, says it ran out of a resource."""
+    return isinstance(exc, MemoryError) or bool(_RESOURCE.search(str(exc)))
 
 
 @functools.cache
@@ -69,7 +91,13 @@ def recognise(image: Any) -> list[Word]:
         scale = MAX_SIDE / max(image.size)
         image = image.resize((round(image.width * scale), round(image.height * scale)))
     pixels = np.asarray(image.convert("RGB"))[:, :, ::-1]  # the engine takes BGR, like OpenCV
-    result, _ = engine(pixels)
+    try:
+        result, _ = engine(pixels)
+    except Exception as exc:  # onnxruntime's errors have no common Python base to name
+        if exhausted(exc):
+            log.debug("the OCR engine ran out of memory: %s", str(exc)[-200:])
+            raise EngineExhausted(type(exc).__name__) from None
+        raise
     words: list[Word] = []
     for box, raw, score in result or ():
         text = " ".join(str(raw).split())

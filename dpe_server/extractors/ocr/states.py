@@ -1,6 +1,7 @@
 """What a page says of its recognition (`metadata.ocr`), and the two states the server moves a
 page between: `pending` (to be recognised by a job of its own) and `failed` (that job failed:
-timed out, crashed, out of memory, or the page could not be rendered; `ocr_error` says why).
+timed out, crashed, or the page could not be rendered; `ocr_error` says why). A job that ran out
+of memory leaves its page pending: the worker's fault, not the page's (`isolation.workers`).
 
 A picture inside a docx, pptx or xlsx says its own state in its element's metadata (the same
 values, and `skipped`); its page says `pending` while one of its pictures is (`with_pictures`),

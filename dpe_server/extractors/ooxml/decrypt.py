@@ -16,7 +16,13 @@ import zipfile
 from typing import Any, BinaryIO
 
 from dpe_server.extractors.ooxml import ecma376
-from dpe_server.extractors.passwords import HOW_TO_GIVE, OOXML_DEFAULT, candidates
+from dpe_server.extractors.passwords import (
+    HOW_TO_GIVE,
+    OOXML_DEFAULT,
+    Candidates,
+    candidates,
+    untried_note,
+)
 from dpe_server.model.errors import CorruptError, EncryptedError
 
 
@@ -48,12 +54,12 @@ def unlock(f: BinaryIO, file_type: str) -> BinaryIO:
     if found is None:
         raise EncryptedError(
             f"This .{file_type} file is password-protected and no password given for it "
-            f"opens it; {HOW_TO_GIVE}."
+            f"opens it{untried_note(tried)}; {HOW_TO_GIVE}."
         )
     return found
 
 
-def _first(office: Any, passwords: tuple[str, ...]) -> BinaryIO | None:
+def _first(office: Any, passwords: Candidates) -> BinaryIO | None:
     """The package decrypted with the first password that opens it, or None."""
     from msoffcrypto.exceptions import DecryptionError, InvalidKeyError
 

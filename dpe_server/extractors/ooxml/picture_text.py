@@ -1,9 +1,11 @@
 """The text of a picture inside a docx, pptx or xlsx (OCR, the `dpe-server[ocr]` extra).
 
 A picture of at least `MIN_WIDTH` × `MIN_HEIGHT` pixels in a format Pillow reads, under
-`MAX_PIXELS`, is recognised unless `--ocr off`: its text (lines top to bottom) goes into the
-image element's `content.text`, and its metadata says `ocr: true` and the mean confidence;
-without the extra, `ocr: "unavailable"`. Smaller pictures (icons, logos, bullets) are not.
+`MAX_PIXELS` of its own (counted from its header before anything decodes it: a docx says the
+size a picture is shown at, which may be far smaller), is recognised unless `--ocr off`: its
+text (lines top to bottom) goes into the image element's `content.text`, and its metadata says
+`ocr: true` and the mean confidence; without the extra, `ocr: "unavailable"`. Smaller pictures
+(icons, logos, bullets) are not.
 A picture of a table (recognised boxes in columns over several rows, as the pdf page layout
 finds aligned tables: `pdf_scanned.picture_table`) also gives `content.table`.
 
@@ -28,6 +30,7 @@ from dpe_server.extractors.ocr import recognise, states
 from dpe_server.extractors.ocr.engine import Unavailable
 from dpe_server.extractors.ocr.layout import text_of
 from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.ooxml.pictures import image_size
 from dpe_server.extractors.pdf.scanned import picture_table
 from dpe_server.model.content import ImageContent
 from dpe_server.model.errors import ExtractionError
@@ -49,7 +52,7 @@ def recognise_picture(
     width, height = content.get("width") or 0, content.get("height") or 0
     if pkg.limits.ocr == "off" or content["mime_type"] not in _READABLE:
         return
-    if width < MIN_WIDTH or height < MIN_HEIGHT or width * height > MAX_PIXELS:
+    if width < MIN_WIDTH or height < MIN_HEIGHT or _pixels(pkg, part, width * height) > MAX_PIXELS:
         return
     if pkg.limits.ocr_later:
         meta["ocr"] = states.later()
@@ -64,16 +67,28 @@ def recognise_picture(
         _spent[pkg] = _spent.get(pkg, 0.0) + time.monotonic() - start
 
 
+def _pixels(pkg: Package, part: str, shown: int) -> int:
+    """The picture's own pixels, from its header (`shown`, the pixels of the size it is shown
+    at, when its header does not say)."""
+    try:
+        size = image_size(pkg.head(part))
+    except (ExtractionError, KeyError):
+        return shown
+    return shown if size is None else size[0] * size[1]
+
+
 def _read_text(pkg: Package, part: str, content: ImageContent, meta: dict[str, JSON]) -> None:
     try:
         from PIL import Image
-
+    except ImportError:
+        return
+    try:
         data = pkg.read(part)
-        image = Image.open(io.BytesIO(data))
+        image = Image.open(io.BytesIO(data))  # reads the header only
         if image.width * image.height > MAX_PIXELS:
             return
         image.load()
-    except (ExtractionError, ImportError, OSError, ValueError) as exc:
+    except (ExtractionError, OSError, ValueError, Image.DecompressionBombError) as exc:
         log.debug("picture %s not decoded: %s", part, exc)
         return
     try:

@@ -40,7 +40,7 @@ import pypdfium2
 import pypdfium2.raw as pdfium_c
 from pypdfium2 import PdfiumError
 
-from dpe_server.extractors.passwords import HOW_TO_GIVE, PDF_DEFAULT, candidates
+from dpe_server.extractors.passwords import HOW_TO_GIVE, PDF_DEFAULT, candidates, untried_note
 from dpe_server.extractors.pdf.collect import PDFIUM_LOCK
 from dpe_server.model.errors import (
     CorruptError,
@@ -194,12 +194,14 @@ def _decrypt(reader: PdfReader) -> None:
     """Open an encrypted PDF with the empty password, else a password given for it."""
     from pypdf.errors import DependencyError
 
-    for password in candidates(PDF_DEFAULT):
+    tries = candidates(PDF_DEFAULT)
+    for password in tries:
         try:
             if reader.decrypt(password):
                 return
         except (NotImplementedError, DependencyError) as exc:
             raise EncryptedError("This PDF uses an encryption this server cannot open.") from exc
     raise EncryptedError(
-        f"This PDF needs a password to open and no password given for it opens it; {HOW_TO_GIVE}."
+        "This PDF needs a password to open and no password given for it opens it"
+        f"{untried_note(tries)}; {HOW_TO_GIVE}."
     )
