@@ -43,6 +43,9 @@ class Run:
     spans: tuple[tuple[int, float, float], ...] = ()
     """Per word, when known: its offset in `text`, the x where its first glyph starts and
     the x where its last glyph ends (start > end for a right-to-left word)."""
+    visual: str = ""
+    """On a page holding right-to-left text: the run as drawn, left to right (`visual`),
+    from which its line's text is read in logical order; `text` is the run's own reading."""
 
 
 @dataclass(frozen=True, slots=True)
