@@ -50,6 +50,13 @@ POPPLER_MISREADS: dict[tuple[str, int], str] = {
         "of its letters (`S ifi th t th`): poppler and PDFium read both draws (`iinitially`, "
         "`ddisabled`), as the extractor does; the rendering shows each label once"
     ),
+    **{
+        ("samplefiles__habibi-rotated.pdf", page): (
+            "the Arabic word is drawn in visual order and read reversed (`يبيبَح`); the page "
+            "shows حبيبي (ḥabībī), as the extractor reads it"
+        )
+        for page in range(4)
+    },
 }
 """Pages where pdftotext misreads what the rendering shows, with the reason."""
 
@@ -62,7 +69,9 @@ POPPLER_CANNOT_READ: dict[str, str] = {
 """Files the reader cannot read at all, with the reason."""
 
 PDFIUM_MISREADS: dict[tuple[str, int], str] = {
-    ("docling__redp5110_sampled.pdf", 9): POPPLER_MISREADS[("docling__redp5110_sampled.pdf", 9)],
+    key: POPPLER_MISREADS[key]
+    for key in [("docling__redp5110_sampled.pdf", 9)]
+    + [("samplefiles__habibi-rotated.pdf", page) for page in range(4)]
 }
 """Pages where PDFium's page text misreads what the rendering shows, with the reason."""
 

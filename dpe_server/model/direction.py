@@ -22,6 +22,11 @@ def _ltr() -> re.Pattern[str]:
     return re.compile("[^\\W\\d_\u0590-\U0010ffff]")
 
 
+def has_rtl(text: str) -> bool:
+    """Whether `text` holds a right-to-left letter."""
+    return _RTL.search(text) is not None
+
+
 def is_rtl(text: str) -> bool:
     """Whether `text` is predominantly right-to-left (see the module doc)."""
     if text.isascii() or _RTL.search(text) is None:

@@ -3,8 +3,8 @@
 PDFium lays out every glyph itself (font widths, `Tc`, `Tw`, `Tz`, `TJ` adjustments, text
 rise, the text and graphics matrices, form XObjects) and reads the page in logical order: it
 splits words at measured gaps (inserting a space where the gap exceeds what the font's
-spacing explains, so letter-spaced words stay whole), applies the Unicode bidirectional
-algorithm to right-to-left text, decomposes ligatures and marks a hyphen that ends a line
+spacing explains, so letter-spaced words stay whole), reorders right-to-left text (roughly:
+see `visual`), decomposes ligatures and marks a hyphen that ends a line
 (U+FFFE). Its page text is read in one call; each word is then measured by the exact boxes of
 its first and last glyphs (`FPDFText_GetLooseCharBox`: from the glyph's origin to origin plus
 advance, font descent to ascent), not glyph by glyph, which keeps the per-glyph work in C.
@@ -20,6 +20,10 @@ advance, font descent to ascent), not glyph by glyph, which keeps the per-glyph 
 - Rotated text (a vertical margin note) is one run per text object, in PDFium's order.
 - Text goes through `accents.compose` (an accent glyph drawn over a letter → the accented
   letter) and `textnorm.clean` (presentation forms → letters, soft hyphens out).
+- On a page holding right-to-left text, PDFium's reordering is not used (`visual`): each
+  word is its glyphs sorted by x (one glyph's letters kept together), a run is its words
+  left to right (`Run.visual`) and its text that read in logical order (`visual.logical`);
+  `lines` reads a line from its runs' visual texts the same way.
 
 Speed: a word of printable ASCII drawn by one text object (most words) is measured inline
 in `_words`' loop with four calls into PDFium (its first and last glyphs' text objects and
@@ -32,6 +36,7 @@ from __future__ import annotations
 import ctypes
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -41,6 +46,8 @@ from dpe_server.extractors.pdf.accents import compose_on_page
 from dpe_server.extractors.pdf.items import Run, is_bold, is_mono, plain
 from dpe_server.extractors.pdf.prototypes import prototype
 from dpe_server.extractors.pdf.textnorm import clean
+from dpe_server.extractors.pdf.visual import Glyph, is_rtl_char, logical, visual_word
+from dpe_server.model.direction import has_rtl, is_rtl
 
 RUN_GAP = 1.0
 """A gap wider than this many ems between two words ends a run."""
@@ -61,6 +68,7 @@ _loose_box = prototype("FPDFText_GetLooseCharBox", ctypes.c_int)
 _char_matrix = prototype("FPDFText_GetMatrix", ctypes.c_int)
 _font_size = prototype("FPDFText_GetFontSize", ctypes.c_double)
 _char_origin = prototype("FPDFText_GetCharOrigin", ctypes.c_int)
+_unicode = prototype("FPDFText_GetUnicode", ctypes.c_uint)
 _object_font = prototype("FPDFTextObj_GetFont", ctypes.c_void_p, (ctypes.c_void_p,))
 
 Fonts = dict[int, tuple[str, bool, bool]]
@@ -212,6 +220,46 @@ class _Reader:
                 out[:] = [out[0]._replace(text=text, end=out[-1].end)]
         return out
 
+    def visual(self, raw: str, k0: int, k1: int) -> Sequence[WordAt]:
+        """The word `raw` at glyphs k0..k1 on a page holding right-to-left text: a word per
+        text object its glyphs come from, each as drawn, left to right
+        (`visual.visual_word`)."""
+        tp, box, ref = self.tp, self.box, self.box_ref
+        text = plain(raw.replace(_LINE_HYPHEN, "-"))
+        if len(text) != k1 - k0 + 1 or any(
+            ch != _LINE_HYPHEN and _unicode(tp, k) != ord(ch) for k, ch in enumerate(raw, k0)
+        ):
+            # (PDFium's text and its characters disagree: read as PDFium orders it)
+            return self.measured(raw, k0, k1)
+        raw = text
+        out: list[WordAt] = []
+        glyphs: list[Glyph] = []
+        obj = _text_object(tp, k0)
+        y = 0.0
+        for k in range(k0, k1 + 2):
+            here = _text_object(tp, k) if k <= k1 else 0
+            if here != obj or k > k1:
+                if glyphs and obj:
+                    style = self.styles.get(obj) or self.style(k - len(glyphs), obj)
+                    text = visual_word(glyphs, style.size)
+                    lo = min(g[1] for g in glyphs)
+                    hi = max(g[2] for g in glyphs)
+                    if text:
+                        rtl = any(map(is_rtl_char, text))
+                        out.append((text, hi if rtl else lo, lo if rtl else hi, y, style))
+                glyphs = []
+                obj = here
+            if k > k1:
+                break
+            if _loose_box(tp, k, ref):
+                if not glyphs:
+                    style = self.styles.get(obj) or self.style(k, obj)
+                    if not style.upright:  # (rotated text: PDFium's order)
+                        return self.measured(raw, k0, k1)
+                    y = box.bottom + style.rise
+                glyphs.append((raw[k - k0], box.left, box.right))
+        return out
+
 
 def _words(
     reader: _Reader, codes: str, max_chars: int, spaced: set[int]
@@ -228,6 +276,7 @@ def _words(
     add = out.append
     chars = 0
     plain_page = _NOT_PLAIN.search(codes) is None
+    rtl_page = not plain_page and has_rtl(codes)
     for match in _WORD.finditer(codes):
         k0, k1 = match.span()
         chars += k1 - k0
@@ -236,6 +285,12 @@ def _words(
         ends = codes.startswith(" \r", k1) or codes.startswith(" \n", k1)
         raw = codes[k0:k1]
         k1 -= 1
+        if rtl_page:
+            drawn = reader.visual(raw, k0, k1)
+            out.extend(drawn)
+            if ends and drawn:
+                spaced.add(len(out) - 1)
+            continue
         if plain_page or (raw.isascii() and raw.isprintable() and "`" not in raw):
             obj = text_object(tp, k0)
             if obj and (k1 == k0 or text_object(tp, k1) == obj):
@@ -300,17 +355,48 @@ def page_text(textpage: Any) -> str:
 
 
 def _close(
-    runs: list[Run], texts: list[str], spans: list[Span], x0: float, x1: float, *, spaced: bool
+    runs: list[Run],
+    texts: list[str],
+    spans: list[Span],
+    x0: float,
+    x1: float,
+    *,
+    drawn: bool,
+    spaced: bool,
 ) -> None:
     """Finish the last run of `runs` (opened by `read_runs`), dropped when it holds no text;
+    `drawn`: its words are as drawn, left to right (a page holding right-to-left text);
     `spaced`: its last word ends its line with a space character after it."""
     run = runs[-1]
-    run.text = " ".join(texts)
     run.x0, run.x1 = x0, x1
-    run.spans = tuple(spans)
+    if drawn:
+        _read_drawn(run, texts, spans)
+    else:
+        run.text = " ".join(texts)
+        run.spans = tuple(spans)
     run.space_after = spaced
     if not run.text.strip():
         runs.pop()
+
+
+def _read_drawn(run: Run, texts: list[str], spans: list[Span]) -> None:
+    """The run of the words `texts` as drawn: its visual text (its words left to right), its
+    text in logical order (`visual.logical`) and its words' spans in that text."""
+    order = sorted(range(len(texts)), key=lambda i: min(spans[i][1], spans[i][2]))
+    run.visual = " ".join(texts[i] for i in order)
+    rtl = is_rtl(run.visual)
+    run.text = logical(run.visual, rtl)
+    found: list[Span] = []
+    at = 0
+    for i in reversed(order) if rtl else order:
+        word = logical(texts[i], rtl)
+        offset = run.text.find(word, at)
+        if offset < 0:
+            found = []
+            break
+        found.append((offset, spans[i][1], spans[i][2]))
+        at = offset + len(word)
+    run.spans = tuple(found)
 
 
 def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
@@ -321,6 +407,7 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
         return [], False
     spaced: set[int] = set()
     words, cut = _words(_Reader(textpage), codes, max_chars, spaced)
+    drawn = _NOT_PLAIN.search(codes) is not None and has_rtl(codes)
     runs: list[Run] = []
     texts: list[str] = []
     spans: list[Span] = []
@@ -338,7 +425,7 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
             # extent, `limit` the open run's RUN_GAP in points
             gap = lo - a1 if lo - a1 > a0 - hi else a0 - hi
             if style is not current or abs(y - last_y) > 0.25 * current.size or gap > limit:
-                _close(runs, texts, spans, x0, x1, spaced=i - 1 in spaced)
+                _close(runs, texts, spans, x0, x1, drawn=drawn, spaced=i - 1 in spaced)
                 current = None
         if current is None:
             current, x0, x1, length = style, lo, hi, len(text)
@@ -357,5 +444,5 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
                 x1 = hi
         a0, a1, last_y = lo, hi, y
     if current is not None:
-        _close(runs, texts, spans, x0, x1, spaced=len(words) - 1 in spaced)
+        _close(runs, texts, spans, x0, x1, drawn=drawn, spaced=len(words) - 1 in spaced)
     return runs, cut

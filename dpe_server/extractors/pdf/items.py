@@ -47,6 +47,9 @@ class Run:
     """Its last word is followed by a space character at its line's end in the page's text
     (a writer's space, as Korean lines that break between words end): the line that
     continues it begins a new word, whatever its script."""
+    visual: str = ""
+    """On a page holding right-to-left text: the run as drawn, left to right (`visual`),
+    from which its line's text is read in logical order; `text` is the run's own reading."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.collect import Run
+from dpe_server.extractors.pdf.visual import SCRIPT_GAP, logical, number_units, scripts_differ
 from dpe_server.model.direction import is_rtl
 
 _MIN_GUTTER = 8.0
@@ -116,7 +117,9 @@ def _line(runs: list[Run]) -> Line:
     rtl = is_rtl(" ".join(r.text for r in runs))
     text = ""
     prev: Run | None = None
-    for run in reversed(runs) if rtl else runs:
+    if all(r.visual for r in runs):
+        text = _drawn(runs, rtl)
+    for run in [] if text else reversed(runs) if rtl else runs:
         if prev is None:
             text = run.text
         else:
@@ -148,8 +151,32 @@ def _line(runs: list[Run]) -> Line:
         bool(visible) and all(r.bold for r in visible),
         bool(visible) and mono,
         rtl,
-        prev is not None and prev.space_after,
+        (runs[0] if rtl else runs[-1]).space_after,  # (the last in reading order)
     )
+
+
+def _drawn(runs: list[Run], rtl: bool) -> str:
+    """The text of a line of runs as drawn (`Run.visual`, a page holding right-to-left
+    text), left to right: their visual texts joined as `_line` joins runs (a space across a
+    gap; across a narrower one where it parts two scripts), read in logical order."""
+    shown: list[str] = []
+    prev: Run | None = None
+    for run in runs:
+        if prev is not None and shown:
+            gap = run.x0 - prev.x1
+            left, right = shown[-1][-1], run.visual[0]
+            if gap >= run.size or (
+                (
+                    gap > 0.15 * run.size
+                    or (gap > SCRIPT_GAP * run.size and scripts_differ(left, right))
+                )
+                and not left.isspace()
+                and not (ord(left) >= _CJK_START and ord(right) >= _CJK_START)
+            ):
+                shown.append(" ")
+        shown.extend(number_units(run.visual))
+        prev = run
+    return logical(shown, rtl)
 
 
 def _single(runs: list[Run]) -> Line:
