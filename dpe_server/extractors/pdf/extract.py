@@ -530,7 +530,7 @@ def _add_annotations(annots: PageAnnots | None, b: PageBuilder, meta: dict[str, 
             category = Category.AUDIO if item.kind == "audio" else Category.VIDEO
             b.add(
                 category,
-                summaries.media(item.kind, str(c["name"]), str(c["mime_type"])),
+                summaries.media(str(c["name"]), str(c["mime_type"])),
                 c,
                 item.meta,
             )
