@@ -4,9 +4,11 @@ Markdown follows the seed's table: heading `#`×level, text as is, table as a pi
 list `1.`/`-` indented by level (an item's number label when it has one: `3.` as the marker,
 `- a)` when not decimal), code fenced, chart `[图表: {title}] {data_summary}`, image
 `![{description}]({element uri})`, link `[{text}]({url})`, formula `$ {expression} $` then its
-result and cells, every other category `[{category}: {summary}]`. Text is the same content
-with no markup (tables tab-separated). Pure functions of the payload: the checker and the
-goldens use them too.
+result and cells, every other category `[{category}: {summary}]`. Level 2 opens with the page
+title as a heading unless a heading of the page says it (then that heading says it where it
+stands, once) or the title is `Page {N+1}` (a pdf page with no heading nor outline entry).
+Text is the same content with no markup (tables tab-separated). Pure functions of the
+payload: the checker and the goldens use them too.
 """
 
 from __future__ import annotations
@@ -141,16 +143,11 @@ def _document(payload: Mapping[str, JSON], markdown: bool) -> str:
 def _page(payload: Mapping[str, JSON], markdown: bool) -> str:
     title = str(payload.get("title", ""))
     elements: Sequence[Mapping[str, JSON]] = payload.get("elements") or []
-    # The page title as a heading, unless the page opens with that very heading (a slide's
-    # title, a section's heading): then that element is the page's heading, not said twice.
-    first = elements[0] if elements else None
-    opens_with_title = (
-        first is not None
-        and first.get("category") == Category.HEADING.value
-        and " ".join(str((first.get("content") or {}).get("text", "")).split())
-        == " ".join(title.split())
+    lines = (
+        []
+        if _title_said(title, payload, elements)
+        else [f"# {_md_inline(title)}" if markdown else title]
     )
-    lines = [] if opens_with_title else [f"# {_md_inline(title)}" if markdown else title]
     doc_uri = str(payload.get("uri", "")).split("/pages/")[0]
     for element in elements:
         el = dict(element)
@@ -159,6 +156,27 @@ def _page(payload: Mapping[str, JSON], markdown: bool) -> str:
             lines.append("")
         lines.append(render_element(el, markdown=markdown, full=False).rstrip("\n"))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _title_said(
+    title: str, payload: Mapping[str, JSON], elements: Sequence[Mapping[str, JSON]]
+) -> bool:
+    """Whether the page's title is left out of its opening: a heading of the page says it
+    where it stands (a slide's title, a section's heading, a pdf page's first heading after
+    a chapter number), so it is not said twice at two levels; and `Page {N+1}`, the title of
+    a page that has no heading nor outline entry, is no heading of the page at all."""
+    if title == f"Page {_int(payload.get('page_index')) + 1}":
+        return True
+    said = " ".join(title.split())
+    return any(
+        el.get("category") == Category.HEADING.value
+        and " ".join(str((el.get("content") or {}).get("text", "")).split()) == said
+        for el in elements
+    )
+
+
+def _int(value: JSON) -> int:
+    return value if isinstance(value, int) else -1
 
 
 # ---- elements --------------------------------------------------------------------------------

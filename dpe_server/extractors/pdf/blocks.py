@@ -59,8 +59,6 @@ class Block:
     x0: float
     x1: float
     meta: dict[str, JSON] = field(default_factory=dict)
-    first_line: str = ""
-    """The text of the block's first line (a page without headings is titled by it)."""
 
 
 _LEADER = re.compile(r"(?:^|[ \t]+)\.(?:[ \t]*\.){3,}[ \t]*(?=\s|$)")
@@ -165,7 +163,7 @@ class _Builder:
         x1 = max(ln.x1 for ln in group)
         bottom = min(ln.y for ln in group)
         bbox = [round(x0, 1), round(bottom, 1), round(x1, 1), round(top, 1)]
-        self.blocks.append(Block(kind, content, top, x0, x1, {"bbox": bbox}, group[0].text))
+        self.blocks.append(Block(kind, content, top, x0, x1, {"bbox": bbox}))
 
     def _heading(self, lines: Sequence[Line], i: int, level: int) -> int:
         group = [lines[i]]

@@ -26,8 +26,8 @@ scanned pages; a page that is a picture is recognised (OCR, the `dpe-server[ocr]
 `pdf_scanned`), or, with `Limits.ocr_later`, says `ocr: "pending"` for a job of its own.
 
 Page title: the page's first heading in reading order (a document's title before the first
-section the outline names), else its first outline entry, else its first line with at least
-two letters, else `Page {N+1}`.
+section the outline names), else its first outline entry, else `Page {N+1}`; never a line of
+body text (a continuation page's first line is no title).
 """
 
 from __future__ import annotations
@@ -78,7 +78,6 @@ from dpe_server.model.tree import (
     Page,
     PageBuilder,
     Properties,
-    one_line,
 )
 
 if TYPE_CHECKING:
@@ -98,7 +97,6 @@ __all__ = [
 ]
 
 VERSION = "3"
-TITLE_CHARS = 80
 SCANNED = "Scanned page (no text layer)"
 Box = tuple[float, float, float, float]
 
@@ -548,9 +546,6 @@ def _title(outline: Sequence[tuple[str, int]], blocks: Sequence[Block], index: i
             return str(block.content["text"])
     if outline:
         return outline[0][0]
-    for block in blocks:
-        if sum(1 for ch in block.first_line if ch.isalpha()) >= 2:
-            return one_line(block.first_line, TITLE_CHARS)
     return f"Page {index + 1}"
 
 
