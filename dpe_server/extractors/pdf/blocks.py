@@ -3,7 +3,8 @@
 In order of precedence, for the line at hand:
 - code: runs of lines set entirely in a monospace font, indentation kept from x offsets;
 - heading larger than the body or named by the outline (`pdf_headings`); lines in the same
-  style that follow it closely continue it;
+  style that follow it closely continue it, up to 200 characters (more lines in that style
+  are a paragraph set larger than the small print that carries most of the page);
 - borderless table (`pdf_aligned`): three or more lines whose runs stand in the same columns
   (rows starting with a list marker only when each fills three cells or more: a marker and
   its text are a list item, not two cells);
@@ -60,6 +61,10 @@ class Block:
     x1: float
     meta: dict[str, JSON] = field(default_factory=dict)
 
+
+_HEADING_CHARS = 200
+"""The longest heading: more lines in a heading's style make a paragraph set larger than the
+page's body (where small print, a table's, carries most of the characters)."""
 
 _LEADER = re.compile(r"(?:^|[ \t]+)\.(?:[ \t]*\.){3,}[ \t]*(?=\s|$)")
 """A dot leader: four or more dots, spaced or not, after white space and up to white space or
@@ -182,6 +187,9 @@ class _Builder:
             group.append(nxt)
             j += 1
         text = " ".join(ln.text for ln in group)
+        if len(text) > _HEADING_CHARS and outline_level(text, self.outline) is None:
+            self._text(group)
+            return j
         heading = HeadingContent(level=level, text=text)
         if is_rtl(text):
             heading["direction"] = "rtl"
@@ -254,7 +262,6 @@ class _Builder:
 
     def _paragraph(self, lines: Sequence[Line], i: int) -> int:
         group = [lines[i]]
-        text = lines[i].text
         j = i + 1
         while j < len(lines):
             nxt, prev = lines[j], group[-1]
@@ -270,14 +277,19 @@ class _Builder:
                 or self._interrupts(list_marker(nxt))
             ):
                 break
-            text = _join_lines(text, nxt.text)
             group.append(nxt)
             j += 1
+        self._text(group)
+        return j
+
+    def _text(self, group: Sequence[Line]) -> None:
+        text = ""
+        for line in group:
+            text = _join_lines(text, line.text)
         content = TextContent(text=text)
         if is_rtl(text):
             content["direction"] = "rtl"
         self._add("text", content, group)
-        return j
 
 
 def build_blocks(
