@@ -10,7 +10,8 @@ opened with pypdf first (passwords, errors: see `pdf_open`).
 Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one PDFium
 pass over a page: text runs from `pdf_glyphs` with `pdf_textnorm`, rules and image draws from
 `pdf_shapes`; the types in `pdf_items`), `pdf_lines` (columns and
-lines), `pdf_blocks` (headings, paragraphs, lists, code, aligned tables, in that module's
+lines), `pdf_sideheads` (headings in a narrow column left of the body), `pdf_blocks`
+(headings, paragraphs, lists, code, aligned tables, in that module's
 order of precedence), `pdf_headings` (which lines are headings, levels from the document's
 heading styles), `pdf_markers` (list markers and their numbers), `pdf_aligned` (borderless
 tables), `pdf_tables` (ruled tables), `pdf_furniture` (running headers and footers),

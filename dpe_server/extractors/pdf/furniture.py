@@ -1,21 +1,17 @@
 """Running headers and footers: lines repeated at the same place across neighbouring pages.
 
-A page's *edge lines* are its three topmost lines inside the top 15 % of the page and its
-three bottom-most lines inside the bottom 15 % (lines set larger than 1.25 × the page's body
-size taken besides those when they are among the three), the 15 % measured from the page's first and
-last lines of text where they stand inside its box (a book set in a smaller block than its
-paper, as the US Code of Federal Regulations on letter pages, has its running header far
-below the paper's top). Their text is normalised (case folded, white space collapsed, every
-number → `#`, a number with dots, dashes, slashes or colons in it as one: so "Page 3 of 9"
-matches "Page 4 of 9" and "Manual 2.3.59.1.5" matches "Manual 2.3.59.6"). An edge line of
-page N is a header (top) or footer (bottom) when the same normalised text sits within 4 pt
-of the same height on enough neighbours: pages N±1 and N±2 (two when three or more
-neighbours exist, else one). A line set larger than 1.25 × the page's body size needs two
-neighbours in any case, so that a numbered chapter title at a fixed place is taken for a
-header only when chapters follow each other every page or two (a manual's running header
-set large, `Command Codes BMFOL and BMFOR 2.3.59 page 1`, repeats on every other page). When
-that would take every line of the page (a page holding nothing but one repeated line),
-nothing is taken.
+A page's *edge lines* (lines set no larger than 1.25 × the page's body size, so that
+numbered chapter titles at a fixed place are not taken for headers) are its three topmost
+lines inside the top 15 % of the page and its three bottom-most lines inside the bottom
+15 %, the 15 % measured from the page's first and last lines of text where they stand inside
+its box (a book set in a smaller block than its paper, as the US Code of Federal Regulations
+on letter pages, has its running header far below the paper's top). Their text is normalised
+(case folded, white space collapsed, every number → `#`, a number with dots, dashes, slashes
+or colons in it as one: so "Page 3 of 9" matches "Page 4 of 9" and "Manual 2.3.59.1.5"
+matches "Manual 2.3.59.6"). An edge line of page N is a header (top) or footer (bottom) when
+the same normalised text sits within 4 pt of the same height on enough neighbours: pages N±1
+and N±2 (two when three or more neighbours exist, else one). When that would take every line
+of the page (a page holding nothing but one repeated line), nothing is taken.
 
 Cost: the neighbours come from the same per-page pass as the page itself (`pdf_collect`),
 kept per reader: whole-document extraction runs each page's pass once and reuses it for its
@@ -49,8 +45,6 @@ class EdgeLine:
     y: float
     key: str
     line: Line
-    large: bool = False
-    """Set larger than 1.25 × the page's body size (needs two neighbours repeating it)."""
 
 
 def _key(text: str) -> str:
@@ -69,21 +63,12 @@ def edge_lines(runs: Sequence[Run], box: tuple[float, float, float, float]) -> l
     body = body_size(lines)
     upper = min(y1, max(ln.y + ln.size for ln in lines))
     lower = max(y0, min(ln.y for ln in lines))
-    large = _LARGE * body
-    top = _edge([ln for ln in lines if ln.y >= upper - BAND * height], large)
-    bottom = _edge([ln for ln in lines if ln.y <= lower + BAND * height][::-1], large)[::-1]
-    out = [EdgeLine(True, ln.y, _key(ln.text), ln, ln.size > large) for ln in top]
-    out += [
-        EdgeLine(False, ln.y, _key(ln.text), ln, ln.size > large) for ln in bottom if ln not in top
-    ]
+    lines = [ln for ln in lines if ln.size <= _LARGE * body]
+    top = [ln for ln in lines if ln.y >= upper - BAND * height][:PER_EDGE]
+    bottom = [ln for ln in lines if ln.y <= lower + BAND * height][-PER_EDGE:]
+    out = [EdgeLine(True, ln.y, _key(ln.text), ln) for ln in top]
+    out += [EdgeLine(False, ln.y, _key(ln.text), ln) for ln in bottom if ln not in top]
     return [e for e in out if e.key]
-
-
-def _edge(band: list[Line], large: float) -> list[Line]:
-    """The band's `PER_EDGE` lines nearest the edge (`band` from the edge inwards) set no
-    larger than `large`, and those set larger among its `PER_EDGE` nearest lines."""
-    small = [ln for ln in band if ln.size <= large][:PER_EDGE]
-    return [ln for ln in band if ln in small or (ln.size > large and ln in band[:PER_EDGE])]
 
 
 def repeated(page: Sequence[EdgeLine], neighbours: Sequence[Sequence[EdgeLine]]) -> list[EdgeLine]:
@@ -101,6 +86,6 @@ def repeated(page: Sequence[EdgeLine], neighbours: Sequence[Sequence[EdgeLine]])
                 for o in other
             )
         )
-        if hits >= (max(need, 2) if edge.large else need):
+        if hits >= need:
             out.append(edge)
     return out

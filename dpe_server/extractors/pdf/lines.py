@@ -23,7 +23,12 @@ whole page (more than two ems between a line and the next) also ends a band, unl
 band above it already holds column text on both sides (three full lines each): a line above
 the columns with words at both ends (a page number and a date) is read before them, while
 blank space that happens to run across both columns (figures side by side) does not cut
-them. Each side is searched again, so three columns work too.
+them. Each side is searched again, so three columns work too. A page without columns may have
+side heads (`pdf_sideheads`): each head is read before the body lines beside and under it.
+
+Lines: runs whose baselines are within 0.4 em of each other; a superscript (a run of a few
+characters set smaller than the line under it and raised 0.4 to 0.6 em over its baseline: a
+footnote marker `4)`, `10)`, an exponent) belongs to that line, where it stands.
 """
 
 from __future__ import annotations
@@ -135,7 +140,7 @@ def _raised_over(group: list[Run], below: list[Run]) -> bool:
         len(r.text.strip()) <= _RAISED_CHARS
         and r.size <= _RAISED_SIZE * size
         and 0 < r.y - base <= _RAISED_RISE * size
-        and x0 - size <= r.x0
+        and x0 - 2 * size <= r.x0
         and r.x1 <= x1 + 2 * size
         for r in group
     )
