@@ -348,16 +348,16 @@ def test_page_opening_with_its_title_heading_says_it_once() -> None:
     assert render(2, payload, "text") == "Agenda\n\nBody\n"
 
 
-def test_a_title_heading_after_other_elements_is_said_once_where_it_stands() -> None:
+def test_a_title_heading_after_other_elements_opens_the_page_once() -> None:
     """A pdf chapter page: its number and a picture, then its heading (the page's title):
-    the Markdown does not open with the title at level 1 and print the heading again at 2."""
+    the Markdown opened with the title at level 1 and printed the heading again at 2."""
     b = PageBuilder(4)
     b.add(Category.TEXT, "1", {"text": "1"})
     b.add(Category.HEADING, "Securing data", {"level": 2, "text": "Securing  data"})
     b.add(Category.TEXT, "t", {"text": "Body"})
     payload = page_view(HOST, "d", b.build("Securing data"), parse("dpe://h/d/pages/4"))
-    assert render(2, payload, "markdown") == "1\n\n## Securing data\n\nBody\n"
-    assert render(2, payload, "text") == "1\n\nSecuring  data\n\nBody\n"
+    assert render(2, payload, "markdown") == "## Securing data\n\n1\n\nBody\n"
+    assert render(2, payload, "text") == "Securing  data\n\n1\n\nBody\n"
 
 
 def test_a_page_titled_by_its_number_opens_with_its_elements() -> None:

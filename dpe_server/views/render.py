@@ -5,8 +5,9 @@ list `1.`/`-` indented by level (an item's number label when it has one: `3.` as
 `- a)` when not decimal), code fenced, chart `[图表: {title}] {data_summary}`, image
 `![{description}]({element uri})`, link `[{text}]({url})`, formula `$ {expression} $` then its
 result and cells, every other category `[{category}: {summary}]`. Level 2 opens with the page
-title as a heading unless a heading of the page says it (then that heading says it where it
-stands, once) or the title is `Page {N+1}` (a pdf page with no heading nor outline entry).
+title as a heading: the page's own heading that says it, at its level, moved to the top (so
+no heading is said twice), else `# {title}`; a page titled `Page {N+1}` (a pdf page with no
+heading nor outline entry) opens with its first element.
 Text is the same content with no markup (tables tab-separated). Pure functions of the
 payload: the checker and the goldens use them too.
 """
@@ -143,13 +144,16 @@ def _document(payload: Mapping[str, JSON], markdown: bool) -> str:
 def _page(payload: Mapping[str, JSON], markdown: bool) -> str:
     title = str(payload.get("title", ""))
     elements: Sequence[Mapping[str, JSON]] = payload.get("elements") or []
-    lines = (
-        []
-        if _title_said(title, payload, elements)
-        else [f"# {_md_inline(title)}" if markdown else title]
-    )
     doc_uri = str(payload.get("uri", "")).split("/pages/")[0]
-    for element in elements:
+    said = _title_heading(title, elements)
+    lines: list[str] = []
+    if said is not None:  # the page's own heading that is its title, moved to the top
+        lines.append(render_element(elements[said], markdown=markdown, full=False).rstrip("\n"))
+    elif not untitled(title, payload.get("page_index")):
+        lines.append(f"# {_md_inline(title)}" if markdown else title)
+    for k, element in enumerate(elements):
+        if k == said:
+            continue
         el = dict(element)
         el.setdefault("uri", f"{doc_uri}/elements/{el['element_id']}")
         if lines:
@@ -158,25 +162,23 @@ def _page(payload: Mapping[str, JSON], markdown: bool) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _title_said(
-    title: str, payload: Mapping[str, JSON], elements: Sequence[Mapping[str, JSON]]
-) -> bool:
-    """Whether the page's title is left out of its opening: a heading of the page says it
-    where it stands (a slide's title, a section's heading, a pdf page's first heading after
-    a chapter number), so it is not said twice at two levels; and `Page {N+1}`, the title of
-    a page that has no heading nor outline entry, is no heading of the page at all."""
-    if title == f"Page {_int(payload.get('page_index')) + 1}":
-        return True
+def untitled(title: str, page_index: JSON) -> bool:
+    """Whether `title` is `Page {N+1}`, the title of a page with no heading nor outline entry
+    (pdf): no heading of the page, so Level 2 does not open with it."""
+    return isinstance(page_index, int) and title == f"Page {page_index + 1}"
+
+
+def _title_heading(title: str, elements: Sequence[Mapping[str, JSON]]) -> int | None:
+    """The index of the page's first heading that says its title (a slide's title, a
+    section's heading, a pdf page's first heading after a chapter number or a running
+    header), or None."""
     said = " ".join(title.split())
-    return any(
-        el.get("category") == Category.HEADING.value
-        and " ".join(str((el.get("content") or {}).get("text", "")).split()) == said
-        for el in elements
-    )
-
-
-def _int(value: JSON) -> int:
-    return value if isinstance(value, int) else -1
+    for k, el in enumerate(elements):
+        if el.get("category") == Category.HEADING.value and said == " ".join(
+            str((el.get("content") or {}).get("text", "")).split()
+        ):
+            return k
+    return None
 
 
 # ---- elements --------------------------------------------------------------------------------
