@@ -248,6 +248,30 @@ CASES: list[tuple[str, Rule[Any], tuple[Any, ...], bool]] = [
     ("l3-cut-over", rules_page.l3_cut, ({"cut": {"bytes": 900, "max_bytes": 500}}, 700), False),
     ("l3-cut-not-over", rules_page.l3_cut, ({"cut": {"bytes": 400, "max_bytes": 500}}, 300), False),
     ("templates-missing", surface.templates, ([f"dpe://{HOST}/{{doc_ref}}"], HOST), False),
+    (
+        "md-heading-title",
+        surface.read_markdown_heading,
+        ("## Scope\n\nBody\n", {"title": "Scope", "page_index": 0}),
+        True,
+    ),
+    (
+        "md-heading-missing",
+        surface.read_markdown_heading,
+        ("Body\n", {"title": "Scope", "page_index": 0}),
+        False,
+    ),
+    (
+        "md-heading-untitled-page",
+        surface.read_markdown_heading,
+        ("Body continued\n", {"title": "Page 3", "page_index": 2}),
+        True,
+    ),
+    (
+        "md-heading-page-number-said",
+        surface.read_markdown_heading,
+        ("# Page 3\n\nBody continued\n", {"title": "Page 3", "page_index": 2}),
+        False,
+    ),
 ]
 
 

@@ -117,8 +117,9 @@ def test_estimate_form_is_tables_not_headings(office: Document) -> None:
     assert "Payment terms: 30 days Balance due 690.00" in texts
 
 
-def test_page_without_heading_is_titled_by_its_first_line(office: Document) -> None:
-    assert office.pages[1].title == "Customer: Harbor Board"
+def test_page_without_heading_nor_outline_entry_is_titled_by_its_number(office: Document) -> None:
+    """Never by a line of body text (it was "Customer: Harbor Board", the form's first row)."""
+    assert office.pages[1].title == "Page 2"
 
 
 @pytest.mark.parametrize(

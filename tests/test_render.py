@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from dpe_server.model import summaries
 from dpe_server.model.info import DocumentInfo, PageInfo
 from dpe_server.model.tree import JSON, TABLE_PREVIEW_ROWS, Category, Page, PageBuilder
 from dpe_server.model.uri import parse
@@ -88,11 +89,11 @@ CASES: dict[Category, tuple[dict[str, JSON], str, str, str]] = {
     ),
     Category.HEADER: (
         {"text": "Top"},
-        "Header: Top",
-        "[header: Header: Top]",
-        "header: Header: Top",
+        "Top",
+        "[header: Top]",
+        "header: Top",
     ),
-    Category.FOOTER: ({"text": "P1"}, "Footer: P1", "[footer: Footer: P1]", "footer: Footer: P1"),
+    Category.FOOTER: ({"text": "P1"}, "P1", "[footer: P1]", "footer: P1"),
     Category.SEPARATOR: (
         {"kind": "page_break"},
         "Page break",
@@ -101,15 +102,15 @@ CASES: dict[Category, tuple[dict[str, JSON], str, str, str]] = {
     ),
     Category.AUDIO: (
         {"name": "a.mp3", "mime_type": "audio/mpeg"},
-        "Audio: a.mp3",
-        "[audio: Audio: a.mp3]",
-        "audio: Audio: a.mp3",
+        "a.mp3",
+        "[audio: a.mp3]",
+        "audio: a.mp3",
     ),
     Category.VIDEO: (
         {"name": "v.mp4", "mime_type": "video/mp4"},
-        "Video: v.mp4",
-        "[video: Video: v.mp4]",
-        "video: Video: v.mp4",
+        "v.mp4",
+        "[video: v.mp4]",
+        "video: v.mp4",
     ),
     Category.FORM: (
         {"fields": [{"name": "n", "type": "text", "value": ""}]},
@@ -345,6 +346,46 @@ def test_page_opening_with_its_title_heading_says_it_once() -> None:
     payload = page_view(HOST, "d", b.build("Agenda"), parse("dpe://h/d/pages/0"))
     assert render(2, payload, "markdown") == "# Agenda\n\nBody\n"
     assert render(2, payload, "text") == "Agenda\n\nBody\n"
+
+
+def test_a_title_heading_after_other_elements_opens_the_page_once() -> None:
+    """A pdf chapter page: its number and a picture, then its heading (the page's title):
+    the Markdown opened with the title at level 1 and printed the heading again at 2."""
+    b = PageBuilder(4)
+    b.add(Category.TEXT, "1", {"text": "1"})
+    b.add(Category.HEADING, "Securing data", {"level": 2, "text": "Securing  data"})
+    b.add(Category.TEXT, "t", {"text": "Body"})
+    payload = page_view(HOST, "d", b.build("Securing data"), parse("dpe://h/d/pages/4"))
+    assert render(2, payload, "markdown") == "## Securing data\n\n1\n\nBody\n"
+    assert render(2, payload, "text") == "Securing  data\n\n1\n\nBody\n"
+
+
+def test_a_page_titled_by_its_number_opens_with_its_elements() -> None:
+    """`Page {N+1}` (a pdf page without heading or outline entry) is no heading of the page."""
+    b = PageBuilder(1)
+    b.add(Category.TEXT, "t", {"text": "reviewed to prevent future discrepancies."})
+    payload = page_view(HOST, "d", b.build("Page 2"), parse("dpe://h/d/pages/1"))
+    assert render(2, payload, "markdown") == "reviewed to prevent future discrepancies.\n"
+    other = page_view(HOST, "d", b.build("Page 7"), parse("dpe://h/d/pages/1"))
+    assert render(2, other, "markdown").startswith("# Page 7\n")
+
+
+@pytest.mark.parametrize(
+    ("category", "summary"),
+    [
+        (Category.HEADER, summaries.header("Cat. No. 28171E")),
+        (Category.FOOTER, summaries.footer("Cat. No. 28171E")),
+        (Category.AUDIO, summaries.media("Cat. No. 28171E", "audio/mpeg")),
+        (Category.VIDEO, summaries.media("Cat. No. 28171E", "video/mp4")),
+    ],
+)
+def test_a_category_label_is_said_once(category: Category, summary: str) -> None:
+    """`[{category}: {summary}]`: the summary the extractors write does not name the category
+    again (it said `[footer: Footer: Cat. No. 28171E]`)."""
+    element = {"category": category.value, "summary": summary, "content": {"text": "x"}}
+    body = render_element(element, markdown=True, full=False)
+    assert body.startswith(f"[{category.value}: Cat. No. 28171E")
+    assert not summary.casefold().startswith(category.value)
 
 
 def test_empty_table_renders_its_summary_not_an_empty_body() -> None:

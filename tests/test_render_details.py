@@ -114,8 +114,8 @@ def test_form_fields_render_label_value_options_and_checked_state() -> None:
 
 def test_a_header_longer_than_its_summary_renders_in_full() -> None:
     text = "Quarterly report " + " ".join(f"word{i}" for i in range(40))
-    body = _md("header", {"text": text}, summary="Header: Quarterly report word0 word1…")
-    assert body.startswith("[header: Header: Quarterly report word0 word1…]\n\n- ")
+    body = _md("header", {"text": text}, summary="Quarterly report word0 word1…")
+    assert body.startswith("[header: Quarterly report word0 word1…]\n\n- ")
     assert missing("header", {"text": text}, body) == []
 
 

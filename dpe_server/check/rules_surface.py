@@ -139,9 +139,18 @@ def read_format(contents: Sequence[Any], fmt: str) -> list[Problem]:
     return out
 
 
-@rule("read.markdown_heading", "a Level 2 page in Markdown starts with its title as a heading")
-def read_markdown_heading(text: str) -> list[Problem]:
+@rule(
+    "read.markdown_heading",
+    "a Level 2 page in Markdown starts with its title as a heading, unless the title is "
+    "'Page {N+1}' (a page with no heading nor outline entry)",
+)
+def read_markdown_heading(text: str, page: dict[str, Any]) -> list[Problem]:
     first = text.lstrip().split("\n", 1)[0]
+    index = page.get("page_index")
+    if isinstance(index, int) and page.get("title") == f"Page {index + 1}":
+        return problem_if(
+            first.startswith("# Page "), "no heading 'Page {N+1}' of a page with none", first
+        )
     return problem_if(not first.startswith("#"), "a first line '# {title}'", first)
 
 

@@ -183,7 +183,10 @@ class DocumentWalk:
         bodies = await self.s.formats(page_uri)
         if "markdown" in bodies:
             r.check(
-                surface.read_markdown_heading, page_uri + "?format=markdown", bodies["markdown"]
+                surface.read_markdown_heading,
+                page_uri + "?format=markdown",
+                bodies["markdown"],
+                page,
             )
             r.check(
                 rules_page.l2_markdown_recall,

@@ -86,20 +86,23 @@ def annotation(text_: str, kind: str, author: str | None = None) -> str:
 
 
 def header(text_: str) -> str:
-    return one_line(f"Header: {text_}")
+    """A header's text alone: its category says it is a header (Markdown renders
+    `[header: {summary}]`, so a `Header:` label here would say it twice)."""
+    return one_line(text_)
 
 
 def footer(text_: str) -> str:
-    return one_line(f"Footer: {text_}")
+    """A footer's text alone (see `header`)."""
+    return one_line(text_)
 
 
 def separator(kind: str) -> str:
     return kind.replace("_", " ").capitalize()
 
 
-def media(category: str, name: str, mime_type: str) -> str:
-    label = "Audio" if category == "audio" else "Video"
-    return one_line(f"{label}: {name} ({mime_type})" if name else f"{label} ({mime_type})")
+def media(name: str, mime_type: str) -> str:
+    """`name (mime type)`: the category (audio, video) is said by the element itself."""
+    return one_line(f"{name} ({mime_type})" if name else mime_type)
 
 
 def form(fields: Sequence[Mapping[str, JSON]]) -> str:

@@ -4,9 +4,12 @@ Markdown follows the seed's table: heading `#`×level, text as is, table as a pi
 list `1.`/`-` indented by level (an item's number label when it has one: `3.` as the marker,
 `- a)` when not decimal), code fenced, chart `[图表: {title}] {data_summary}`, image
 `![{description}]({element uri})`, link `[{text}]({url})`, formula `$ {expression} $` then its
-result and cells, every other category `[{category}: {summary}]`. Text is the same content
-with no markup (tables tab-separated). Pure functions of the payload: the checker and the
-goldens use them too.
+result and cells, every other category `[{category}: {summary}]`. Level 2 opens with the page
+title as a heading: the page's own heading that says it, at its level, moved to the top (so
+no heading is said twice), else `# {title}`; a page titled `Page {N+1}` (a pdf page with no
+heading nor outline entry) opens with its first element.
+Text is the same content with no markup (tables tab-separated). Pure functions of the
+payload: the checker and the goldens use them too.
 """
 
 from __future__ import annotations
@@ -141,24 +144,41 @@ def _document(payload: Mapping[str, JSON], markdown: bool) -> str:
 def _page(payload: Mapping[str, JSON], markdown: bool) -> str:
     title = str(payload.get("title", ""))
     elements: Sequence[Mapping[str, JSON]] = payload.get("elements") or []
-    # The page title as a heading, unless the page opens with that very heading (a slide's
-    # title, a section's heading): then that element is the page's heading, not said twice.
-    first = elements[0] if elements else None
-    opens_with_title = (
-        first is not None
-        and first.get("category") == Category.HEADING.value
-        and " ".join(str((first.get("content") or {}).get("text", "")).split())
-        == " ".join(title.split())
-    )
-    lines = [] if opens_with_title else [f"# {_md_inline(title)}" if markdown else title]
     doc_uri = str(payload.get("uri", "")).split("/pages/")[0]
-    for element in elements:
+    said = _title_heading(title, elements)
+    lines: list[str] = []
+    if said is not None:  # the page's own heading that is its title, moved to the top
+        lines.append(render_element(elements[said], markdown=markdown, full=False).rstrip("\n"))
+    elif not untitled(title, payload.get("page_index")):
+        lines.append(f"# {_md_inline(title)}" if markdown else title)
+    for k, element in enumerate(elements):
+        if k == said:
+            continue
         el = dict(element)
         el.setdefault("uri", f"{doc_uri}/elements/{el['element_id']}")
         if lines:
             lines.append("")
         lines.append(render_element(el, markdown=markdown, full=False).rstrip("\n"))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def untitled(title: str, page_index: JSON) -> bool:
+    """Whether `title` is `Page {N+1}`, the title of a page with no heading nor outline entry
+    (pdf): no heading of the page, so Level 2 does not open with it."""
+    return isinstance(page_index, int) and title == f"Page {page_index + 1}"
+
+
+def _title_heading(title: str, elements: Sequence[Mapping[str, JSON]]) -> int | None:
+    """The index of the page's first heading that says its title (a slide's title, a
+    section's heading, a pdf page's first heading after a chapter number or a running
+    header), or None."""
+    said = " ".join(title.split())
+    for k, el in enumerate(elements):
+        if el.get("category") == Category.HEADING.value and said == " ".join(
+            str((el.get("content") or {}).get("text", "")).split()
+        ):
+            return k
+    return None
 
 
 # ---- elements --------------------------------------------------------------------------------

@@ -140,7 +140,7 @@ def _web_video(blip: etree._Element, name: str, description: str, at: int) -> It
         content["description"] = description
     if m:
         content["url"] = m[1]
-    summary = summaries.media("video", name or description, "online video")
+    summary = summaries.media(name or description, "online video")
     return Item(Category.VIDEO, summary, content, {"source": "online_video"}, at)
 
 
@@ -301,7 +301,7 @@ def object_items(obj: etree._Element, ctx: PartCtx, text_box: TextBoxReader, at:
         mime = _MEDIA_MIME.get(ext, "application/octet-stream")
         content: MediaContent = {"name": name, "mime_type": mime, "description": prog_id}
         meta: dict[str, JSON] = {"part": part, "prog_id": prog_id}
-        return [Item(kind, summaries.media(kind.value, name, mime), content, meta, at)]
+        return [Item(kind, summaries.media(name, mime), content, meta, at)]
     previews = pict_items(obj, ctx, text_box, at)
     for drawing in obj.iterchildren(W + "drawing"):
         previews.extend(drawing_items(drawing, ctx, text_box, at))

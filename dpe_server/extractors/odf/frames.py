@@ -158,7 +158,7 @@ def media_item(plugin: etree._Element, desc: str, meta: dict[str, JSON], at: int
         content["url"] = href
     if desc:
         content["description"] = desc
-    return Item(category, summaries.media(category.value, name, mime), content, meta, at)
+    return Item(category, summaries.media(name, mime), content, meta, at)
 
 
 def object_item(

@@ -3,7 +3,8 @@
 In order of precedence, for the line at hand:
 - code: runs of lines set entirely in a monospace font, indentation kept from x offsets;
 - heading larger than the body or named by the outline (`pdf_headings`); lines in the same
-  style that follow it closely continue it;
+  style that follow it closely continue it, up to 200 characters (more lines in that style
+  are a paragraph set larger than the small print that carries most of the page);
 - borderless table (`pdf_aligned`): three or more lines whose runs stand in the same columns
   (rows starting with a list marker only when each fills three cells or more: a marker and
   its text are a list item, not two cells);
@@ -59,9 +60,11 @@ class Block:
     x0: float
     x1: float
     meta: dict[str, JSON] = field(default_factory=dict)
-    first_line: str = ""
-    """The text of the block's first line (a page without headings is titled by it)."""
 
+
+_HEADING_CHARS = 200
+"""The longest heading: more lines in a heading's style make a paragraph set larger than the
+page's body (where small print, a table's, carries most of the characters)."""
 
 _LEADER = re.compile(r"(?:^|[ \t]+)\.(?:[ \t]*\.){3,}[ \t]*(?=\s|$)")
 """A dot leader: four or more dots, spaced or not, after white space and up to white space or
@@ -174,7 +177,7 @@ class _Builder:
         x1 = max(ln.x1 for ln in group)
         bottom = min(ln.y for ln in group)
         bbox = [round(x0, 1), round(bottom, 1), round(x1, 1), round(top, 1)]
-        self.blocks.append(Block(kind, content, top, x0, x1, {"bbox": bbox}, group[0].text))
+        self.blocks.append(Block(kind, content, top, x0, x1, {"bbox": bbox}))
 
     def _heading(self, lines: Sequence[Line], i: int, level: int) -> int:
         group = [lines[i]]
@@ -197,6 +200,9 @@ class _Builder:
         for ln in group:
             text = _join_lines(text, ln.text, spaced)
             spaced = ln.space_after
+        if len(text) > _HEADING_CHARS and outline_level(text, self.outline) is None:
+            self._text(group)
+            return j
         heading = HeadingContent(level=level, text=text)
         if is_rtl(text):
             heading["direction"] = "rtl"
@@ -269,7 +275,6 @@ class _Builder:
 
     def _paragraph(self, lines: Sequence[Line], i: int) -> int:
         group = [lines[i]]
-        text = lines[i].text
         j = i + 1
         while j < len(lines):
             nxt, prev = lines[j], group[-1]
@@ -285,14 +290,21 @@ class _Builder:
                 or self._interrupts(list_marker(nxt))
             ):
                 break
-            text = _join_lines(text, nxt.text, prev.space_after)
             group.append(nxt)
             j += 1
+        self._text(group)
+        return j
+
+    def _text(self, group: Sequence[Line]) -> None:
+        text = ""
+        spaced = False
+        for line in group:
+            text = _join_lines(text, line.text, spaced)
+            spaced = line.space_after
         content = TextContent(text=text)
         if is_rtl(text):
             content["direction"] = "rtl"
         self._add("text", content, group)
-        return j
 
 
 def build_blocks(

@@ -10,7 +10,8 @@ opened with pypdf first (passwords, errors: see `pdf_open`).
 Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one PDFium
 pass over a page: text runs from `pdf_glyphs` with `pdf_textnorm`, rules and image draws from
 `pdf_shapes`; the types in `pdf_items`), `pdf_lines` (columns and
-lines), `pdf_blocks` (headings, paragraphs, lists, code, aligned tables, in that module's
+lines), `pdf_sideheads` (headings in a narrow column left of the body), `pdf_blocks`
+(headings, paragraphs, lists, code, aligned tables, in that module's
 order of precedence), `pdf_headings` (which lines are headings, levels from the document's
 heading styles), `pdf_markers` (list markers and their numbers), `pdf_aligned` (borderless
 tables), `pdf_tables` (ruled tables), `pdf_furniture` (running headers and footers),
@@ -26,8 +27,8 @@ scanned pages; a page that is a picture is recognised (OCR, the `dpe-server[ocr]
 `pdf_scanned`), or, with `Limits.ocr_later`, says `ocr: "pending"` for a job of its own.
 
 Page title: the page's first heading in reading order (a document's title before the first
-section the outline names), else its first outline entry, else its first line with at least
-two letters, else `Page {N+1}`.
+section the outline names), else its first outline entry, else `Page {N+1}`; never a line of
+body text (a continuation page's first line is no title).
 """
 
 from __future__ import annotations
@@ -78,7 +79,6 @@ from dpe_server.model.tree import (
     Page,
     PageBuilder,
     Properties,
-    one_line,
 )
 
 if TYPE_CHECKING:
@@ -98,7 +98,6 @@ __all__ = [
 ]
 
 VERSION = "3"
-TITLE_CHARS = 80
 SCANNED = "Scanned page (no text layer)"
 Box = tuple[float, float, float, float]
 
@@ -530,7 +529,7 @@ def _add_annotations(annots: PageAnnots | None, b: PageBuilder, meta: dict[str, 
             category = Category.AUDIO if item.kind == "audio" else Category.VIDEO
             b.add(
                 category,
-                summaries.media(item.kind, str(c["name"]), str(c["mime_type"])),
+                summaries.media(str(c["name"]), str(c["mime_type"])),
                 c,
                 item.meta,
             )
@@ -548,9 +547,6 @@ def _title(outline: Sequence[tuple[str, int]], blocks: Sequence[Block], index: i
             return str(block.content["text"])
     if outline:
         return outline[0][0]
-    for block in blocks:
-        if sum(1 for ch in block.first_line if ch.isalpha()) >= 2:
-            return one_line(block.first_line, TITLE_CHARS)
     return f"Page {index + 1}"
 
 

@@ -3,12 +3,15 @@
 A page's *edge lines* (lines set no larger than 1.25 × the page's body size, so that
 numbered chapter titles at a fixed place are not taken for headers) are its three topmost
 lines inside the top 15 % of the page and its three bottom-most lines inside the bottom
-15 %. Their text is normalised (case folded, white space collapsed, every digit run → `#`,
-so "Page 3 of 9" matches "Page 4 of 9"). An edge line of page N is a header (top) or
-footer (bottom) when the same normalised text sits within 4 pt of the same height on enough
-neighbours: pages N±1 and N±2 (two when three or more neighbours exist, else one). When
-that would take every line of the page (a page holding nothing but one repeated line),
-nothing is taken.
+15 %, the 15 % measured from the page's first and last lines of text where they stand inside
+its box (a book set in a smaller block than its paper, as the US Code of Federal Regulations
+on letter pages, has its running header far below the paper's top). Their text is normalised
+(case folded, white space collapsed, every number → `#`, a number with dots, dashes, slashes
+or colons in it as one: so "Page 3 of 9" matches "Page 4 of 9" and "Manual 2.3.59.1.5"
+matches "Manual 2.3.59.6"). An edge line of page N is a header (top) or footer (bottom) when
+the same normalised text sits within 4 pt of the same height on enough neighbours: pages N±1
+and N±2 (two when three or more neighbours exist, else one). When that would take every line
+of the page (a page holding nothing but one repeated line), nothing is taken.
 
 Cost: the neighbours come from the same per-page pass as the page itself (`pdf_collect`),
 kept per reader: whole-document extraction runs each page's pass once and reuses it for its
@@ -32,7 +35,8 @@ BAND = 0.15
 PER_EDGE = 3
 NEIGHBOURS = (-1, 1, -2, 2)
 _Y_TOL = 4.0
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re.compile(r"\d+(?:[.:/-]\d+)*")
+_LARGE = 1.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +61,11 @@ def edge_lines(runs: Sequence[Run], box: tuple[float, float, float, float]) -> l
         return []
     lines = make_lines(list(runs))
     body = body_size(lines)
-    lines = [ln for ln in lines if ln.size <= 1.25 * body]
-    top = [ln for ln in lines if ln.y >= y1 - BAND * height][:PER_EDGE]
-    bottom = [ln for ln in lines if ln.y <= y0 + BAND * height][-PER_EDGE:]
+    upper = min(y1, max(ln.y + ln.size for ln in lines))
+    lower = max(y0, min(ln.y for ln in lines))
+    lines = [ln for ln in lines if ln.size <= _LARGE * body]
+    top = [ln for ln in lines if ln.y >= upper - BAND * height][:PER_EDGE]
+    bottom = [ln for ln in lines if ln.y <= lower + BAND * height][-PER_EDGE:]
     out = [EdgeLine(True, ln.y, _key(ln.text), ln) for ln in top]
     out += [EdgeLine(False, ln.y, _key(ln.text), ln) for ln in bottom if ln not in top]
     return [e for e in out if e.key]

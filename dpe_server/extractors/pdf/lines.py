@@ -23,7 +23,12 @@ whole page (more than two ems between a line and the next) also ends a band, unl
 band above it already holds column text on both sides (three full lines each): a line above
 the columns with words at both ends (a page number and a date) is read before them, while
 blank space that happens to run across both columns (figures side by side) does not cut
-them. Each side is searched again, so three columns work too.
+them. Each side is searched again, so three columns work too. A page without columns may have
+side heads (`pdf_sideheads`): each head is read before the body lines beside and under it.
+
+Lines: runs whose baselines are within 0.4 em of each other; a superscript (a run of a few
+characters set smaller than the line under it and raised 0.4 to 0.6 em over its baseline: a
+footnote marker `4)`, `10)`, an exponent) belongs to that line, where it stands.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.collect import Run
+from dpe_server.extractors.pdf.sideheads import side_gutter
 from dpe_server.extractors.pdf.visual import SCRIPT_GAP, logical, number_units, scripts_differ
 from dpe_server.model.direction import is_rtl
 
@@ -104,7 +110,44 @@ def make_lines(runs: list[Run]) -> list[Line]:
                 current.append(run)
                 continue
         lines.append([run])
+    lines = _raised_joined(lines)
     return [_single(group) if len(group) == 1 else _line(group) for group in lines]
+
+
+_RAISED_SIZE = 0.85
+_RAISED_RISE = 0.6
+_RAISED_CHARS = 4
+
+
+def _raised_joined(lines: list[list[Run]]) -> list[list[Run]]:
+    """Lines with a superscript's runs put back in the line they belong to: a run of a few
+    characters (`4)`, `10)`, `1`, `*`) set smaller than the line just below it and raised
+    above that line's baseline by more than the 0.4 em a baseline may wander but less than
+    0.6 em (no line of text stands that close above another), inside that line's extent. A
+    footnote marker set so is a line of its own otherwise, and cuts its paragraph in two."""
+    out: list[list[Run]] = []
+    for i, group in enumerate(lines):
+        below = lines[i + 1] if i + 1 < len(lines) else None
+        if below is not None and _raised_over(group, below):
+            below.extend(group)
+            continue
+        out.append(group)
+    return out
+
+
+def _raised_over(group: list[Run], below: list[Run]) -> bool:
+    size = max(r.size for r in below)
+    base = next(r.y for r in below if r.size == size)
+    x0 = min(r.x0 for r in below)
+    x1 = max(r.x1 for r in below)
+    return all(
+        len(r.text.strip()) <= _RAISED_CHARS
+        and r.size <= _RAISED_SIZE * size
+        and 0 < r.y - base <= _RAISED_RISE * size
+        and x0 - 2 * size <= r.x0
+        and r.x1 <= x1 + 2 * size
+        for r in group
+    )
 
 
 def _line(runs: list[Run]) -> Line:
@@ -143,7 +186,7 @@ def _line(runs: list[Run]) -> Line:
     mono = all(r.mono for r in visible)
     return Line(
         runs,
-        runs[0].y,
+        next((r.y for r in runs if round(r.size * 2) / 2 == size), runs[0].y),
         size,
         min([r.x0 for r in runs]),
         max([r.x1 for r in runs]),
@@ -318,6 +361,9 @@ def reading_groups(runs: list[Run], depth: int = 0, cuts: Sequence[Cut] = ()) ->
     if gutter is None and depth == 0:
         gutter = _half_gutter(runs)
     if gutter is None:
+        side = side_gutter(runs) if depth == 0 else None
+        if side is not None:
+            return _side_headed(runs, side[0])
         return [runs] if runs else []
     g0, g1 = gutter
     lo = min(r.x0 for r in runs)
@@ -368,4 +414,36 @@ def reading_groups(runs: list[Run], depth: int = 0, cuts: Sequence[Cut] = ()) ->
         for run in line.runs:
             (band_left if run.x1 <= g0 + 0.5 or run.x0 < g0 else band_right).append(run)
     flush_band()
+    return groups
+
+
+def _side_headed(runs: list[Run], g0: float) -> list[list[Run]]:
+    """A page with side heads (`pdf_sideheads`) in reading order: each head (the lines left of
+    the gutter that follow each other closely) before the body lines beside and under it,
+    down to the next head, so a head's first line is not read into the body line on its
+    baseline."""
+    heads: list[list[Line]] = []
+    for line in make_lines([r for r in runs if r.x1 <= g0]):
+        if heads and heads[-1][-1].y - line.y <= 2 * max(line.size, heads[-1][-1].size):
+            heads[-1].append(line)
+        else:
+            heads.append([line])
+    items: list[tuple[float, int, list[Run]]] = [
+        (
+            max(ln.y + ln.size for ln in head) + 0.5 * head[0].size,
+            0,
+            [r for ln in head for r in ln.runs],
+        )
+        for head in heads
+    ]
+    items += [(ln.y + ln.size, 1, ln.runs) for ln in make_lines([r for r in runs if r.x1 > g0])]
+    items.sort(key=lambda item: (-item[0], item[1]))
+    groups: list[list[Run]] = []
+    body = False
+    for _, kind, group in items:
+        if kind == 1 and body:
+            groups[-1].extend(group)
+        else:
+            groups.append(list(group))
+        body = kind == 1
     return groups

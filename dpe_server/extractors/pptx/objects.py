@@ -322,7 +322,7 @@ def media(
     elif target:
         meta["part"] = target
     category = Category.AUDIO if kind == "audio" else Category.VIDEO
-    ctx.sink.add(category, summaries.media(kind, content["name"], mime), content, meta)
+    ctx.sink.add(category, summaries.media(content["name"], mime), content, meta)
 
 
 def picture(pic: etree._Element, ctx: SlideContext) -> None:
