@@ -19,6 +19,7 @@ from dpe_server.model.tree import Category, Document, Page
 from dpe_server.model.uri import parse
 from dpe_server.views.payloads import page_view
 from dpe_server.views.render import render
+from fixtures.builders.pdf_runin import SECTIONS, TABLE
 
 
 @pytest.fixture(scope="module")
@@ -135,3 +136,17 @@ def test_a_paragraph_set_larger_than_the_small_print_is_no_heading() -> None:
     blocks = build_blocks([lines], 6.0, {})
     assert blocks[0].kind == "text"
     assert str(blocks[0].content["text"]).startswith("(a) Schedule III shall consist")
+
+
+def test_a_numbered_heading_run_into_its_body_is_split_from_it(fixture_dir: Path) -> None:
+    """`**5.1 Hyper Parameter Optimization** We have chosen…` on one baseline: a heading,
+    then the section's paragraph; bold numbered labels followed by figures stay a table."""
+    with (fixture_dir / "pdf_runin.pdf").open("rb") as f:
+        page = pdf_mod.extract(f, DEFAULT_LIMITS).pages[0]
+    got = [(e.category.value, dict(e.content)) for e in page.elements]
+    for head, lines in SECTIONS:
+        heading = next(c for kind, c in got if kind == "heading" and c["text"] == head)
+        after = got[[c for _, c in got].index(heading) + 1]
+        assert after == ("text", {"text": " ".join(lines)})
+    tables = [c for kind, c in got if kind == "table"]
+    assert [list(r) for r in TABLE] == [tables[0]["headers"], *tables[0]["rows"]]

@@ -38,6 +38,7 @@ from dpe_server.extractors.pdf.collect import Run
 from dpe_server.extractors.pdf.headings import Styles, body_size, heading_level, outline_level
 from dpe_server.extractors.pdf.lines import Cut, Line, make_lines, reading_groups
 from dpe_server.extractors.pdf.markers import Marker, list_marker, value
+from dpe_server.extractors.pdf.runin import run_in_head
 from dpe_server.model.content import (
     CodeContent,
     HeadingContent,
@@ -63,6 +64,8 @@ class Block:
 
 
 _HEADING_CHARS = 200
+_BOLD_AT_BODY_LEVEL = 5
+"""A bold heading at body size where the document has no heading styles (`headings`)."""
 """The longest heading: more lines in a heading's style make a paragraph set larger than the
 page's body (where small print, a table's, carries most of the characters)."""
 
@@ -148,10 +151,22 @@ class _Builder:
     def _level(self, line: Line) -> int | None:
         return heading_level(line, self.body, self.outline, self.styles)
 
+    def _bold_level(self, line: Line) -> int:
+        """The level of a run-in heading whose text is no heading by its style alone (a
+        section number reads as a list marker): its bold style's rank."""
+        ranked = self.styles()
+        return ranked.level(line) if ranked.ranked else _BOLD_AT_BODY_LEVEL
+
     def run(self, lines: Sequence[Line]) -> None:
+        lines = list(lines)
         i = 0
         while i < len(lines):
             line = lines[i]
+            if not line.bold and (split := run_in_head(line)) and not table_rows(lines, i):
+                head, rest = split
+                lines[i : i + 1] = [head, rest]
+                i = self._heading(lines, i, self._level(head) or self._bold_level(head))
+                continue
             level = self._level(line)
             if line.mono:
                 i = self._code(lines, i)
