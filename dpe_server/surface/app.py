@@ -122,7 +122,7 @@ class DpeApp:
         )
         self.reader = Reader(self.catalog, self.host, settings.max_element_bytes)
         self.limiter = RateLimiter(settings.completion_rate, settings.completion_burst)
-        self.toolbox = ToolBox(self.reader, self.catalog)
+        self.toolbox = ToolBox(self.reader, self.catalog, self.hub.connection_key)
         self.completer = Completer(self.catalog)
         self.on_ready: Callable[[], None] | None = None
         """Called once the folder is indexed (the CLI prints its banner)."""
