@@ -123,6 +123,7 @@ LONGEST_MODULES = (
     "tests/hostile/test_hostile.py",
     "tests/test_watcher.py",
     "tests/test_legacy.py",
+    "tests/e2e/test_search_load.py",
     "tests/e2e/test_terminal.py",
     "tests/e2e/test_server_e2e.py",
 )
