@@ -114,7 +114,7 @@ def test_read_of_the_catalog_parses_under_the_worker_options(
         ("--page-size", "0", "stdio"),
         ("--debounce-ms", "-1", "stdio"),
         ("--debounce-ms", "600000", "stdio"),
-        ("--store-timeout", "0", "stdio"),
+        ("--store-timeout", "0.5", "stdio"),
         ("--store-lock-timeout", "nan", "stdio"),
     ],
     ids=str,

@@ -82,6 +82,9 @@ _IDLE_SECONDS = _option(
 )
 _TIMEOUT_SECONDS = _option(float, lambda x: 1 <= x <= 86_400, "a number of seconds from 1 to 86400")
 _STORE_SECONDS = _option(float, lambda x: 0.1 <= x <= 3600, "a number of seconds from 0.1 to 3600")
+_STORE_TIMEOUT = _option(  # with the watchdog's second, a read has time to reconnect (2 s)
+    float, lambda x: 1 <= x <= 3600, "a number of seconds from 1 to 3600"
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -169,7 +172,7 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--store-timeout",
-        type=_STORE_SECONDS,
+        type=_STORE_TIMEOUT,
         default=None,
         metavar="SECONDS",
         help="postgresql://: a statement running longer is cancelled and the read says the "
