@@ -125,6 +125,7 @@ LONGEST_MODULES = (
     "tests/test_legacy.py",
     "tests/e2e/test_legacy_network.py",
     "tests/e2e/test_http_connections.py",
+    "tests/e2e/test_search_load.py",
     "tests/e2e/test_terminal.py",
     "tests/e2e/test_server_e2e.py",
 )

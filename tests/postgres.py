@@ -74,9 +74,11 @@ def _runnable_by(user: str, bins: Path) -> Path:
 
 
 class Postgres:
-    """One throw-away server: `start()`, `stop()` (and start again: a restart), `url`."""
+    """One throw-away server: `start()`, `stop()` (and start again: a restart), `url` (with no
+    password in it). With a `password`, the server asks every client for it (SCRAM); without,
+    it trusts every local connection."""
 
-    def __init__(self, bins: Path) -> None:
+    def __init__(self, bins: Path, password: str | None = None) -> None:
         self.user = "nobody" if os.geteuid() == 0 else None
         self.bins = _runnable_by(self.user, bins) if self.user else bins
         self.dir = Path(tempfile.mkdtemp(prefix="dpe-pg-"))
@@ -85,7 +87,14 @@ class Postgres:
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
         if self.user:
             shutil.chown(self.dir, self.user)
-        self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8")
+        auth = ["-A", "trust"]
+        if password is not None:
+            secret = self.dir / "password"
+            secret.write_text(password + "\n")
+            if self.user:
+                shutil.chown(secret, self.user)
+            auth = ["-A", "scram-sha-256", f"--pwfile={secret}"]
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", *auth, "-E", "UTF8")
 
     def _run(self, tool: str, *args: str) -> None:
         subprocess.run(
@@ -117,11 +126,11 @@ class Postgres:
 
 
 @contextlib.contextmanager
-def running() -> Iterator[Postgres]:
+def running(password: str | None = None) -> Iterator[Postgres]:
     """A throw-away server, started, and destroyed at the end (`available()` must be "")."""
     bins = bin_dir()
     assert bins is not None
-    server = Postgres(bins)
+    server = Postgres(bins, password)
     try:
         server.start()
         yield server

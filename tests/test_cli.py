@@ -114,6 +114,8 @@ def test_read_of_the_catalog_parses_under_the_worker_options(
         ("--page-size", "0", "stdio"),
         ("--debounce-ms", "-1", "stdio"),
         ("--debounce-ms", "600000", "stdio"),
+        ("--store-timeout", "0.5", "stdio"),
+        ("--store-lock-timeout", "nan", "stdio"),
     ],
     ids=str,
 )
@@ -135,6 +137,16 @@ def test_serve_refuses_no_cache_with_a_postgresql_store_in_one_line(tmp_path: Pa
         "dpe-server serve: --no-cache cannot be given with a postgresql:// store, which is the "
         "store the replicas share, not a cache; give one or the other."
     ]
+
+
+def test_serve_refuses_an_unreadable_store_password_file_in_one_line(tmp_path: Path) -> None:
+    done = _dpe(
+        *("serve", str(tmp_path), "--store", "postgresql://u@127.0.0.1:1/d"),
+        *("--store-password-file", str(tmp_path / "missing")),
+    )
+    assert done.returncode == 2
+    assert len(done.stderr.splitlines()) == 1
+    assert done.stderr.startswith("dpe-server serve: cannot read --store-password-file: ")
 
 
 def test_read_refuses_a_bad_worker_option_in_one_line(tmp_path: Path) -> None:

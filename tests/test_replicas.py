@@ -6,14 +6,21 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
+import os
+import re
 import shutil
+import signal
 import socket
+import threading
+import time
 import zipfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import pytest
@@ -21,13 +28,21 @@ import pytest
 from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.fulltext import Position, Scope, TextQuery
 from dpe_server.catalog.shared import pages_job
-from dpe_server.catalog.store import PageCache
-from dpe_server.catalog.stores import check_store_url
+from dpe_server.catalog.store import PageCache, StoreUnavailable
+from dpe_server.catalog.stores import StoreOptions, check_store_url
 from dpe_server.model.errors import PageNotFound
 from dpe_server.model.tree import Document, Page
 from dpe_server.read.search import QueryError, search
 from tests import postgres
-from tests.e2e.harness import HttpServer, connect, http_server, settled, write_deck, write_doc
+from tests.e2e.harness import (
+    HttpServer,
+    children,
+    connect,
+    http_server,
+    settled,
+    write_deck,
+    write_doc,
+)
 from tests.test_catalog import Counting
 
 pytestmark = pytest.mark.anyio
@@ -35,7 +50,8 @@ pytestmark = pytest.mark.anyio
 if why := postgres.available():
     pytest.skip(f"no PostgreSQL for the replica tests: {why}", allow_module_level=True)
 
-from dpe_server.catalog.postgres import PostgresStore  # noqa: E402 (needs psycopg)
+from dpe_server.catalog.pglink import GRACE  # noqa: E402 (needs psycopg)
+from dpe_server.catalog.postgres import PostgresStore  # noqa: E402
 
 DOCUMENTS = 200
 
@@ -148,10 +164,15 @@ class Replica:
     """One in-process replica: its own backend, store connection and catalog."""
 
     def __init__(
-        self, folder: Path, url: str, lease: float = 30.0, backend: Counting | None = None
+        self,
+        folder: Path,
+        url: str,
+        lease: float = 30.0,
+        backend: Counting | None = None,
+        options: StoreOptions | None = None,
     ) -> None:
         self.backend = backend or Counting()
-        self.store = PostgresStore(url, lease=lease)
+        self.store = PostgresStore(url, lease=lease, options=options)
         self.changes: list[Change] = []
         self.changed = anyio.Event()
         self.catalog = Catalog(folder, "h", self.backend, self._on_change, self.store)
@@ -379,6 +400,193 @@ async def test_a_stored_page_fails_clearly_while_postgresql_is_down_and_reads_af
                 await anyio.sleep(0.1)
         assert page.title == "Second"
         assert (await search(b.catalog, "second"))["total"] == 4  # 2 elements a document
+
+
+QUICK = StoreOptions(timeout=2.0, lock_timeout=1.0)
+"""Timeouts of the tests of a database that does not answer, or not in time."""
+ANSWERED = QUICK.timeout + GRACE + 1.5
+"""A read answers within this many seconds (the statement timeout and the watchdog's grace,
+and a margin for a busy machine)."""
+NOT_NOW = (
+    r"^Page 1 of '[^']+' cannot be read just now: the shared store \(PostgreSQL\) "
+    r"(did not answer within 2 s|is unreachable); it is tried again at every read"
+)
+SAFETY = 20.0
+"""Seconds after which a test gives the database back whatever happened (the old code waited
+on it that long, and the test then fails on the time its reads took)."""
+
+
+async def _timed_read(catalog: Catalog, ref: str) -> tuple[float, str]:
+    """How long a read of page 1 took, and its error's message ("" when it was served)."""
+    start = time.monotonic()
+    try:
+        await catalog.page(ref, 1)
+    except PageNotFound as exc:
+        return time.monotonic() - start, exc.message
+    return time.monotonic() - start, ""
+
+
+def _cluster(server: postgres.Postgres) -> list[int]:
+    """The processes of a running PostgreSQL: its postmaster and every child."""
+    postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+    return [postmaster, *children(postmaster)]
+
+
+@contextlib.contextmanager
+def _frozen(server: postgres.Postgres) -> Iterator[None]:
+    """Every process of `server` stopped (SIGSTOP): its port still accepts connections, and
+    nothing answers. Continued when the block ends, or after `SAFETY` seconds."""
+    pids = _cluster(server)
+
+    def thaw() -> None:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    safety = threading.Timer(SAFETY, thaw)
+    safety.start()
+    try:
+        yield
+    finally:
+        safety.cancel()
+        thaw()
+
+
+async def _two_warm(running: list[Replica], tg: anyio.abc.TaskGroup) -> Replica:
+    """Replica A extracts everything; B, returned, extracts nothing: it reads from the store."""
+    a, b = running
+    await _start_and_warm(a, tg)
+    await _start_and_warm(b, tg)
+    b.backend.forbid = True
+    b.catalog.pages_lru = PageCache()
+    return b
+
+
+async def test_reads_answer_in_time_while_postgresql_is_frozen_and_serve_once_it_is_back(
+    tmp_path: Path, own_pg: OwnPostgres
+) -> None:
+    """A PostgreSQL whose processes are stopped (SIGSTOP: the port accepts, nothing answers):
+    each read answers within the statement timeout (and a second's grace) that the store
+    cannot be read just now, as does a search; once the processes continue, the same replica
+    reads again, without restarting. Before, every read waited as long as the database."""
+    folder = _folder(tmp_path, 2)
+    async with replicas(folder, own_pg.url, count=2, options=QUICK) as (running, tg):
+        b = await _two_warm(running, tg)
+        ref = b.catalog.entries()[0].doc_ref
+        with _frozen(own_pg.server):
+            reads = [await _timed_read(b.catalog, ref) for _ in range(3)]
+            assert all(took <= ANSWERED for took, _ in reads), reads
+            assert all(re.match(NOT_NOW, message) for _, message in reads), reads
+            start = time.monotonic()
+            with pytest.raises(QueryError, match=r"^The search index cannot be read just now"):
+                await search(b.catalog, "second")
+            assert time.monotonic() - start <= ANSWERED
+        with anyio.fail_after(30):
+            while (await _timed_read(b.catalog, ref))[1]:
+                await anyio.sleep(0.1)
+        assert (await b.catalog.page(ref, 1)).title == "Second"
+        assert (await search(b.catalog, "second"))["total"] == 4
+
+
+async def test_reads_answer_in_time_while_a_table_is_locked_and_leases_are_renewed(
+    tmp_path: Path, url: str
+) -> None:
+    """The pages and the index locked (as `VACUUM FULL` or `ALTER TABLE` lock them): a read
+    answers within the statement timeout that the store cannot be read just now, as does a
+    search, and a lease renewal meanwhile is not held up behind them (its own connection);
+    once the lock is gone the same replica reads again."""
+    import psycopg
+
+    folder = _folder(tmp_path, 2)
+    async with replicas(folder, url, count=2, options=QUICK) as (running, tg):
+        b = await _two_warm(running, tg)
+        ref, key = b.catalog.entries()[0].doc_ref, b.catalog.entries()[0].key
+        ended: dict[str, float] = {}
+
+        async def held_read() -> None:
+            await _timed_read(b.catalog, ref)
+            ended["read"] = time.monotonic()
+
+        with psycopg.connect(url) as locker:
+            locker.execute("LOCK TABLE pages, elements IN ACCESS EXCLUSIVE MODE")
+            safety = threading.Timer(SAFETY, locker.rollback)
+            safety.start()
+            try:
+                took, message = await _timed_read(b.catalog, ref)
+                assert took <= ANSWERED, took
+                assert re.match(NOT_NOW, message), message
+                start = time.monotonic()
+                with pytest.raises(QueryError, match=r"^The search index cannot be read just"):
+                    await search(b.catalog, "second")
+                assert time.monotonic() - start <= ANSWERED
+                b.catalog.pages_lru = PageCache()
+                async with anyio.create_task_group() as reading:
+                    reading.start_soon(held_read)
+                    await _until(b.store._lock.locked)  # the read waits on the locked table
+                    await anyio.to_thread.run_sync(b.store.renew, key)
+                    ended["renewal"] = time.monotonic()
+            finally:
+                safety.cancel()
+                locker.rollback()
+        assert ended["renewal"] < ended["read"]  # not behind the read
+        assert (await b.catalog.page(ref, 1)).title == "Second"
+        assert (await search(b.catalog, "second"))["total"] == 4
+
+
+def test_the_database_password_is_taken_from_a_file_or_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A database that asks for a password, reached with a URL that holds none: the password
+    comes from `--store-password-file` (its first line) or from libpq's own `PGPASSWORD`; a URL
+    that holds one works too, with a warning that every local user sees it in `ps`."""
+    from dpe_server.cli import command as cli
+
+    secret = "a pass word: with 'quotes' & more"
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "no-such-pgpass"))
+
+    def connects(url: str, options: StoreOptions | None = None) -> bool:
+        store = PostgresStore(url, options=options)
+        try:
+            store.search(TextQuery.parse("word"), Scope(), 1, Position())
+        except StoreUnavailable:
+            return False
+        finally:
+            store.close()
+        return True
+
+    with postgres.running(password=secret) as pg:
+        parser = cli._parser(with_check=False)
+        (tmp_path / "secret").write_text(secret + "\nignored\n")
+        args = parser.parse_args(
+            [
+                "serve",
+                str(tmp_path),
+                "--store",
+                pg.url,
+                "--store-password-file",
+                f"{tmp_path}/secret",
+            ]
+        )
+        options = cli._store_options(args)
+        assert options is not None
+        assert secret not in repr(options)
+        assert not connects(pg.url)
+        assert connects(pg.url, options)
+        monkeypatch.setenv("PGPASSWORD", secret)
+        assert connects(pg.url)
+        monkeypatch.delenv("PGPASSWORD")
+        in_url = pg.url.replace("postgres@", f"postgres:{quote(secret, safe='')}@")
+        with caplog.at_level(logging.WARNING):
+            warned = cli._store_options(
+                parser.parse_args(["serve", str(tmp_path), "--store", in_url])
+            )
+        assert warned == StoreOptions()
+        assert "every local user can see in the process list" in caplog.text
+        assert secret not in caplog.text
+        assert connects(in_url)
 
 
 async def _page_or_none(catalog: Catalog, ref: str, index: int) -> Page | None:

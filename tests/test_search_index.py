@@ -542,3 +542,36 @@ def test_the_server_cuts_the_words_sqlite_cuts(text: str) -> None:
     db.execute("INSERT INTO t (rowid, x) VALUES (1, ?)", (fulltext.segment(text),))
     sqlite_words = [term for (term,) in db.execute("SELECT term FROM v ORDER BY offset")]
     assert ranking.tokens(fulltext.segment(text)) == sqlite_words
+
+
+def _found(store: SqliteStore, query: str) -> int:
+    found = store.search(fulltext.TextQuery.parse(query), fulltext.Scope(), 10, fulltext.Position())
+    assert found is not None
+    return found.total
+
+
+def test_searches_read_the_rebuilt_cache_and_the_memory_one_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Searches run on connections of their own (`searchers`): once the cache file is found
+    damaged and rebuilt they read the new file, not the one moved aside; and if even the
+    rebuild fails, the database in memory that replaces it, with the versions served."""
+    store = SqliteStore(tmp_path / "cache")
+    elements = (Element("p0-txt0", Category.TEXT, "", {"text": "revenue"}),)
+    outline = Outline("T", (), "", (), {})
+    store.put_document("a", outline, [Page(0, "", elements)])
+    store.serve([("a", "a", "docx")], [])
+    assert _found(store, "revenue") == 1
+    with store._lock:
+        store._rebuild(sqlite3.DatabaseError("damaged"))
+    assert _found(store, "revenue") == 0  # the new file holds nothing yet
+    store.put_document("b", outline, [Page(0, "", elements)])
+    store.serve([("b", "b", "docx")], [])
+    assert _found(store, "revenue") == 1
+    monkeypatch.setattr(store, "_connect", lambda: sqlite3.connect("/nonexistent/dir/x"))
+    with store._lock:
+        store._rebuild(sqlite3.DatabaseError("damaged again"))
+    store.put_document("c", outline, [Page(0, "", elements)])
+    store.serve([("c", "c", "docx")], ["b"])
+    assert _found(store, "revenue") == 1  # c's, in memory: b is no longer served
+    store.close()

@@ -4,6 +4,8 @@ meanwhile, and the inputs of issue 21 (category, doc_ref, cursor) reach the inde
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
 import threading
 from collections.abc import AsyncIterator
@@ -15,10 +17,13 @@ import anyio.to_thread
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from dpe_server.catalog import fulltext
 from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.read.search import SearchBusy, SearchSlots
 from dpe_server.surface.app import Settings, build_server
+from dpe_server.surface.errors import RATE_LIMITED
 from tests.e2e.harness import (
     Inbox,
     connect,
@@ -184,6 +189,71 @@ async def test_search_tool_filters_pages_and_snippets(client: Client) -> None:
     is_error, text = await _search(client, query="bullet", cursor="x")
     assert is_error
     assert text.startswith("The cursor is not one this search gave")
+
+
+def _cursor_with(cursor: str, **numbers: int) -> str:
+    """`cursor` (one a search gave) with its numbers replaced."""
+    data = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    raw = json.dumps(data | numbers).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("numbers", [{"after": 2**63}, {"skip": 2**64}, {"after": 10**400}])
+async def test_a_cursor_past_sqlite_integers_is_refused_as_one_not_given(
+    client: Client, numbers: dict[str, int]
+) -> None:
+    """A cursor's numbers are SQLite integers: a larger one is no cursor this search gave,
+    said as for any other, not JSON-RPC error 0 with Python's OverflowError."""
+    is_error, text = await _search(client, query="bullet", limit=1)
+    assert not is_error, text
+    cursor = _cursor_with(json.loads(text)["next_cursor"], **numbers)
+    is_error, text = await _search(client, query="bullet", limit=1, cursor=cursor)
+    assert is_error
+    assert text.startswith("The cursor is not one this search gave"), text
+
+
+async def test_a_nul_in_a_query_separates_words(client: Client) -> None:
+    """FTS5 ended the query at a NUL ("unterminated string": the index "could not be read");
+    it separates words, as the tokenizer takes it."""
+    is_error, text = await _search(client, query="bullet\0about")
+    assert not is_error, text
+    assert json.loads(text)["total"] == 4
+    is_error, text = await _search(client, query="\0")
+    assert is_error
+    assert text.startswith("The query is empty")
+
+
+async def test_a_search_past_the_servers_slots_is_answered_busy(
+    folder: Path, cache_dir: Path
+) -> None:
+    """Past the searches the server runs at once, a search gets JSON-RPC error -32000 with a
+    sentence saying to search again, as a completion over the rate does."""
+    settings = Settings(
+        root=folder, host=HOST, watch=False, cache_dir=cache_dir, backend=ThreadBackend()
+    )
+    server = build_server(settings)
+    server.app.toolbox.slots = SearchSlots(server=0)
+    async with Client(server, mode="legacy", cache=None) as connected:
+        with pytest.raises(MCPError) as refused:
+            await connected.call_tool("search", {"query": "bullet"})
+    assert refused.value.code == RATE_LIMITED
+    assert refused.value.message == (
+        "The server is running 0 searches already (its most at once); search again in a moment."
+    )
+
+
+def test_search_slots_bound_each_session_and_the_server() -> None:
+    slots = SearchSlots(server=3, session=2)
+    with contextlib.ExitStack() as held:
+        held.enter_context(slots.slot("a"))
+        held.enter_context(slots.slot("a"))
+        with pytest.raises(SearchBusy, match=r"^This session has 2 searches running already"):
+            held.enter_context(slots.slot("a"))
+        held.enter_context(slots.slot("b"))
+        with pytest.raises(SearchBusy, match=r"^The server is running 3 searches already"):
+            held.enter_context(slots.slot("c"))
+    with slots.slot("c"), slots.slot("c"):  # every slot given back
+        pass
 
 
 @pytest.mark.parametrize(

@@ -132,9 +132,10 @@ class TextQuery:
     @classmethod
     def parse(cls, text: str) -> TextQuery:
         """Words, "phrases" (an unclosed quote runs to the end) and `prefix*`; a term without
-        a letter or digit is left out (punctuation is not indexed)."""
+        a letter or digit is left out (punctuation is not indexed). A NUL separates words, as
+        the tokenizer takes it (FTS5 would end the query at it, PostgreSQL refuse it)."""
         terms: list[Term] = []
-        for phrase, word in _TERM.findall(text):
+        for phrase, word in _TERM.findall(text.replace("\0", " ")):
             term = normalise(phrase) if phrase else word.rstrip("*")
             if _WORD.search(term):
                 terms.append(Term(term.lower(), bool(word) and word.endswith("*")))

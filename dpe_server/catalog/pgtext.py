@@ -84,7 +84,7 @@ def query(parsed: TextQuery) -> str | None:
     return " & ".join(terms)
 
 
-# ---- the index's tables (created by `postgres.MIGRATIONS`, `live` on each connection) ------
+# ---- the index's tables (created by `pgschema.MIGRATIONS`, `live` on each connection) ------
 
 LIVE_DDL = """
 CREATE TEMP TABLE IF NOT EXISTS live (

@@ -11,13 +11,20 @@ same path everywhere) share through one database:
 - a change feed (`Feed`, `LISTEN/NOTIFY` on one channel): a replica that sees a file change
   publishes it, and every replica rescans the folder and tells its own sessions.
 
-The schema is created and migrated by the server (`schema_version`). The `search` tool's
+The schema is created and migrated by the server (`pgschema`). The `search` tool's
 index is PostgreSQL's own (`pgtext`: a `tsvector` per element, GIN-indexed), written with the
 pages, so every replica searches what any replica extracted. When the database is
 unreachable nothing is fatal: claims succeed locally (the replica extracts for itself), what
 it writes is kept in its memory and served from there, the connection is tried again on the
 next call (at most once a second), and once the database is back the writes kept are sent to
 it: a restarted database is used again without restarting any replica, and nothing is lost.
+
+When the database is slow or does not answer (`pglink`: a table locked by maintenance, its
+processes stopped), no read waits longer than the statement timeout and a second: for the
+connection (`_call`), then for the answer (PostgreSQL's `statement_timeout` and
+`lock_timeout`, and a `pglink.Watchdog` for a server that answers nothing); past it the read
+says the store cannot be read just now (`StoreUnavailable`, logged). Lease renewals have a
+connection of their own, so they never wait behind a read.
 """
 
 from __future__ import annotations
@@ -39,8 +46,18 @@ import psycopg
 
 from dpe_server.catalog import pgtext
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
+from dpe_server.catalog.pglink import (
+    CONNECT_TIMEOUT,
+    GRACE,
+    MIN_CONNECT_TIMEOUT,
+    Watchdog,
+    connect,
+    timed_out,
+)
+from dpe_server.catalog.pgschema import migrate
 from dpe_server.catalog.shared import Claim, pages_job
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, StoreUnavailable, compact_json
+from dpe_server.catalog.stores import StoreOptions
 from dpe_server.model.tree import JSON, Page, Properties
 
 log = logging.getLogger(__name__)
@@ -53,106 +70,59 @@ LEASE_SECONDS = 30.0
 """How long a claimed job stays another replica's without the claimant renewing it."""
 RECONNECT_SECONDS = 1.0
 """At most one connection attempt per this many seconds while the database is unreachable."""
-CONNECT_TIMEOUT = 3
+WRITE_STATEMENTS = 6
+"""A write (several statements: a page's rows and its words) gets this many statement
+timeouts before its connection is cut (`Watchdog`)."""
 UNREACHABLE = "the shared store (PostgreSQL) is unreachable"
 """What a read that needs the database says while it cannot be reached (`StoreUnavailable`)."""
-_FAILED = object()
-"""What `_run` answers when the database failed (an unreachable store, not a missing row)."""
-
-MIGRATIONS: tuple[str, ...] = (
-    # 1: the store and the work queue.
-    """
-    CREATE TABLE docs (
-        key TEXT PRIMARY KEY,
-        props TEXT,
-        error TEXT,
-        outline TEXT,
-        used TIMESTAMPTZ NOT NULL DEFAULT now()
-    );
-    CREATE TABLE pages (
-        key TEXT NOT NULL,
-        page_index INTEGER NOT NULL,
-        body BYTEA NOT NULL,
-        PRIMARY KEY (key, page_index)
-    );
-    CREATE TABLE jobs (
-        key TEXT PRIMARY KEY,
-        owner TEXT,
-        lease_until TIMESTAMPTZ NOT NULL DEFAULT now(),
-        done BOOLEAN NOT NULL DEFAULT false,
-        attempts INTEGER NOT NULL DEFAULT 0
-    );
-    """,
-    # 2: the full-text index (`pgtext`); pages stored before it are indexed when first served.
-    # No GIN pending list (fastupdate): every search would scan it, and while replicas extract
-    # it is never empty (measured: a word found nowhere took 22 ms instead of 0.4 at 10,000
-    # elements, the planner preferring a scan of the table).
-    """
-    CREATE TABLE elements (
-        id BIGSERIAL PRIMARY KEY,
-        key TEXT NOT NULL,
-        page_index INTEGER NOT NULL,
-        element_id TEXT NOT NULL,
-        category TEXT NOT NULL,
-        text TEXT NOT NULL,
-        words TSVECTOR NOT NULL
-    );
-    CREATE INDEX elements_page ON elements (key, page_index);
-    CREATE INDEX elements_words ON elements USING gin (words) WITH (fastupdate = off);
-    CREATE TABLE unindexed (key TEXT PRIMARY KEY);
-    INSERT INTO unindexed SELECT DISTINCT key FROM pages;
-    """,
-)
-
-
-def _migrate(db: psycopg.Connection[Any]) -> None:
-    """Bring the schema to the latest version, one replica at a time (an advisory lock)."""
-    with db.transaction():
-        db.execute("SELECT pg_advisory_xact_lock(hashtext('dpe-server schema'))")
-        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        row = db.execute("SELECT max(version) FROM schema_version").fetchone()
-        current = row[0] if row and row[0] is not None else 0
-        if current > len(MIGRATIONS):
-            raise RuntimeError(
-                f"the database's schema is version {current}, newer than this server's "
-                f"({len(MIGRATIONS)}): upgrade dpe-server"
-            )
-        for version in range(current + 1, len(MIGRATIONS) + 1):
-            db.execute(MIGRATIONS[version - 1])
-            db.execute("INSERT INTO schema_version VALUES (%s)", (version,))
-            log.info("database schema migrated to version %d", version)
 
 
 class PostgresStore:
     """The shared `Store`, work queue and feed publisher. Thread-safe: one connection behind
-    a lock, reconnected when lost."""
+    a lock, reconnected when lost; another for lease renewals (`renew`)."""
 
-    def __init__(self, url: str, lease: float = LEASE_SECONDS) -> None:
+    def __init__(
+        self, url: str, lease: float = LEASE_SECONDS, options: StoreOptions | None = None
+    ) -> None:
         self.url = url
         self.lease = lease
+        self.options = options or StoreOptions()
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         """This replica's name in the work queue and the feed."""
         self._lock = threading.Lock()
         self._db: psycopg.Connection[Any] | None = None
         self._next_attempt = 0.0
         self._closed = False
+        self._local_lock = threading.Lock()
+        """Guards `_local` and `_pending` (never held while waiting on the database)."""
         self._local = MemoryStore()
         """What was written while the database was unreachable, served from here meanwhile."""
         self._pending: list[Callable[[psycopg.Connection[Any]], object]] = []
         """Those writes, replayed once the database is back: nothing extracted is lost."""
         self._live: dict[str, tuple[str, str, str]] = {}
         """The versions this replica serves (`serve`): a new connection's `live` table."""
+        self._lease_lock = threading.Lock()
+        self._lease_db: psycopg.Connection[Any] | None = None
+        """The connection of lease renewals (`renew`), which never wait behind a read."""
+        self._lease_attempt = 0.0
         with self._lock:
             self._connection()  # migrate now; unreachable: log, and try again on use
 
-    def _connection(self) -> psycopg.Connection[Any] | None:
+    @property
+    def slow(self) -> str:
+        """What a read says when the database did not answer in time (`StoreUnavailable`)."""
+        return f"the shared store (PostgreSQL) did not answer within {self.options.timeout:g} s"
+
+    def _connection(self, timeout: int = CONNECT_TIMEOUT) -> psycopg.Connection[Any] | None:
+        """The connection; when there is none, one attempt (at most one a second) of at most
+        `timeout` seconds."""
         if self._db is not None and not self._db.closed:
             return self._db
         if time.monotonic() < self._next_attempt:
             return None
         try:
-            db = _connect(self.url)
-            _migrate(db)
+            db = connect(self.url, self.options, timeout)
+            migrate(db)
             pgtext.fill_live(db, list(self._live.values()))
             self._replay(db)
         except psycopg.Error as exc:
@@ -164,51 +134,94 @@ class PostgresStore:
 
     def _replay(self, db: psycopg.Connection[Any]) -> None:
         """Write what was written locally while the database was unreachable."""
-        for i, op in enumerate(self._pending):
+        with self._local_lock:
+            ops = list(self._pending)
+        for i, op in enumerate(ops):
             try:
                 op(db)
             except psycopg.OperationalError:
-                del self._pending[:i]
+                with self._local_lock:
+                    del self._pending[:i]
                 raise
             except psycopg.Error as exc:
                 log.warning("a write kept while the shared store was unreachable failed (%s)", exc)
-        if self._pending:
-            log.info("the shared store is back; %d writes kept meanwhile sent", len(self._pending))
-        self._pending.clear()
-        self._local = MemoryStore()
+        if ops:
+            log.info("the shared store is back; %d writes kept meanwhile sent", len(ops))
+        with self._local_lock:
+            del self._pending[: len(ops)]
+            if not self._pending:
+                self._local = MemoryStore()
 
     def _write(
         self, op: Callable[[psycopg.Connection[Any]], object], local: Callable[[MemoryStore], None]
     ) -> None:
-        """Write with `op`; while the database is unreachable, `local`ly (served from there)
-        and `op` again once it is back."""
+        """Write with `op`; while the database cannot be used, `local`ly (served from there)
+        and `op` again once it can (the connection is dropped: the next one sends it)."""
 
         def run(db: psycopg.Connection[Any]) -> bool:
             op(db)
             return True
 
-        if not self._run(run, False):
-            with self._lock:
+        try:
+            self._call(run, write=True)
+        except StoreUnavailable:
+            with self._local_lock:
                 local(self._local)
                 self._pending.append(op)
 
     def _run(self, fn: Callable[[psycopg.Connection[Any]], T], default: T) -> T:
-        """Run `fn` on the connection; an unreachable database answers `default`."""
-        with self._lock:
+        """`_call`, answering `default` when the store cannot be used just now."""
+        try:
+            return self._call(fn)
+        except StoreUnavailable:
+            return default
+
+    def _call(self, fn: Callable[[psycopg.Connection[Any]], T], write: bool = False) -> T:
+        """Run `fn` on the connection; raises `StoreUnavailable` saying why when the database
+        cannot be reached, refuses, or does not answer in time. A read waits for the
+        connection and for its answer within the statement timeout and `GRACE` in all (it
+        tries to connect only when that leaves time for an attempt); a write waits for the
+        connection as long as it takes, then `WRITE_STATEMENTS` statement timeouts at most."""
+        budget = self.options.timeout + GRACE
+        start = time.monotonic()
+        if not self._lock.acquire(timeout=-1 if write else budget):
+            log.warning("a read of the shared store waited %g s for the connection", budget)
+            raise StoreUnavailable(self.slow)
+        try:
             if self._closed:
-                return default
-            db = self._connection()
+                raise StoreUnavailable(UNREACHABLE)
+            left = budget - (time.monotonic() - start)
+            if not write and left < MIN_CONNECT_TIMEOUT and (self._db is None or self._db.closed):
+                raise StoreUnavailable(UNREACHABLE)  # no time left to connect: a later read will
+            db = self._connection(CONNECT_TIMEOUT if write else min(int(left), CONNECT_TIMEOUT))
             if db is None:
-                return default
+                raise StoreUnavailable(UNREACHABLE)
+            left = budget - (time.monotonic() - start)
+            watch = Watchdog(db, self.options.timeout * WRITE_STATEMENTS if write else left)
             try:
-                return fn(db)
-            except psycopg.OperationalError as exc:
-                log.warning("the shared store failed (%s); will reconnect", exc)
-                db.close()
-                return default
+                with watch:
+                    return fn(db)
             except psycopg.Error as exc:
-                log.warning("shared store operation refused (%s)", exc)
-                return default
+                raise self._failed(db, exc, watch.fired, write) from None
+        finally:
+            self._lock.release()
+
+    def _failed(
+        self, db: psycopg.Connection[Any], exc: psycopg.Error, cut: bool, write: bool
+    ) -> StoreUnavailable:
+        """Log why a call failed, and say it; the connection is dropped unless the server only
+        cancelled a read (a write kept for later is sent by the next connection)."""
+        if cut or timed_out(exc):
+            log.warning("the shared store did not answer in time (%s)", "cut" if cut else exc)
+            if cut or write:
+                db.close()
+            return StoreUnavailable(self.slow)
+        if isinstance(exc, psycopg.OperationalError):
+            log.warning("the shared store failed (%s); will reconnect", exc)
+            db.close()
+        else:
+            log.warning("shared store operation refused (%s)", exc)
+        return StoreUnavailable(UNREACHABLE)
 
     # ---- Store ---------------------------------------------------------------------------
 
@@ -232,7 +245,7 @@ class PostgresStore:
         if not keys:
             return {}
         found: dict[str, Cached] = self._run(q, {})
-        with self._lock:
+        with self._local_lock:
             return found | self._local.lookup_many(keys)
 
     @staticmethod
@@ -287,14 +300,12 @@ class PostgresStore:
             ).fetchone()
             return bytes(row[0]) if row else None
 
-        with self._lock:
+        with self._local_lock:
             kept = self._local.page(key, index)
         if kept is not None:
             return kept
-        body = self._run(q, _FAILED)
-        if body is _FAILED:
-            raise StoreUnavailable(UNREACHABLE)
-        if not isinstance(body, bytes):
+        body = self._call(q)
+        if body is None:
             return None
         page = _decoded(body)
         if page is None:
@@ -310,7 +321,7 @@ class PostgresStore:
                 db.execute("DELETE FROM jobs WHERE starts_with(key, %s)", (pages_job(key, ()),))
 
         self._run(q, None)
-        with self._lock:
+        with self._local_lock:
             self._local.forget(key)
 
     def serve(self, added: Sequence[tuple[str, str, str]], dropped: Sequence[str]) -> None:
@@ -333,15 +344,15 @@ class PostgresStore:
         self._run(q, None)
 
     def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
-        """Raises `StoreUnavailable` while the database is unreachable (the index is there)."""
-        found = self._run(lambda db: pgtext.search(db, query, scope, limit, at), _FAILED)
-        if not isinstance(found, Found):
-            raise StoreUnavailable(UNREACHABLE)
-        return found
+        """Raises `StoreUnavailable` while the database cannot be used (the index is there)."""
+        return self._call(lambda db: pgtext.search(db, query, scope, limit, at))
 
     def close(self) -> None:
-        """Close the connection, first giving up the jobs this replica holds unfinished (a
+        """Close the connections, first giving up the jobs this replica holds unfinished (a
         graceful stop: other replicas take them at once rather than when the lease expires)."""
+        with self._lease_lock:
+            if self._lease_db is not None:
+                self._lease_db.close()
         with self._lock:
             if self._closed:
                 return
@@ -349,11 +360,12 @@ class PostgresStore:
             if self._db is None or self._db.closed:
                 return
             try:
-                self._db.execute(
-                    "UPDATE jobs SET owner = NULL, lease_until = now() "
-                    "WHERE owner = %s AND NOT done",
-                    (self.owner,),
-                )
+                with Watchdog(self._db, self.options.timeout + GRACE):
+                    self._db.execute(
+                        "UPDATE jobs SET owner = NULL, lease_until = now() "
+                        "WHERE owner = %s AND NOT done",
+                        (self.owner,),
+                    )
             except psycopg.Error as exc:
                 log.warning("could not give up this replica's jobs (%s): their leases expire", exc)
             self._db.close()
@@ -405,15 +417,33 @@ class PostgresStore:
         return self._run(q, False)
 
     def renew(self, key: str) -> None:
-        """Extend this replica's lease on `key` (while it extracts)."""
-        self._run(
-            lambda db: db.execute(
-                "UPDATE jobs SET lease_until = now() + make_interval(secs => %s) "
-                "WHERE key = %s AND owner = %s AND NOT done",
-                (self.lease, key, self.owner),
-            ),
-            None,
-        )
+        """Extend this replica's lease on `key` (while it extracts), on a connection of its
+        own: a renewal never waits behind reads and writes, however slow the database is for
+        them, and so no other replica takes over a job this one is still doing."""
+        with self._lease_lock:
+            if self._closed:
+                return
+            db = self._lease_db
+            if db is None or db.closed:
+                if time.monotonic() < self._lease_attempt:
+                    return
+                try:
+                    db = self._lease_db = connect(self.url, self.options)
+                except psycopg.Error as exc:
+                    self._lease_attempt = time.monotonic() + RECONNECT_SECONDS
+                    log.warning("could not renew a lease: the store is unreachable (%s)", exc)
+                    return
+            try:
+                with Watchdog(db, self.options.timeout + GRACE):
+                    db.execute(
+                        "UPDATE jobs SET lease_until = now() + make_interval(secs => %s) "
+                        "WHERE key = %s AND owner = %s AND NOT done",
+                        (self.lease, key, self.owner),
+                    )
+            except psycopg.Error as exc:
+                log.warning("could not renew a lease (%s)", exc)
+                if isinstance(exc, psycopg.OperationalError) and not timed_out(exc):
+                    db.close()
 
     def finish(self, key: str) -> None:
         """The result of `key` is in the store."""
@@ -486,27 +516,12 @@ class PostgresStore:
 
     def _listener(self) -> psycopg.Connection[Any] | None:
         try:
-            db = _connect(self.url)
+            db = connect(self.url, self.options)
             db.execute(f"LISTEN {CHANNEL}")
         except psycopg.Error as exc:
             log.warning("the change feed is unreachable (%s); retrying", exc)
             return None
         return db
-
-
-def _connect(url: str) -> psycopg.Connection[Any]:
-    """A connection that notices a lost database within seconds, rather than hanging on it
-    (a network partition sends no reset): TCP keepalives and a timeout on unacknowledged data."""
-    return psycopg.connect(
-        url,
-        autocommit=True,
-        connect_timeout=CONNECT_TIMEOUT,
-        keepalives=1,
-        keepalives_idle=5,
-        keepalives_interval=2,
-        keepalives_count=3,
-        tcp_user_timeout=10_000,
-    )
 
 
 def _wait_notifies(db: psycopg.Connection[Any]) -> list[str]:

@@ -8,7 +8,8 @@
   the outline, and each page's tree as compressed JSON, so a Level 2 read loads one page and
   a restart serves Level 0 and cached pages at once.
 - Search: the full-text index of every stored page's elements, in the same database
-  (`fulltext`), written in the page's transaction.
+  (`fulltext`), written in the page's transaction, and searched on connections of its own
+  (`searchers`): a search never waits for a write, nor delays a page read or a lookup.
 - Eviction: a version's rows (its probe or outline, pages and search rows) are forgotten when
   the served version of a file changes (`serve`), and, at open, those not looked up for
   `UNUSED_DAYS` days (`evict`): versions of files changed or removed while no server ran,
@@ -44,6 +45,7 @@ from typing import TypeVar
 
 from dpe_server.catalog import cachefiles, fulltext
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
+from dpe_server.catalog.searchers import Searchers
 from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline, compact_json
 from dpe_server.model.tree import JSON, Page, Properties
 
@@ -55,6 +57,9 @@ _BATCH = 500
 """Keys per lookup query (under SQLite's oldest limit of 999 bound parameters)."""
 UNUSED_DAYS = 30
 """Rows of versions not looked up for this long are evicted when the cache is opened."""
+SEARCHES = 4
+"""Searches run at once at most (each on a connection of its own: `searchers`); the surface
+answers "busy" past its own limit, which is this one (`read.search.SearchSlots`)."""
 MARK_AFTER_S = 3600
 """A lookup marks a row used again only when its mark is older than this: eviction counts in
 days, and rewriting every row's mark at each restart rewrote the whole table (0.10 CPU-s and
@@ -93,17 +98,22 @@ def default_cache_dir() -> Path:
 
 
 class SqliteStore:
-    """The persistent `Store`. Thread-safe: one connection behind a lock."""
+    """The persistent `Store`. Thread-safe: writes, lookups and page reads on one connection
+    behind a lock; searches on connections of their own (`searchers`)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, searches: int = SEARCHES) -> None:
         self.folder = folder
         self.path = folder / FILE_NAME
         self._lock = threading.Lock()
         self._closed = False
-        self._live: dict[str, tuple[str, str, str]] = {}
-        """The keys served (`serve`), kept to fill a rebuilt connection's `live` table."""
+        self._searchers = Searchers(self.path, searches)
+        """The search connections, and the keys served (`serve`)."""
+        self._in_memory = False
+        """The cache could not be rebuilt: `_db` is a database in memory, searched (under the
+        lock) through its own `live` table."""
         self._live_stale = False
-        """The `live` table may not hold what `_live` says (a `serve` failed)."""
+        """The in-memory database's `live` table may not hold what is served (a `serve`
+        failed)."""
         self._kept_at = 0.0
         """When the versions served were last marked used (`_keep_live`)."""
         self._db = self._open()
@@ -127,8 +137,7 @@ class SqliteStore:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=10000")
-            db.executescript(_DDL + fulltext.DDL + fulltext.LIVE_DDL)
-            fulltext.serve(db, self._live.values(), ())
+            db.executescript(_DDL + fulltext.DDL)
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
             if "schema" not in meta:
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA,))
@@ -168,16 +177,25 @@ class SqliteStore:
                 log.warning("cache operation failed (%s); continuing without it", exc)
                 return default
             except sqlite3.DatabaseError as exc:
-                self._db.close()
-                self._move_aside(exc)
-                try:
-                    self._db = self._connect()
-                except sqlite3.DatabaseError:
-                    log.error("the cache cannot be rebuilt; serving without a cache")
-                    self._db = fulltext.connect_memory()
-                    self._db.executescript(_DDL)
-                    fulltext.serve(self._db, self._live.values(), ())
+                self._rebuild(exc)
                 return default
+
+    def _rebuild(self, exc: sqlite3.DatabaseError) -> None:
+        """The file is damaged (`exc`): move it aside and start a new one; if even that fails,
+        serve without a cache (under the lock)."""
+        if self._in_memory or self._closed:
+            return
+        self._db.close()
+        self._searchers.reset()
+        self._move_aside(exc)
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError:
+            log.error("the cache cannot be rebuilt; serving without a cache")
+            self._db = fulltext.connect_memory()
+            self._db.executescript(_DDL)
+            fulltext.serve(self._db, self._searchers.live.values(), ())
+            self._in_memory = True
 
     # ---- Store ---------------------------------------------------------------------------
 
@@ -267,13 +285,13 @@ class SqliteStore:
         self._run(lambda db: _forget(db, key), None)
 
     def serve(self, added: Sequence[tuple[str, str, str]], dropped: Sequence[str]) -> None:
+        self._searchers.serve(added, dropped)
+
         def q(db: sqlite3.Connection) -> None:
-            for key in dropped:
-                self._live.pop(key, None)
-            self._live.update((row[0], row) for row in added)
-            self._live_stale = True
             with fulltext.transaction(db):
-                fulltext.serve(db, added, dropped)
+                if self._in_memory:
+                    self._live_stale = True
+                    fulltext.serve(db, added, dropped)
                 for key in set(dropped) - {row[0] for row in added}:
                     _forget(db, key)
             self._live_stale = False
@@ -282,26 +300,40 @@ class SqliteStore:
         self._run(q, None)
 
     def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
-        def q(db: sqlite3.Connection) -> Found:
-            if self._live_stale:  # the last `serve` failed (the database was busy, say)
-                with fulltext.transaction(db):
-                    db.execute("DELETE FROM live")
-                    fulltext.serve(db, self._live.values(), ())
-                self._live_stale = False
-            self._keep_live(db)
-            return fulltext.search(db, query, scope, limit, at)
+        if time.time() - self._kept_at > 86400:
+            self._run(self._keep_live, None)
+        if self._in_memory:
+            return self._run(lambda db: self._search_in_memory(db, query, scope, limit, at), None)
+        try:
+            return self._searchers.search(query, scope, limit, at)
+        except sqlite3.DatabaseError as exc:  # not an OperationalError: the file is damaged
+            with self._lock:
+                self._rebuild(exc)
+            return None
 
-        return self._run(q, None)
+    def _search_in_memory(
+        self, db: sqlite3.Connection, query: TextQuery, scope: Scope, limit: int, at: Position
+    ) -> Found:
+        if self._live_stale:  # the last `serve` failed
+            with fulltext.transaction(db):
+                db.execute("DELETE FROM live")
+                fulltext.serve(db, self._searchers.live.values(), ())
+            self._live_stale = False
+        return fulltext.search(db, query, scope, limit, at)
 
     def _keep_live(self, db: sqlite3.Connection) -> None:
         """Mark the versions served as used, once a day, so that no other server opening this
         cache evicts them while this one runs (`evict`)."""
         now = time.time()
         if now - self._kept_at > 86400:
-            db.execute(
-                "UPDATE docs SET used = ? WHERE used < ? AND key IN (SELECT key FROM live)",
-                (now, now - MARK_AFTER_S),
-            )
+            keys = list(self._searchers.live)
+            for i in range(0, len(keys), _BATCH):
+                batch = keys[i : i + _BATCH]
+                db.execute(
+                    f"UPDATE docs SET used = ? WHERE used < ? AND key IN "
+                    f"({','.join('?' * len(batch))})",
+                    [now, now - MARK_AFTER_S, *batch],
+                )
             self._kept_at = now
 
     def evict(self, unused_since: float) -> int:
@@ -323,6 +355,7 @@ class SqliteStore:
         with self._lock:
             self._closed = True
             self._db.close()
+        self._searchers.close()
 
 
 def _forget(db: sqlite3.Connection, key: str) -> None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar, cast
 from dpe_server import PASSWORDS_ENV, TOKEN_ENV, __version__
 
 if TYPE_CHECKING:
+    from dpe_server.catalog.stores import StoreOptions
     from dpe_server.extractors import Limits
     from dpe_server.isolation.passwords import Passwords
     from dpe_server.isolation.workers import WorkerSettings
@@ -80,6 +81,10 @@ _IDLE_SECONDS = _option(
     float, lambda x: x > 0 and math.isfinite(x), "a number of seconds greater than 0"
 )
 _TIMEOUT_SECONDS = _option(float, lambda x: 1 <= x <= 86_400, "a number of seconds from 1 to 86400")
+_STORE_SECONDS = _option(float, lambda x: 0.1 <= x <= 3600, "a number of seconds from 0.1 to 3600")
+_STORE_TIMEOUT = _option(  # with the watchdog's second, a read has time to reconnect (2 s)
+    float, lambda x: 1 <= x <= 3600, "a number of seconds from 1 to 3600"
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -157,6 +162,30 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
         metavar="URL",
         help="sqlite:///FOLDER (default: the SQLite cache) or postgresql://… shared by replicas",
     )
+    serve.add_argument(
+        "--store-password-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="postgresql://: the database password, from the first line of FILE (or give it in "
+        "PGPASSWORD or ~/.pgpass: never in the URL, which every local user can see)",
+    )
+    serve.add_argument(
+        "--store-timeout",
+        type=_STORE_TIMEOUT,
+        default=None,
+        metavar="SECONDS",
+        help="postgresql://: a statement running longer is cancelled and the read says the "
+        "store cannot be read just now (default: 5)",
+    )
+    serve.add_argument(
+        "--store-lock-timeout",
+        type=_STORE_SECONDS,
+        default=None,
+        metavar="SECONDS",
+        help="postgresql://: a statement waiting this long for a lock (a table under "
+        "maintenance) is cancelled likewise (default: 2)",
+    )
     _worker_options(serve)
     serve.add_argument(
         "--max-request-bytes",
@@ -231,6 +260,45 @@ def _element_option(parser: argparse.ArgumentParser) -> None:
         metavar="BYTES",
         help="a Level 3 element whose JSON is larger is served with its long texts cut; 0: never",
     )
+
+
+def _store_options(args: argparse.Namespace) -> StoreOptions | None:
+    """How a postgresql:// store is used; None (said on stderr) when the password file cannot
+    be read."""
+    from dpe_server.catalog.stores import StoreOptions
+
+    password = None
+    if args.store_password_file is not None:
+        try:
+            lines = args.store_password_file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"dpe-server serve: cannot read --store-password-file: {exc}", file=sys.stderr)
+            return None
+        password = lines[0] if lines else ""
+    elif _url_password(args.store):
+        log.warning(
+            "the --store URL holds a password, which every local user can see in the process "
+            "list; give it in PGPASSWORD, a ~/.pgpass file or --store-password-file instead"
+        )
+    given = {
+        name: value
+        for name, value in (
+            ("timeout", args.store_timeout),
+            ("lock_timeout", args.store_lock_timeout),
+        )
+        if value is not None
+    }
+    return StoreOptions(password, **given)
+
+
+def _url_password(url: str) -> bool:
+    """Whether a store URL carries a password (`user:password@host`)."""
+    from urllib.parse import urlsplit
+
+    try:
+        return bool(urlsplit(url).password)
+    except ValueError:
+        return False
 
 
 def _store_url(value: str) -> str:
@@ -393,6 +461,9 @@ def _serve(args: argparse.Namespace) -> int:
     from dpe_server.surface.connections import ConnectionLimits
     from dpe_server.surface.transports import HttpOptions, serve_http, serve_stdio
 
+    store_options = _store_options(args)
+    if store_options is None:
+        return 2
     settings = Settings(
         root=args.dir,
         host=args.dpe_host,
@@ -404,6 +475,7 @@ def _serve(args: argparse.Namespace) -> int:
         cache=not args.no_cache,
         cache_dir=args.cache_dir,
         store_url=args.store,
+        store_options=store_options,
         debounce_ms=max(10, args.debounce_ms),  # the watcher polls at most every 10 ms
         max_element_bytes=args.max_element_bytes,
         workers=_worker_settings(args),

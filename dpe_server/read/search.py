@@ -7,7 +7,9 @@ a worker thread, so other requests are answered meanwhile. The query is bounded
 categories and one document (which is extracted first, if it is not yet); a page of results
 ends with a `next_cursor` when there are more. While documents of the search's scope are not
 yet extracted, their words may be missing: the answer says `"indexing": true` and how many.
-The `search` tool is a thin handler over `search`.
+The `search` tool is a thin handler over `search`; it first takes one of the server's search
+slots (`SearchSlots`: `SEARCHES` at once, `SEARCHES_PER_SESSION` of one session), and a search
+past them is answered "busy" at once rather than queued behind the others.
 """
 
 from __future__ import annotations
@@ -16,10 +18,14 @@ import base64
 import binascii
 import hashlib
 import json
+from collections import Counter
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.fulltext import Position, Scope, TextQuery
+from dpe_server.catalog.sqlite import SEARCHES
 from dpe_server.catalog.store import StoreUnavailable
 from dpe_server.model.errors import RequestError
 from dpe_server.model.integers import TooLarge, parse_uint
@@ -32,11 +38,55 @@ SEARCH_MAX_CHARS = 1000
 """A longer query is refused: matching costs grow with its length (issue 14)."""
 SEARCH_MAX_TERMS = 32
 """Distinct terms (words and phrases) in a query at most."""
+SEARCHES_PER_SESSION = 2
+"""Searches of one session running at once at most (of the server's `SEARCHES`)."""
+POSITION_MAX = 2**63 - 1
+"""A cursor's numbers are SQLite integers (rowids): a larger one is no cursor this server gave."""
 CATEGORIES = tuple(c.value for c in Category)
 
 
 class QueryError(ValueError):
     """A search query out of bounds; the message says what to send instead."""
+
+
+class SearchBusy(Exception):
+    """Too many searches running (the server's, or one session's); the message says to retry."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class SearchSlots:
+    """How many searches run at once: `server` in all, `session` of any one session. A search
+    past either is refused at once (`SearchBusy`): queued, the searches of a client that sends
+    many would hold up everyone else's behind them. Used from the event loop only."""
+
+    def __init__(self, server: int = SEARCHES, session: int = SEARCHES_PER_SESSION) -> None:
+        self.server = server
+        self.session = session
+        self._running: Counter[Hashable] = Counter()
+
+    @contextmanager
+    def slot(self, session: Hashable) -> Iterator[None]:
+        """Hold a slot of `session`'s while the block runs; raises `SearchBusy`."""
+        if self._running[session] >= self.session:
+            raise SearchBusy(
+                f"This session has {self._running[session]} searches running already (at most "
+                f"{self.session} at once); wait for one to answer, then search again."
+            )
+        if self._running.total() >= self.server:
+            raise SearchBusy(
+                f"The server is running {self.server} searches already (its most at once); "
+                "search again in a moment."
+            )
+        self._running[session] += 1
+        try:
+            yield
+        finally:
+            self._running[session] -= 1
+            if not self._running[session]:
+                del self._running[session]
 
 
 def search_query(query: object) -> TextQuery:
@@ -95,7 +145,8 @@ def _position(cursor: object, of: str) -> Position:
         text = str(cursor)
         data = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
         at = Position(data["after"], data["skip"])
-        if data["of"] == of and all(type(n) is int and n >= 0 for n in (at.after, at.skip)):
+        numbers = (at.after, at.skip)
+        if data["of"] == of and all(type(n) is int and 0 <= n <= POSITION_MAX for n in numbers):
             return at
     except (ValueError, TypeError, KeyError, binascii.Error):
         pass

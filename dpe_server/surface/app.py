@@ -26,7 +26,7 @@ from mcp.shared.exceptions import MCPError
 from dpe_server import __version__
 from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.folder import default_host
-from dpe_server.catalog.stores import open_store
+from dpe_server.catalog.stores import StoreOptions, open_store
 from dpe_server.catalog.watcher import watch
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.backends import Backend
@@ -66,6 +66,8 @@ class Settings:
     cache_dir: Path | None = None
     store_url: str = ""
     """`--store`: "" (the SQLite cache) or a store URL (`catalog.stores`)."""
+    store_options: StoreOptions = field(default_factory=StoreOptions)
+    """How a postgresql:// store is used: its password, its timeouts."""
     max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES
     """A Level 3 element whose JSON is larger is served cut (`element_cap`); 0: never."""
     workers: WorkerSettings = field(default_factory=WorkerSettings)
@@ -110,7 +112,11 @@ class DpeApp:
         )
         self.hub = Hub(self.host, broadcast_updates=settings.broadcast_updates)
         self.store = open_store(
-            settings.store_url, settings.cache_dir, settings.root, settings.cache
+            settings.store_url,
+            settings.cache_dir,
+            settings.root,
+            settings.cache,
+            settings.store_options,
         )
         self.catalog = Catalog(
             settings.root,
@@ -122,7 +128,7 @@ class DpeApp:
         )
         self.reader = Reader(self.catalog, self.host, settings.max_element_bytes)
         self.limiter = RateLimiter(settings.completion_rate, settings.completion_burst)
-        self.toolbox = ToolBox(self.reader, self.catalog)
+        self.toolbox = ToolBox(self.reader, self.catalog, self.hub.connection_key)
         self.completer = Completer(self.catalog)
         self.on_ready: Callable[[], None] | None = None
         """Called once the folder is indexed (the CLI prints its banner)."""

@@ -4,7 +4,8 @@
   image for an image element).
 - `search(query, file_type?, category?, doc_ref?, limit?, cursor?)`: elements whose text holds
   every term of the query, best first, with their URIs, document titles, pages and snippets
-  (`dpe_server.read.search`).
+  (`dpe_server.read.search`). Past the searches the server runs at once (`SearchSlots`), a
+  search gets JSON-RPC error -32000 with a sentence saying to search again in a moment.
 
 `--no-tools` leaves both out.
 """
@@ -12,15 +13,25 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.model.errors import RequestError
 from dpe_server.read.reader import Reader
-from dpe_server.read.search import CATEGORIES, SEARCH_MAX, QueryError, search
+from dpe_server.read.search import (
+    CATEGORIES,
+    SEARCH_MAX,
+    QueryError,
+    SearchBusy,
+    SearchSlots,
+    search,
+)
+from dpe_server.surface.errors import RATE_LIMITED
 
 READ = types.Tool(
     name="read",
@@ -66,9 +77,18 @@ SEARCH = types.Tool(
 class ToolBox:
     """The two tools, over the read path and the catalog (what resources/read would use)."""
 
-    def __init__(self, reader: Reader, catalog: Catalog) -> None:
+    def __init__(
+        self,
+        reader: Reader,
+        catalog: Catalog,
+        session_of: Callable[[ServerRequestContext[Any, Any]], Hashable],
+        slots: SearchSlots | None = None,
+    ) -> None:
         self.reader = reader
         self.catalog = catalog
+        self.session_of = session_of
+        """The key of a request's session (its connection), for `slots`."""
+        self.slots = slots or SearchSlots()
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -82,7 +102,11 @@ class ToolBox:
         if params.name == "read":
             return await self._read(str(args.get("uri", "")))
         if params.name == "search":
-            return await self._search(args)
+            try:
+                with self.slots.slot(self.session_of(ctx)):
+                    return await self._search(args)
+            except SearchBusy as exc:
+                raise MCPError(RATE_LIMITED, exc.message) from None
         return _error(f"No tool named '{params.name}'; the tools are read and search.")
 
     async def _read(self, uri: str) -> types.CallToolResult:
