@@ -10,11 +10,14 @@ import pytest
 
 from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.pdf import extract as pdf_mod
-from dpe_server.extractors.pdf.collect import Segment
+from dpe_server.extractors.pdf.aligned import table_rows
+from dpe_server.extractors.pdf.blocks import Block
+from dpe_server.extractors.pdf.collect import Run, Segment
+from dpe_server.extractors.pdf.lines import make_lines
 from dpe_server.extractors.pdf.tables import find_grids, ruled_tables
 from dpe_server.extractors.pdf.wrapped import CellLine, item_rows
 from dpe_server.model.tree import Category, Document, Page
-from tests.test_pdf_layout import run
+from tests.test_pdf_layout import blocks_of, run
 
 HEADER = ["Item", "Description", "Qty", "Unit price", "Tax rate", "Amount"]
 ROWS = [
@@ -136,3 +139,48 @@ def test_prose_framed_with_rules_between_its_columns_is_no_table() -> None:
     tables, rest = ruled_tables(runs, segs)
     assert tables == []
     assert rest == runs
+
+
+def _crew(header: list[Run]) -> list[Block]:
+    """A borderless table of words (no value column) under `header`, rows 18 pt apart."""
+    runs = list(header)
+    for i, (name, role, port) in enumerate(
+        [("Anna", "Pilot", "Kiel"), ("Ben", "Engineer", "Oslo"), ("Cleo", "Cook", "Riga")]
+    ):
+        y = 682 - 18 * i
+        runs += [run(name, 57, y, 9), run(role, 150, y, 9), run(port, 300, y, 9)]
+    return blocks_of(runs)
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        pytest.param([run("Home", 300, 700, 9), run("port", 300, 689, 9)], id="top-aligned"),
+        pytest.param([run("Home", 300, 711, 9), run("port", 300, 700, 9)], id="bottom-aligned"),
+    ],
+)
+def test_header_cell_wrapped_in_a_table_of_words_is_one_header(wrapped: list[Run]) -> None:
+    """A header cell wrapped onto two lines, the other cells on its lower or upper line, in
+    a table with no column of values: one header row, the table whole."""
+    header = [run("Name", 57, 700, 9), run("Role", 150, 700, 9), *wrapped]
+    (table,) = _crew(header)
+    assert table.kind == "table"
+    assert table.content["headers"] == ["Name", "Role", "Home port"]
+    assert table.content["rows"] == [
+        ["Anna", "Pilot", "Kiel"],
+        ["Ben", "Engineer", "Oslo"],
+        ["Cleo", "Cook", "Riga"],
+    ]
+
+
+def test_line_at_a_tables_left_edge_is_no_upper_header_line() -> None:
+    """A line close above a table's header that starts at its left edge (a caption, a
+    title) is not the upper line of its header cells; the table starts under it."""
+    caption = run("Crew", 57, 711, 9)
+    header = [run("Name", 57, 700, 9), run("Role", 150, 700, 9), run("Port", 300, 700, 9)]
+    rows = [
+        [run("Anna", 57, 682 - 18 * i, 9), run("Pilot", 150, 682 - 18 * i, 9)] for i in range(3)
+    ]
+    lines = make_lines([caption, *header, *(r for row in rows for r in row)])
+    assert table_rows(lines, 0) == ([], 0)
+    assert table_rows(lines, 1)[0][0] == ["Name", "Role", "Port"]

@@ -18,7 +18,11 @@ The rows are the lines, unless a column carries one value per item (amounts, qua
 ids: `pdf_wrapped`) and some lines do not fill it: then the values' lines start the rows, the
 other lines are the wrapped lines of their cells, and the lines above the first value are the
 header row (a header cell wrapped onto two lines is one header). Without such a column the
-table ends before its first line that fills one cell.
+header's lines that fill one cell each join it and the table ends before the next line that
+fills one cell. A line at most 1.5 × its size above the header, in its style, whose pieces
+(of at most two words, none in the first column) stand in the header's columns holds the
+upper lines of header cells set flush with the bottom: it joins the header, unless the
+header holds values (a first row of values is no header).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dpe_server.extractors.pdf.lines import Line
-from dpe_server.extractors.pdf.wrapped import CellLine, item_rows
+from dpe_server.extractors.pdf.wrapped import CellLine, item_rows, value_like
 
 Piece = tuple[float, float, str]
 
@@ -109,7 +113,45 @@ def _filled(row: Sequence[str]) -> int:
 
 def table_rows(lines: Sequence[Line], start: int) -> tuple[list[list[str]], int]:
     """The rows of a borderless table starting at `lines[start]` and how many lines they
-    take (none when there is no table)."""
+    take (none when there is no table); `lines[start]` may hold the upper lines of header
+    cells set flush with the bottom of the header (`_above_header`)."""
+    found = _table_rows(lines, start)
+    if found[0] or start + 1 >= len(lines):
+        return found
+    above, head = lines[start], lines[start + 1]
+    if (
+        head.y - above.y > 0
+        or above.y - head.y > _WRAP * head.size
+        or above.bold != head.bold
+        or abs(above.size - head.size) >= 0.5
+        or not (found := _table_rows(lines, start + 1))[0]
+        or any(value_like(c) for c in found[0][0])
+        or (cells := _above_header(above, head)) is None
+    ):
+        return [], 0
+    rows, taken = found
+    return [_joined([cells, rows[0]]), *rows[1:]], taken + 1
+
+
+def _above_header(above: Line, head: Line) -> list[str] | None:
+    """The cells of a line right above a table's header that holds the upper lines of header
+    cells wrapped onto two lines and set flush with the bottom (the other cells on the lower
+    line): each piece in a column of the header, not the first one (a caption or a title
+    starts at the table's left edge), of at most two words, over a header of no values (a
+    table's first row of values is no header); None when it is not such a line."""
+    columns = pieces(head)
+    row = _row(columns, above) if columns else None
+    if row is None or row[0] or any(len(c.split()) > 2 for c in row):
+        return None
+    return row
+
+
+def _joined(rows: Sequence[Sequence[str]]) -> list[str]:
+    """One row of rows, each cell's texts joined top to bottom."""
+    return [" ".join(c for c in cells if c) for cells in zip(*rows, strict=True)]
+
+
+def _table_rows(lines: Sequence[Line], start: int) -> tuple[list[list[str]], int]:
     head = lines[start]
     columns = pieces(head)
     if columns is None or len(columns) < 2 or head.mono:
@@ -134,10 +176,14 @@ def table_rows(lines: Sequence[Line], start: int) -> tuple[list[list[str]], int]
     ]
     if cell_like(rows) and (gathered := item_rows(cell_lines, len(columns), header=True)):
         return gathered, len(rows)
-    one_line = next((n for n, row in enumerate(rows) if _filled(row) < 2), len(rows))
-    if one_line < MIN_ROWS or not cell_like(rows[:one_line]):
+    # no value column: the header's wrapped lines (one cell each) join it, the table ends
+    # before the next line that fills one cell
+    header = next((n for n in range(1, len(rows)) if _filled(rows[n]) >= 2), len(rows))
+    end = next((n for n in range(header, len(rows)) if _filled(rows[n]) < 2), len(rows))
+    table = [_joined(rows[:header]), *rows[header:end]]
+    if len(table) < MIN_ROWS or not cell_like(rows[:end]):
         return [], 0
-    return rows[:one_line], one_line
+    return table, end
 
 
 def cell_like(rows: Sequence[Sequence[str]]) -> bool:
