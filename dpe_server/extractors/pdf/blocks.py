@@ -5,9 +5,9 @@ In order of precedence, for the line at hand:
 - heading larger than the body or named by the outline (`pdf_headings`); lines in the same
   style that follow it closely continue it, up to 200 characters (more lines in that style
   are a paragraph set larger than the small print that carries most of the page);
-- borderless table (`pdf_aligned`): three or more lines whose runs stand in the same columns
-  (rows starting with a list marker only when each fills three cells or more: a marker and
-  its text are a list item, not two cells);
+- borderless table (`pdf_aligned`): three or more lines whose runs stand in the same columns,
+  a cell's wrapped lines in its row (rows starting with a list marker only when each fills
+  three cells or more: a marker and its text are a list item, not two cells);
 - list item (`pdf_markers`): a line starting with a bullet or a number, letter, roman or CJK
   marker; level by indent rank; lines indented under an item continue it; ordered items keep
   their label, a list not starting at 1 its start; an item numbered 1 at the list's own indent
@@ -162,7 +162,7 @@ class _Builder:
         i = 0
         while i < len(lines):
             line = lines[i]
-            if not line.bold and (split := run_in_head(line)) and not table_rows(lines, i):
+            if not line.bold and (split := run_in_head(line)) and not table_rows(lines, i)[0]:
                 head, rest = split
                 lines[i : i + 1] = [head, rest]
                 i = self._heading(lines, i, self._level(head) or self._bold_level(head))
@@ -174,11 +174,11 @@ class _Builder:
                 line.size >= self.body * 1.12 or outline_level(line.text, self.outline)
             ):
                 i = self._heading(lines, i, level)
-            elif (rows := table_rows(lines, i)) and (
-                list_marker(line) is None or all(sum(1 for c in r if c) > 2 for r in rows)
+            elif (found := table_rows(lines, i))[0] and (
+                list_marker(line) is None or all(sum(1 for c in r if c) > 2 for r in found[0])
             ):
-                self._table(lines[i : i + len(rows)], rows)
-                i += len(rows)
+                self._table(lines[i : i + found[1]], found[0])
+                i += found[1]
             elif list_marker(line) is not None:
                 i = self._list(lines, i)
             elif level is not None:

@@ -1,8 +1,9 @@
 """Ruled tables: grids drawn with line and rectangle operators, their text assigned to cells.
 
 Ruling segments (horizontal and vertical, from `pdf_collect`) that touch each other form
-connected components; a component whose distinct horizontal rules (≥ 3) and column edges (≥ 3)
-make at least a 2 × 2 lattice is a table. The column edges are its vertical rules and, for a
+connected components; a component whose distinct horizontal rules (≥ 2) and column edges (≥ 3)
+make at least a 2 × 1 lattice is a table (a frame with rules between its columns only is one
+band). The column edges are its vertical rules and, for a
 table open at its sides (no rule down its left or right edge, as the US Government Publishing
 Office sets them), where at least two of its horizontal rules end beyond its outermost
 vertical rule, so its first and last columns are cells too. Each run goes to the cell holding
@@ -13,7 +14,10 @@ bottom (a cell wrapped over several lines), unless it holds the rows of a table 
 around its header: three or more lines that each fill the same two or more cells, each
 column's cells starting or ending at one x (a centred cell's wrapped lines do not) and short
 (`pdf_aligned.cell_like`: no cell over 60 characters or ending in a hyphen, on average at most
-four words); then each line is a row. Merged cells are not reconstructed (their text lands
+four words); then each line is a row. Else, when a column of the band carries one value per
+item (amounts, quantities, ids: `pdf_wrapped`), its values' lines start the rows and the
+other lines are wrapped cells of those rows; in the table's first band the lines above the
+first value are its header row. Merged cells are not reconstructed (their text lands
 in the cell where it starts). A lattice that is not filled like a table (fewer than two rows
 with two filled cells, or under 40 % of cells filled) is a diagram drawn with boxes, and its
 text stays in the flow. Pages with more segments than `MAX_TABLE_SEGMENTS` (vector drawings)
@@ -30,6 +34,7 @@ from dpe_server.extractors.pdf.aligned import MIN_ROWS, cell_like
 from dpe_server.extractors.pdf.blocks import Block, table_content
 from dpe_server.extractors.pdf.collect import Run, Segment
 from dpe_server.extractors.pdf.lines import Line, make_lines, single_text
+from dpe_server.extractors.pdf.wrapped import CellLine, item_rows
 
 MAX_TABLE_SEGMENTS = 800
 _TOL = 2.0
@@ -94,7 +99,7 @@ def find_grids(segments: Sequence[Segment]) -> list[Grid]:
         ys = _distinct([s.y0 for s in horizontal])
         if xs:
             xs = _open_sides(xs, horizontal)
-        if not 3 <= len(xs) <= _MAX_COLS + 1 or not 3 <= len(ys) <= _MAX_ROWS + 1:
+        if not 3 <= len(xs) <= _MAX_COLS + 1 or not 2 <= len(ys) <= _MAX_ROWS + 1:
             continue
         grids.append(Grid(xs, ys[::-1]))
     return grids
@@ -133,7 +138,9 @@ def ruled_tables(runs: list[Run], segments: Sequence[Segment]) -> tuple[list[Blo
         rows = [
             row
             for i in range(rows_n)
-            for row in _band_rows({j: cells[i, j] for j in range(cols) if (i, j) in cells}, cols)
+            for row in _band_rows(
+                {j: cells[i, j] for j in range(cols) if (i, j) in cells}, cols, i == 0
+            )
         ]
         rows = [r for r in rows if any(r)]
         if not _table_like(rows):
@@ -164,15 +171,30 @@ def _table_like(rows: list[list[str]]) -> bool:
     return full_rows >= 2 and filled >= 0.4 * len(rows) * len(rows[0])
 
 
-def _band_rows(band: dict[int, list[Run]], cols: int) -> list[list[str]]:
+def _band_rows(band: dict[int, list[Run]], cols: int, first: bool) -> list[list[str]]:
     """The rows of one band between two horizontal rules, from its runs by column: one row a
-    baseline when the band is rows of a table ruled only around its header (`_rows_of`); else
-    one row, a cell's lines its text (a cell wrapped over several lines)."""
+    baseline when the band is rows of a table ruled only around its header (`_rows_of`); the
+    rows of its value column when its cells wrap (`pdf_wrapped`; the band's first lines are
+    its header when it is the table's first band); else one row, a cell's lines its text (a
+    cell wrapped over several lines)."""
     column = {id(r): j for j, runs in band.items() for r in runs if r.text.strip()}
     lines = make_lines([r for runs in band.values() for r in runs]) if len(column) > 1 else []
     if len(lines) >= MIN_ROWS and (rows := _rows_of(lines, column, cols)):
         return rows
+    if len(lines) >= 2 and (rows := item_rows(_cell_lines(lines, column), cols, first)):
+        return rows
     return [[_cell_text(band.get(j, [])) for j in range(cols)]]
+
+
+def _cell_lines(lines: list[Line], column: dict[int, int]) -> list[CellLine]:
+    out = []
+    for line in lines:
+        by_col: dict[int, list[Run]] = {}
+        for r in line.runs:
+            if id(r) in column:
+                by_col.setdefault(column[id(r)], []).append(r)
+        out.append(CellLine(line.y, line.size, {j: _cell_text(rs) for j, rs in by_col.items()}))
+    return out
 
 
 def _rows_of(lines: list[Line], column: dict[int, int], cols: int) -> list[list[str]] | None:
