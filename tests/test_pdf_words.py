@@ -35,6 +35,7 @@ from dpe_server.model.tree import Document, Page
 from dpe_server.model.uri import parse
 from dpe_server.views.payloads import element_view, page_view, preview_content
 from dpe_server.views.render import render
+from fixtures.builders.pdf_glyphs import OVERDRAWN, TWICE
 from fixtures.builders.pdf_hangul import PARAGRAPH
 from tests.corpus_trees import Outcome
 from tests.test_pdf_structure import _doc
@@ -47,8 +48,8 @@ POPPLER_MISREADS: dict[tuple[str, int], str] = {
     ),
     ("docling__redp5110_sampled.pdf", 9): (
         "each callout of the syntax diagram is drawn twice at one place, once with only some "
-        "of its letters (`S ifi th t th`): poppler and PDFium read both draws (`iinitially`, "
-        "`ddisabled`), as the extractor does; the rendering shows each label once"
+        "of its letters (`S ifi th t th`): poppler and PDFium read both drawings "
+        "(`iinitially`, `thatt`); the page shows each label once, as the extractor reads it"
     ),
     **{
         ("samplefiles__habibi-rotated.pdf", page): (
@@ -197,3 +198,11 @@ def test_a_line_ending_with_a_space_character_keeps_it_when_joined(fixture_dir: 
     page = _doc(fixture_dir, "pdf_hangul.pdf").pages[0]
     texts = [str(e.content.get("text")) for e in page.elements if e.category.value == "text"]
     assert PARAGRAPH in texts
+
+
+def test_a_label_drawn_twice_at_one_place_reads_once(fixture_dir: Path) -> None:
+    """A label drawn first with only some of its letters, then whole, over it; a word drawn
+    twice a third of a point apart: each reads once (`SSpecifiifies th t ththat…`)."""
+    page = _doc(fixture_dir, "pdf_glyphs.pdf").pages[2]
+    texts = [str(e.content.get("text")) for e in page.elements]
+    assert texts[:2] == [OVERDRAWN, TWICE]

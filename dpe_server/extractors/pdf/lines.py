@@ -33,6 +33,7 @@ footnote marker `4)`, `10)`, an exponent) belongs to that line, where it stands.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -45,6 +46,10 @@ _MIN_GUTTER = 8.0
 _BAND_GAP = 2.0
 """Blank space, in ems, across the whole page that ends a band of lines above the columns."""
 _CJK_START = 0x2E80
+_OVERDRAWN_PT = 1.0
+"""Runs of a line overlapping by more than this many points may be drawn over each other."""
+_COVERED = 0.8
+"""A run covered for this share of its width by the line's other runs is drawn over them."""
 
 Cut = tuple[float, float, float]
 """A block taken out of the flow (a ruled table): its left and right x and its top y."""
@@ -157,6 +162,10 @@ def _line(runs: list[Run]) -> Line:
     if len(runs) == 1:
         return _single(runs)
     runs.sort(key=lambda r: r.x0)
+    if any(b.x0 < a.x1 - _OVERDRAWN_PT for a, b in itertools.pairwise(runs)):
+        runs = drop_overdrawn(runs)
+        if len(runs) == 1:
+            return _single(runs)
     rtl = is_rtl(" ".join(r.text for r in runs))
     text = ""
     prev: Run | None = None
@@ -196,6 +205,38 @@ def _line(runs: list[Run]) -> Line:
         rtl,
         (runs[0] if rtl else runs[-1]).space_after,  # (the last in reading order)
     )
+
+
+def drop_overdrawn(runs: list[Run]) -> list[Run]:
+    """The runs of one line without those drawn over the others: a run whose extent other
+    runs of the line cover for at least `_COVERED` of its width is a second drawing of their
+    text when its letters are theirs, in their order (a label printed twice at one place,
+    once with only some of its letters: `S ifi th t th` over `Specifies that the`); of two
+    such drawings the one with fewer letters for its width goes (a word drawn twice over
+    itself keeps one of the two). Text side by side never overlaps so; a run of other
+    letters (a number under a hidden label, a Thai vowel sign over its consonant) stays."""
+
+    def letters(run: Run) -> float:
+        width = run.x1 - run.x0
+        return sum(ch.isalnum() for ch in run.text) / width if width > 0 else 0.0
+
+    kept = list(runs)
+    for run in sorted(runs, key=letters):
+        width = run.x1 - run.x0
+        own = [ch for ch in run.text if ch.isalnum()]
+        if width <= 0 or not own:
+            continue
+        over = [o for o in kept if o is not run and min(run.x1, o.x1) > max(run.x0, o.x0)]
+        covered = sum(min(run.x1, o.x1) - max(run.x0, o.x0) for o in over)
+        if covered >= _COVERED * width and _within(own, "".join(o.text for o in over)):
+            kept.remove(run)
+    return kept
+
+
+def _within(letters: list[str], text: str) -> bool:
+    """Whether `letters` appear in `text` in their order (a drawing of some of its letters)."""
+    rest = iter(text)
+    return all(ch in rest for ch in letters)
 
 
 def _drawn(runs: list[Run], rtl: bool) -> str:
