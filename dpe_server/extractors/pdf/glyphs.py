@@ -55,6 +55,7 @@ _FIXED_PITCH = 1
 _FORCE_BOLD = 1 << 18
 _LINE_HYPHEN = "\ufffe"
 _WORD = re.compile("[^\\s\ufffe]+\ufffe?|\ufffe")
+_SPACE_AT_LINE_END = re.compile(" (?=[\r\n])")
 _NOT_PLAIN = re.compile("[^!-_a-~\\s]")
 """A character that is neither printable ASCII (but a backtick, which may be an accent drawn
 over a letter: `accents`) nor white space: where a page has none, each of its words is
@@ -277,12 +278,14 @@ def _words(
     chars = 0
     plain_page = _NOT_PLAIN.search(codes) is None
     rtl_page = not plain_page and has_rtl(codes)
+    # where a space character ends a line (found once: most pages have none)
+    line_ends = {m.start() for m in _SPACE_AT_LINE_END.finditer(codes)}
     for match in _WORD.finditer(codes):
         k0, k1 = match.span()
         chars += k1 - k0
         if chars > max_chars:
             return out, True
-        ends = codes.startswith(" \r", k1) or codes.startswith(" \n", k1)
+        ends = bool(line_ends) and k1 in line_ends
         raw = codes[k0:k1]
         k1 -= 1
         if rtl_page:
