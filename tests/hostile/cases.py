@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from fixtures.builders.rawpdf import pdf_bytes
 from tests.e2e.harness import write_deck, write_doc, write_encrypted
 from tests.hostile.zipgen import (
     Member,
@@ -229,22 +230,6 @@ def many_members(path: Path, _: Path) -> None:
 
 
 # ---- pdf -------------------------------------------------------------------------------
-
-
-def pdf_bytes(objects: list[bytes], trailer: str = "", prev_self: bool = False) -> bytes:
-    """A PDF of `objects` (numbered from 1, object 1 the catalog) with a correct xref."""
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    prev = f" /Prev {xref}" if prev_self else ""
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{prev}{trailer} >>\n".encode()
-    out += b"startxref\n%d\n%%%%EOF\n" % xref
-    return bytes(out)
 
 
 PAGE = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>"
