@@ -206,3 +206,17 @@ def test_a_label_drawn_twice_at_one_place_reads_once(fixture_dir: Path) -> None:
     page = _doc(fixture_dir, "pdf_glyphs.pdf").pages[2]
     texts = [str(e.content.get("text")) for e in page.elements]
     assert texts[:2] == [OVERDRAWN, TWICE]
+
+
+@pytest.mark.corpus
+def test_a_page_says_how_many_of_its_glyphs_have_no_character(
+    fixture_dir: Path, corpus_outcomes: dict[Path, Outcome]
+) -> None:
+    """What no reader of the text layer can give is not lost silently: the bullets mapped
+    outside the BMP are three glyphs without text; redp5110's highlights box, set in a font
+    with no usable ToUnicode, is hundreds."""
+    pages = _doc(fixture_dir, "pdf_glyphs.pdf").pages
+    assert [p.metadata.get("glyphs_without_text") for p in pages] == [3, None, None]
+    redp = next(o.doc for p, o in corpus_outcomes.items() if p.name.startswith("docling__redp"))
+    assert redp is not None
+    assert redp.pages[2].metadata["glyphs_without_text"] > 200

@@ -70,7 +70,7 @@ def collect_page(page: Any, max_chars: int) -> PageContent:
         if not textpage:
             raise PdfiumError("Failed to load text page.")
         try:
-            content.runs, content.truncated = read_runs(textpage, max_chars)
+            content.runs, content.truncated, content.unmapped = read_runs(textpage, max_chars)
         finally:
             pdfium_c.FPDFText_ClosePage(textpage)
         collect_shapes(page.raw, content)

@@ -504,6 +504,8 @@ def _page(doc: _Doc, index: int) -> Page:
             b.add(Category.FOOTER, summaries.footer(edge.line.text), _furniture(edge.line.text))
     if scanned:
         meta["no_text_layer"] = True
+    if content.unmapped:
+        meta["glyphs_without_text"] = content.unmapped
     if content.truncated:
         meta["truncated"] = True
     title = _title(outline, blocks, index)

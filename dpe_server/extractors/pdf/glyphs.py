@@ -55,6 +55,8 @@ _FIXED_PITCH = 1
 _FORCE_BOLD = 1 << 18
 _LINE_HYPHEN = "\ufffe"
 _WORD = re.compile("[^\\s\ufffe]+\ufffe?|\ufffe")
+_UNMAPPED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+"""A control code for a character: the glyph's font gives it no letter."""
 _SPACE_AT_LINE_END = re.compile(" (?=[\r\n])")
 _NOT_PLAIN = re.compile("[^!-_a-~\\s]")
 """A character that is neither printable ASCII (but a backtick, which may be an accent drawn
@@ -326,8 +328,9 @@ def _words(
     return out, False
 
 
-def page_text(textpage: Any) -> str:
-    """The page's text, one character for each of PDFium's character indices.
+def page_text(textpage: Any) -> tuple[str, int]:
+    """The page's text, one character for each of PDFium's character indices, and how many
+    of its glyphs have no character (read as spaces here).
 
     `FPDFText_GetText` leaves out the characters PDFium holds without a Unicode value and
     writes a character outside the BMP as two UTF-16 units, which PDFium may hold as one
@@ -339,22 +342,26 @@ def page_text(textpage: Any) -> str:
     measured as the bullet and dropped, letters cut out of the next words."""
     count = pdfium_c.FPDFText_CountChars(textpage)
     if count <= 0:
-        return ""
+        return "", 0
     units = (ctypes.c_ushort * (2 * count + 1))()
     written = pdfium_c.FPDFText_GetText(textpage, 0, count, units) - 1
     codes = ctypes.string_at(units, 2 * max(0, written)).decode("utf-16-le", "surrogatepass")
     if written == count == len(codes):
-        return codes
+        return codes, 0
     get_text, text_index = pdfium_c.FPDFText_GetText, pdfium_c.FPDFText_GetTextIndexFromCharIndex
     out = []
+    left_out = 0
     for k in range(count):
         if text_index(textpage, k) < 0:  # left out (its own text would be the next one's)
             out.append(" ")
+            left_out += 1
             continue
         n = get_text(textpage, k, 1, units) - 1
         ch = ctypes.string_at(units, 2 * max(0, n)).decode("utf-16-le", "surrogatepass")
-        out.append(" " if len(ch) != 1 or "\ud800" <= ch <= "\udfff" else ch)
-    return "".join(out)
+        known = len(ch) == 1 and not "\ud800" <= ch <= "\udfff"
+        out.append(ch if known else " ")
+        left_out += not known and not "\udc00" <= ch <= "\udfff"  # (a pair counts once)
+    return "".join(out), left_out
 
 
 def _close(
@@ -402,12 +409,15 @@ def _read_drawn(run: Run, texts: list[str], spans: list[Span]) -> None:
     run.spans = tuple(found)
 
 
-def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
+def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool, int]:
     """The page's runs, cut from its words as they are read (module doc), at most
-    `max_chars` characters; and whether that bound cut the text."""
-    codes = page_text(textpage)
+    `max_chars` characters; whether that bound cut the text; and how many glyphs have no
+    character (left out of PDFium's text, or read as a control code: a font whose ToUnicode
+    is missing or unusable), which no reader of the text layer can give."""
+    codes, unmapped = page_text(textpage)
     if not codes:
-        return [], False
+        return [], False, unmapped
+    unmapped += sum(1 for _ in _UNMAPPED.finditer(codes))
     spaced: set[int] = set()
     words, cut = _words(_Reader(textpage), codes, max_chars, spaced)
     drawn = _NOT_PLAIN.search(codes) is not None and has_rtl(codes)
@@ -448,4 +458,4 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool]:
         a0, a1, last_y = lo, hi, y
     if current is not None:
         _close(runs, texts, spans, x0, x1, drawn=drawn, spaced=len(words) - 1 in spaced)
-    return runs, cut
+    return runs, cut, unmapped

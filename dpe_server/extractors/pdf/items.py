@@ -88,6 +88,8 @@ class PageContent:
     """The page's visible area (x0, y0, x1, y1): its crop box within its media box."""
     annots: int = 0
     """How many entries the page's /Annots array holds."""
+    unmapped: int = 0
+    """How many glyphs of its text layer have no character (`glyphs.read_runs`)."""
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
