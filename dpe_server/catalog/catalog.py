@@ -764,19 +764,19 @@ class Catalog(Index[Entry]):
                 if not self._restore(entry):
                     tg.start_soon(self._probe, entry)
         self._warm_later(new_entries)
-        for rel in changed:
-            entry = self._entries[rel]
-            entry.stat, entry.key = found[rel], keys[rel]
-            if self._tg is not None:
-                self._in_background(functools.partial(self._refresh_changed, entry))
-            else:
-                await self._refresh_changed(entry)
-        change = Change(list_changed=bool(added or removed))
-        if change.list_changed:
-            await self._announce(change)
+        refreshed = [self._entries[rel] for rel in changed]
+        for entry in refreshed:
+            entry.stat, entry.key = found[entry.rel], keys[entry.rel]
+        listed = bool(added or removed)
+        if refreshed and self._tg is not None:
+            self._in_background(functools.partial(self._refresh_all, refreshed, listed))
+        elif refreshed:
+            await self._refresh_all(refreshed, listed)
+        elif listed:
+            await self._announce(Change(list_changed=True))
         if publish and self.shared is not None and (added or removed or changed):
             await anyio.to_thread.run_sync(self.shared.publish, [*added, *removed, *changed])
-        return Change(change.list_changed, frozenset(self._entries[r].doc_ref for r in changed))
+        return Change(listed, frozenset(e.doc_ref for e in refreshed))
 
     async def follow(self) -> None:
         """Rescan whenever another replica sharing the store saw a change, until cancelled
@@ -792,13 +792,39 @@ class Catalog(Index[Entry]):
 
         await self.shared.follow(changed)
 
-    async def _refresh_changed(self, entry: Entry) -> None:
-        """Re-read a changed file, then announce it (the last good version is served meanwhile)."""
+    async def _refresh_all(self, entries: Sequence[Entry], list_changed: bool) -> None:
+        """Re-read the files a rescan found changed, all at once, then announce them in one
+        change, with the list's when it changed (the last good versions are served meanwhile).
+        One announcement, not one a file: each has every subscription matched against it."""
+        updated: set[str] = set()
+
+        async def one(entry: Entry) -> None:
+            nonlocal list_changed
+            try:
+                listed = await self._refresh_changed(entry)
+            except Exception:  # a failure of ours costs this file, not the others' news
+                log.exception(
+                    "re-reading %s failed; it is read again when it next changes", entry.rel
+                )
+                return
+            if listed is not None:
+                updated.add(entry.doc_ref)
+                list_changed |= listed
+
+        async with anyio.create_task_group() as tg:
+            for entry in entries:
+                tg.start_soon(one, entry)
+        if updated or list_changed:
+            await self._announce(Change(list_changed, frozenset(updated)))
+
+    async def _refresh_changed(self, entry: Entry) -> bool | None:
+        """Re-read a changed file: whether what the list shows of it changed; None when it
+        changed again meanwhile (the rescan that saw that announces it)."""
         key = entry.key
         before = _listing(self.info_of(entry))
         async with entry.held():
             if key != entry.key:
-                return
+                return None
             if not self._restore(entry):
                 await self._probe(entry)
                 if entry.error is None and entry.outline is not None:
@@ -809,10 +835,11 @@ class Catalog(Index[Entry]):
                 # Only another replica's probe of this version: it is extracting it. Wait for
                 # its result (or take the job over), so that the new version is announced.
                 await self._extract_locked(entry)
-        if key == entry.key:
-            await self._announce_entry(entry, before)
-            if not (entry.current or entry.failed or entry.error is not None):
-                self._warm_later([entry])  # repaired, or only probed so far: extract it
+        if key != entry.key:
+            return None
+        if not (entry.current or entry.failed or entry.error is not None):
+            self._warm_later([entry])  # repaired, or only probed so far: extract it
+        return _listing(self.info_of(entry)) != before
 
     async def _announce_entry(self, entry: Entry, before: tuple[object, ...]) -> None:
         """A document's content changed; the list did too when what it shows of it did."""
