@@ -35,8 +35,10 @@ class Freshness(Extraction):
     """An extracted index that follows the folder's changes and announces them."""
 
     async def rescan(self, paths: Collection[str] | None = None, *, publish: bool = True) -> Change:
-        """Compare the folder with the catalog; update it; announce and return what changed;
-        `publish` it to the other replicas too (a shared store) unless they told us.
+        """Compare the folder with the catalog; update it; return what changed, and announce it
+        in one change: at once when files only came or went, else once every changed file is
+        read again (in the background when the catalog has a task group); `publish` it to the
+        other replicas too (a shared store) unless they told us.
 
         `paths` (relative, POSIX): compare only these paths and what is below them (what a
         watcher or another replica says changed); None compares the whole folder.
