@@ -284,6 +284,42 @@ async def test_changed_file_serves_last_good_until_the_new_tree_is_ready(folder:
         tg.cancel_scope.cancel()
 
 
+async def test_a_rescan_of_several_edited_files_is_one_announcement(folder: Path) -> None:
+    """N files edited and one deleted are announced once, every changed doc_ref in it (each
+    announcement has every session's subscriptions matched against it): before, each edited
+    file was announced on its own and the deletion once more, N+1 announcements."""
+    changes: list[Change] = []
+    edited = ("deck.pptx", "sub/deck.pptx", "third.pptx")
+    write_deck(folder / "third.pptx", ["Third"])
+    age(folder)
+    catalog = Catalog(folder, "h", Counting(), store=MemoryStore())
+    refs: set[str] = set()
+    all_told = anyio.Event()
+
+    async def listen(change: Change) -> None:
+        changes.append(change)
+        if refs <= set().union(*(c.updated for c in changes)):
+            all_told.set()
+
+    async with anyio.create_task_group() as tg:
+        await catalog.start(tg)
+        await catalog.warm()
+        refs = {e.doc_ref for e in catalog.entries() if e.rel in edited}
+        catalog.on_change = listen
+        for rel in edited:
+            write_deck(folder / rel, ["Uno", "Dos", rel])
+            os.utime(folder / rel, ns=(1, 1_000_000_000))  # old: not a half-written file
+        (folder / "locked.docx").unlink()
+        change = await catalog.rescan()
+        assert change.list_changed
+        assert change.updated == refs
+        with anyio.fail_after(20):
+            await all_told.wait()
+        assert changes == [Change(list_changed=True, updated=frozenset(refs))]
+        assert all(catalog.entry(ref).current for ref in refs)
+        tg.cancel_scope.cancel()
+
+
 async def test_rescan_sees_adds_deletes_and_renames(folder: Path) -> None:
     catalog = _catalog(folder, Counting())
     await catalog.start()

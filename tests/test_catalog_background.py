@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from dpe_server.catalog import catalog as catalog_module
+from dpe_server.catalog import extraction
 from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.store import MemoryStore
 from dpe_server.model.errors import CorruptError
@@ -19,7 +19,7 @@ from tests.test_catalog import Counting
 
 pytestmark = pytest.mark.anyio
 
-SLIDES = [f"Slide {i}" for i in range(catalog_module.CHUNK_MIN_PAGES + 6)]
+SLIDES = [f"Slide {i}" for i in range(extraction.CHUNK_MIN_PAGES + 6)]
 
 
 class Broken(Counting):
@@ -45,7 +45,7 @@ async def _until(condition: object, timeout: float = 20.0) -> None:
 
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(catalog_module, "RETRY_DELAYS", (0.01, 0.01, 0.01))
+    monkeypatch.setattr(extraction, "RETRY_DELAYS", (0.01, 0.01, 0.01))
 
 
 async def test_chunked_extraction_failure_is_the_documents_error(tmp_path: Path) -> None:

@@ -74,7 +74,8 @@ def fat_times(monkeypatch: pytest.MonkeyPatch) -> None:
         found = paths.scan(root)
         return {rel: dataclasses.replace(st, ctime_ns=st.mtime_ns) for rel, st in found.items()}
 
-    monkeypatch.setattr("dpe_server.catalog.catalog.scan", scan)
+    monkeypatch.setattr("dpe_server.catalog.extraction.scan", scan)  # at start
+    monkeypatch.setattr("dpe_server.catalog.freshness.scan", scan)  # at each rescan
 
 
 def _catalog(deck: Path, store: Store) -> Catalog:

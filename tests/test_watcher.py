@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from dpe_server.catalog import catalog as catalog_module
+from dpe_server.catalog import freshness
 from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.folder import FileStat, scan_paths
 from dpe_server.catalog.store import MemoryStore
@@ -81,8 +81,8 @@ def _forbid_full_scan(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
         asked.append(set(rels))
         return scan_paths(root, rels)
 
-    monkeypatch.setattr(catalog_module, "scan", no_full_scan)
-    monkeypatch.setattr(catalog_module, "scan_paths", recording)
+    monkeypatch.setattr(freshness, "scan", no_full_scan)
+    monkeypatch.setattr(freshness, "scan_paths", recording)
     return asked
 
 

@@ -5,8 +5,8 @@ properties, the outline of its last good version, or its error), restores entrie
 `Store`, and answers what Level 0 and Level 1 say of a document (`info_of`). It runs no
 extraction and imports no event loop:
 
-- `dpe_server.catalog.catalog.Catalog` adds the serving side: background warm-up, locks, retries of
-  files caught mid-write, change announcements;
+- `dpe_server.catalog.catalog.Catalog` adds the serving side: change announcements, the OCR
+  queue, background warm-up, locks, retries of files caught mid-write, rescans;
 - `dpe_server.read.oneshot.OneShotReader` adds a synchronous read of one document in this process
   (`dpe-server read`).
 

@@ -44,21 +44,25 @@ def is_modern(protocol_version: str) -> bool:
     return protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
-class _Session:
-    """A handshake-era connection and the URIs it subscribed to."""
-
-    def __init__(self, connection: Any) -> None:
-        self.connection = connection
-        self.subscriptions: set[str] = set()
+Target = tuple[str, str | None] | None
+"""What a subscribed URI names: (host, doc_ref), doc_ref None for Level 0; None when it is no
+dpe URI. Parsed once, when subscribed: every change is matched against every subscription."""
 
 
-def _doc_ref_of(uri: str) -> tuple[str, str | None] | None:
-    """(host, doc_ref) of a dpe URI, doc_ref None for Level 0; None when not a dpe URI."""
+def _target_of(uri: str) -> Target:
     try:
         parsed = parse(uri)
     except InvalidUri:
         return None
     return parsed.host.lower(), parsed.doc_ref
+
+
+class _Session:
+    """A handshake-era connection and the URIs it subscribed to, with what each names."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+        self.subscriptions: dict[str, Target] = {}
 
 
 class Hub:
@@ -71,6 +75,8 @@ class Hub:
         self._listen = ListenHandler(self.bus)
         self._sessions: dict[int, _Session] = {}
         self._listened: Counter[str] = Counter()
+        self._listened_targets: dict[str, Target] = {}
+        """What each listened URI names (`_listened`'s keys, parsed once)."""
 
     # ---- registration --------------------------------------------------------------------
 
@@ -97,32 +103,39 @@ class Hub:
     def subscribe(self, ctx: ServerRequestContext[Any, Any], uri: str) -> None:
         session = self.session_of(ctx)
         if session is not None:
-            session.subscriptions.add(uri)
+            session.subscriptions[uri] = _target_of(uri)
 
     def unsubscribe(self, ctx: ServerRequestContext[Any, Any], uri: str) -> None:
         session = self.session_of(ctx)
         if session is not None:
-            session.subscriptions.discard(uri)
+            session.subscriptions.pop(uri, None)
 
     async def listen(
         self, ctx: ServerRequestContext[Any, Any], params: SubscriptionsListenRequestParams
     ) -> SubscriptionsListenResult:
         """`subscriptions/listen`: remember the listened URIs while the stream is open."""
         uris = list(params.notifications.resource_subscriptions or ())
+        for uri in uris:
+            if uri not in self._listened_targets:
+                self._listened_targets[uri] = _target_of(uri)
         self._listened.update(uris)
         try:
             return await self._listen(ctx, params)
         finally:
             self._listened.subtract(uris)
             self._listened += Counter()  # drop zero counts
+            for uri in uris:
+                if uri not in self._listened:
+                    self._listened_targets.pop(uri, None)
 
     # ---- publishing ----------------------------------------------------------------------
 
-    def _affected(self, uris: Iterable[str], change: Change) -> list[str]:
+    def _affected(self, targets: Iterable[tuple[str, Target]], change: Change) -> list[str]:
+        """The subscribed URIs `change` concerns (`targets`: each with what it names)."""
         out = []
-        for uri in uris:
-            ref = _doc_ref_of(uri)
-            if ref is None or ref[0] != self.host.lower():
+        host = self.host.lower()
+        for uri, ref in targets:
+            if ref is None or ref[0] != host:
                 continue
             host_level = ref[1] is None
             if (host_level and (change.list_changed or change.updated)) or ref[1] in change.updated:
@@ -133,7 +146,7 @@ class Hub:
         """Tell every interested session of both eras about `change`."""
         if change.list_changed:
             await self.bus.publish(ResourcesListChanged())
-        for uri in self._affected(list(self._listened), change):
+        for uri in self._affected(list(self._listened_targets.items()), change):
             await self.bus.publish(ResourceUpdated(uri=uri))
         sessions = list(self._sessions.values())
         async with anyio.create_task_group() as tg:
@@ -141,7 +154,7 @@ class Hub:
                 tg.start_soon(self._push_legacy, session, change)
 
     async def _push_legacy(self, session: _Session, change: Change) -> None:
-        uris = self._affected(session.subscriptions, change)
+        uris = self._affected(list(session.subscriptions.items()), change)
         if self.broadcast_updates:
             for ref in sorted(change.updated):
                 level1 = format_uri(self.host, ref)

@@ -17,7 +17,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from dpe_server.catalog.catalog import CHUNK_MIN_PAGES
+from dpe_server.catalog.extraction import CHUNK_MIN_PAGES
 from dpe_server.read.oneshot import OneShotReader
 from tests.e2e.harness import (
     HttpServer,
