@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterator
 
 from lxml import etree
 
-from dpe_server.extractors.docx.items import Item, PartCtx
+from dpe_server.extractors.docx.items import PartCtx
 from dpe_server.extractors.docx.xml import MC, PIC, VO, WP, WP15, A, R, V, W, load
+from dpe_server.extractors.kit.items import Item
 from dpe_server.extractors.ooxml.drawingml import (
     diagram_content,
     emu_to_px,

@@ -105,10 +105,3 @@ def int_or(value: str | None, default: int) -> int:
         return int(value) if value is not None else default
     except ValueError:
         return default
-
-
-def local(el: etree._Element) -> str:
-    tag = el.tag
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[-1]

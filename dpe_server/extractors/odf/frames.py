@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from dpe_server.extractors.docx.items import Item
+from dpe_server.extractors.kit.items import Item
 from dpe_server.extractors.odf.package import (
     CHART,
     DRAW,

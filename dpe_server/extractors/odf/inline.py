@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from dpe_server.extractors.docx.forms import form_item
-from dpe_server.extractors.docx.items import Item, Para
+from dpe_server.extractors.kit.forms import form_item
+from dpe_server.extractors.kit.items import Item, Para
 from dpe_server.extractors.odf.fields import (
     FIELD,
     control_field,

@@ -34,8 +34,8 @@ from __future__ import annotations
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.docx.items import Item
-from dpe_server.extractors.docx.tables import emit_table
+from dpe_server.extractors.kit.items import Item
+from dpe_server.extractors.kit.tables import emit_table
 from dpe_server.extractors.odf.flow import FlowWriter
 from dpe_server.extractors.odf.forms import form_items
 from dpe_server.extractors.odf.inline import InlineReader, comment_item

@@ -18,8 +18,7 @@ from __future__ import annotations
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.docx.pages import Block, plan_pages
-from dpe_server.extractors.docx.styles import TITLE_LEVEL
+from dpe_server.extractors.kit.pages import TITLE_LEVEL, Block, plan_pages
 from dpe_server.extractors.odf.flow import THROUGH, FlowWriter, heading_level
 from dpe_server.extractors.odf.inline import InlineReader, tracked_changes
 from dpe_server.extractors.odf.package import (
