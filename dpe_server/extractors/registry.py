@@ -13,6 +13,7 @@ from typing import BinaryIO
 
 from dpe_server.extractors import delimited, docx, legacy, odp, odt, pdf, pptx, sheets, xlsx
 from dpe_server.extractors.base import Extractor, Format
+from dpe_server.extractors.kit.media import PACKAGE_KINDS
 
 FORMATS: dict[str, Format] = {}
 """Formats by lower-case suffix (`.xlsx`)."""
@@ -22,6 +23,8 @@ def register(fmt: Format) -> None:
     """Serve files of `fmt` from now on (a later registration of a suffix replaces one)."""
     for suffix in fmt.suffixes:
         FORMATS[suffix.lower()] = fmt
+    if fmt.package_prefix:
+        PACKAGE_KINDS[fmt.package_prefix] = fmt.kind_name
 
 
 register(xlsx.FORMAT)
@@ -66,7 +69,7 @@ def read_as(f: BinaryIO, path: PurePath | str) -> str:
     fmt = FORMATS.get(suffix)
     if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb":
         return suffix
-    from dpe_server.extractors.ooxml.package import cfb_kind  # only for an OLE2 file
+    from dpe_server.extractors.kit.package import cfb_kind  # only for an OLE2 file
 
     real = cfb_kind(f)
     return real if real in FORMATS else suffix
@@ -81,7 +84,7 @@ def unlocked(f: BinaryIO, suffix: str) -> BinaryIO:
     fmt = FORMATS.get(suffix.lower())
     if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb":
         return f
-    from dpe_server.extractors.ooxml.package import cfb_kind  # only for an OLE2 file
+    from dpe_server.extractors.kit.package import cfb_kind  # only for an OLE2 file
 
     if cfb_kind(f) != "encrypted":
         return f

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from dpe_server.extractors.ooxml.package import Package, Relationship
+from dpe_server.extractors.kit.package import Package, Relationship
 
 
 class PartCtx:

@@ -19,10 +19,10 @@ from dpe_server.extractors.docx.forms import sdt_field
 from dpe_server.extractors.docx.pages import block_text
 from dpe_server.extractors.docx.runs import InlineReader
 from dpe_server.extractors.docx.xml import W, int_or, val
+from dpe_server.extractors.kit.a1 import range_ref
 from dpe_server.extractors.kit.forms import form_item
 from dpe_server.extractors.kit.items import Item
 from dpe_server.extractors.kit.tables import MAX_COLUMNS, NESTED_MARK, TableData
-from dpe_server.extractors.ooxml.a1 import range_ref
 
 _WRAPPERS = (W + "sdt", W + "customXml", W + "ins", W + "moveTo")
 _TC, _TCPR, _GRIDSPAN, _VMERGE = W + "tc", W + "tcPr", W + "gridSpan", W + "vMerge"

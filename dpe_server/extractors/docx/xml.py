@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.package import NS, Package, parse_xml
+from dpe_server.extractors.kit.package import NS, Package
+from dpe_server.extractors.kit.xml import parse_xml
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W = f"{{{W_NS}}}"

@@ -36,7 +36,7 @@ def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
     stream, or Rich Text), never something else LibreOffice would open by its content. Then:
     is LibreOffice there?"""
     if kind == "zip":
-        from dpe_server.extractors.ooxml.checks import zip_kind
+        from dpe_server.extractors.kit.zips import zip_kind
 
         raise UnsupportedError(
             f"This file is {zip_kind(f)} renamed to .{fmt}; give it its own suffix."

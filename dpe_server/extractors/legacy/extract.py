@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors.kit.pictures import picture as ooxml_picture
 from dpe_server.extractors.legacy import target
 from dpe_server.extractors.legacy.convert import convert
-from dpe_server.extractors.ooxml import picture as ooxml_picture
 from dpe_server.model.tree import JSON, Document, Page, Properties
 
 CONVERT_TIMEOUT = 50.0

@@ -29,8 +29,8 @@ from collections.abc import Callable
 
 from lxml import etree
 
+from dpe_server.extractors.kit.package import NS
 from dpe_server.extractors.kit.xml import local
-from dpe_server.extractors.ooxml.package import NS
 
 _M = f"{{{NS['m']}}}"
 _SKIPPED = {"", "del", "moveFrom"}  # comments, and text a tracked change deleted

@@ -26,10 +26,10 @@ import logging
 import time
 import weakref
 
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.ocr import recognise, states
 from dpe_server.extractors.ocr.engine import Unavailable
 from dpe_server.extractors.ocr.layout import text_of
-from dpe_server.extractors.ooxml.package import Package
 from dpe_server.extractors.ooxml.pictures import image_size
 from dpe_server.extractors.pdf.scanned import picture_table
 from dpe_server.model.content import ImageContent

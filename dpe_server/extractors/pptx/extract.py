@@ -23,8 +23,9 @@ from lxml import etree
 
 from dpe_server.extractors import pptx
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.kit.package import NS, Package, normalize_name
+from dpe_server.extractors.kit.xml import parse_xml
 from dpe_server.extractors.ooxml.macros import package_extractor
-from dpe_server.extractors.ooxml.package import NS, Package, normalize_name, parse_xml
 from dpe_server.extractors.pptx.context import (
     TITLE_TYPES,
     Layout,

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from dpe_server.extractors.kit.package import Package, resolve_target
 from dpe_server.extractors.kit.xml import local
-from dpe_server.extractors.ooxml.package import Package, resolve_target
 from dpe_server.model.errors import UnsupportedError
 
 # --- namespace-agnostic XML helpers -------------------------------------------------------

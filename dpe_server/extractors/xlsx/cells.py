@@ -20,7 +20,7 @@ from datetime import date
 from itertools import compress, islice
 from typing import Any, TypeVar
 
-from dpe_server.extractors.ooxml.a1 import range_ref
+from dpe_server.extractors.kit.a1 import range_ref
 from dpe_server.extractors.row_blocks import split_rows
 from dpe_server.extractors.xlsx.format import (
     CELL_MAX_CHARS,
