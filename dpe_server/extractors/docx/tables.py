@@ -8,7 +8,7 @@
 - content controls and custom XML around rows and cells are unwrapped;
 - a nested table becomes its own table element; the parent cell shows `[table {id}]`;
 - the first row is the header row when the table has two rows or more; more than
-  `TABLE_BLOCK_ROWS` data rows are split into row-block elements (`extractors.row_blocks`).
+  `TABLE_BLOCK_ROWS` data rows are split into row-block elements (`extractors.kit.row_blocks`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A table read as a rectangular grid of display strings (`TableData`: merged ranges in A1
 notation, nested tables, the items found in its cells), written to a page (`emit_table`): the
 first row is the header row when the table has two rows or more; more data rows than a row
-block holds are split into row-block elements (`extractors.row_blocks`); a nested table
+block holds are split into row-block elements (`extractors.kit.row_blocks`); a nested table
 becomes its own table element and its parent cell shows `[table {id}]`."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dpe_server.extractors.kit.items import Item
-from dpe_server.extractors.row_blocks import RowBlock, split_rows
+from dpe_server.extractors.kit.row_blocks import RowBlock, split_rows
 from dpe_server.model import summaries
 from dpe_server.model.content import TableContent
 from dpe_server.model.tree import JSON, Category, PageBuilder, parse_element_id

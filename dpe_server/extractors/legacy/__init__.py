@@ -75,6 +75,21 @@ WORD = _format("doc", (".doc", ".rtf"), "a legacy Word document", "section")
 POWERPOINT = _format("ppt", (".ppt",), "a legacy PowerPoint deck", "slide")
 
 
+_READ_AS: list[Mapping[str, Format]] = []
+
+
+def read_converted_with(formats: Mapping[str, Format]) -> None:
+    """Read a converted file with the format `formats` names for its suffix: the registry's,
+    handed over when it registers the formats (`registry.py`), so that legacy imports neither
+    another format nor the registry."""
+    _READ_AS[:] = [formats]
+
+
+def converted_format(fmt: str) -> Format | None:
+    """The format a legacy file of type `fmt` is read as once converted (docx, pptx)."""
+    return _READ_AS[0].get("." + _TARGET[fmt]) if _READ_AS else None
+
+
 def target(fmt: str) -> str:
     """The OOXML format a legacy file is converted to."""
     return _TARGET[fmt]

@@ -6,10 +6,19 @@ they import the package reader (`kit.package`) when called."""
 
 from __future__ import annotations
 
-from typing import BinaryIO
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, BinaryIO
 
 from dpe_server.extractors.base import Check, Format, Limits
 from dpe_server.extractors.kit.pictures import picture
+from dpe_server.model.content import TableContent
+
+if TYPE_CHECKING:
+    from dpe_server.extractors.ocr import Word
+
+PictureTable = Callable[[Sequence["Word"], int, int], TableContent | None]
+"""`table(words, width, height)`: the table a picture's recognised words stand in, or None."""
+_PICTURE_TABLE: list[PictureTable] = []
 
 
 def check(prefix: str) -> Check:
@@ -45,3 +54,15 @@ def package_format(
         picture=picture,
         package_prefix=prefix,
     )
+
+
+def read_picture_tables_with(table: PictureTable) -> None:
+    """Find the table in a picture's recognised words (`picture_text`) with `table`: the pdf
+    page layout's, which the registry hands over when it registers the formats
+    (`registry.py`), so that ooxml imports no format."""
+    _PICTURE_TABLE[:] = [table]
+
+
+def picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
+    """The table a picture's recognised words stand in (None also when no reader was handed)."""
+    return _PICTURE_TABLE[0](words, width, height) if _PICTURE_TABLE else None

@@ -13,6 +13,7 @@ from lxml import etree
 from dpe_server.extractors.kit.a1 import range_ref
 from dpe_server.extractors.kit.diagrams import diagram_content
 from dpe_server.extractors.kit.media import MEDIA_MIME
+from dpe_server.extractors.kit.row_blocks import split_rows
 from dpe_server.extractors.ooxml.drawingml import (
     emu_to_px,
     image_mime,
@@ -24,7 +25,6 @@ from dpe_server.extractors.ooxml.drawingml import (
 from dpe_server.extractors.ooxml.picture_text import recognise_picture
 from dpe_server.extractors.pptx.context import SlideContext, emit_links, shape_meta
 from dpe_server.extractors.pptx.text import A, P, R, cell_links, plain_text
-from dpe_server.extractors.row_blocks import split_rows
 from dpe_server.model import summaries
 from dpe_server.model.content import ImageContent, MediaContent, TableContent
 from dpe_server.model.errors import CorruptError, TooLargeError
