@@ -145,10 +145,18 @@ def test_layout_parts_import_only_the_parts_below_them() -> None:
     assert _crossings(LAYERS, _imports()) == set()
 
 
+FORMAT_PACKAGES = sorted(
+    {
+        fmt.extractor.split(":")[0].split(".")[2]
+        for fmt in FORMATS.values()
+        if fmt.extractor.startswith("dpe_server.extractors.")
+    }
+)
+"""The subpackages of the registered formats (a new format takes its place by registering)."""
 EXTRACTOR_LAYERS = [
     ["__init__"],
     ["registry"],
-    ["delimited", "docx", "legacy", "odp", "odt", "pdf", "pptx", "sheets", "xlsx"],
+    FORMAT_PACKAGES,
     ["odf", "ooxml"],
     ["ocr"],
     ["kit"],
