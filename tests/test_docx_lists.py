@@ -18,7 +18,7 @@ from lxml import etree
 from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.docx.extract import extract, extract_pages
 from dpe_server.extractors.docx.numbering import Counters, Numbering
-from dpe_server.extractors.docx.numformat import cjk_counting, letters, number, roman
+from dpe_server.extractors.kit.numformat import cjk_counting, letters, number, roman
 from dpe_server.model.tree import Category, Document
 from dpe_server.views.render import render_element
 from fixtures.builders.docx_lists import LISTS

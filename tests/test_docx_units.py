@@ -12,11 +12,12 @@ from lxml import etree
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.extractors.docx.extract import extract, probe
 from dpe_server.extractors.docx.numbering import Numbering
-from dpe_server.extractors.docx.pages import MAX_BLOCKS, MAX_CHARS, Block, plan_pages
 from dpe_server.extractors.docx.parts import html_blocks
-from dpe_server.extractors.docx.styles import TITLE_LEVEL, Styles
-from dpe_server.extractors.docx.xml import W_NS, from_strict
-from dpe_server.extractors.ooxml.a1 import col_letters
+from dpe_server.extractors.docx.styles import Styles
+from dpe_server.extractors.docx.xml import W_NS
+from dpe_server.extractors.kit.a1 import col_letters
+from dpe_server.extractors.kit.pages import MAX_BLOCKS, MAX_CHARS, TITLE_LEVEL, Block, plan_pages
+from dpe_server.extractors.ooxml.strict import from_strict
 from dpe_server.model.tree import TABLE_BLOCK_ROWS, Category, Document
 
 NS = f'xmlns:w="{W_NS}"'

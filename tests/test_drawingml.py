@@ -13,17 +13,17 @@ import pytest
 from lxml import etree
 
 from dpe_server.extractors import Limits
+from dpe_server.extractors.kit.diagrams import diagram_content
+from dpe_server.extractors.kit.package import NS, Package
 from dpe_server.extractors.ooxml import drawingml
 from dpe_server.extractors.ooxml.drawingml import (
     MAX_POINTS,
-    diagram_content,
     omml_to_linear,
     parse_chart,
     smartart_drawing_texts,
     smartart_nodes,
     text_of,
 )
-from dpe_server.extractors.ooxml.package import NS, Package
 from dpe_server.model.errors import ExtractionError
 
 XMLNS = (

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpe_server.extractors.ooxml.pictures import EMU_PER_PX, emu_to_px, image_mime, image_size
+from dpe_server.extractors.kit.media import image_mime
+from dpe_server.extractors.ooxml.pictures import EMU_PER_PX, emu_to_px, image_size
 
 
 def png(w: int, h: int) -> bytes:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpe_server.extractors.ooxml.drawing_summary import data_summary, format_number
+from dpe_server.extractors.kit.charts import data_summary, format_number
 from dpe_server.model.tree import JSON
 
 

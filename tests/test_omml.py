@@ -8,8 +8,8 @@ from types import FrameType
 import pytest
 from lxml import etree
 
+from dpe_server.extractors.kit.package import NS
 from dpe_server.extractors.ooxml.omml import omml_to_linear
-from dpe_server.extractors.ooxml.package import NS
 
 M = f'xmlns:m="{NS["m"]}" xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
-from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.pptx.extract import EXTRACTOR, extract, extract_pages, probe
 from dpe_server.model.errors import CorruptError, EncryptedError, UnsupportedError
 from dpe_server.model.tree import Document, Element, Page

@@ -6,15 +6,10 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
+from dpe_server.extractors.kit.fonts import is_monospace
 from dpe_server.extractors.pptx.context import Layout, Master, placeholder
 from dpe_server.extractors.pptx.shapes import ROW_TOLERANCE, reading_order
-from dpe_server.extractors.pptx.text import (
-    Chain,
-    blocks,
-    cell_links,
-    is_monospace,
-    read_paragraphs,
-)
+from dpe_server.extractors.pptx.text import Chain, blocks, cell_links, read_paragraphs
 
 NS = (
     'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from dpe_server.extractors import DEFAULT_LIMITS
+from dpe_server.extractors.kit.row_blocks import split_rows
 from dpe_server.extractors.pptx.extract import extract
-from dpe_server.extractors.row_blocks import split_rows
 from dpe_server.model.tree import JSON, TABLE_BLOCK_ROWS, Category
 
 

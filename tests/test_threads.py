@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dpe_server.extractors.threads import as_reply, roots
+from dpe_server.extractors.kit.threads import as_reply, roots
 
 
 def test_an_answer_to_an_answer_joins_the_root() -> None:

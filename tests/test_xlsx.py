@@ -10,7 +10,7 @@ import pytest
 from python_calamine import CalamineError
 
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
-from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.xlsx import extract as xlsx_module
 from dpe_server.extractors.xlsx.extract import EXTRACTOR
 from dpe_server.extractors.xlsx.format import CELL_MAX_CHARS, clip

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from dpe_server.extractors.ooxml.a1 import parse_range
-from dpe_server.extractors.xlsx.book import kid, kids, local, walk
+from dpe_server.extractors.kit.a1 import parse_range
+from dpe_server.extractors.kit.xml import local
+from dpe_server.extractors.xlsx.book import kid, kids, walk
 from dpe_server.extractors.xlsx.cells import (
     TEXT_BLOCK_MAX_ROWS,
     Grid,

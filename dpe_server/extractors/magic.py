@@ -1,7 +1,7 @@
 """What a file is by its first bytes, for every format (no parser imported).
 
 `sniff` tells a zip (an OOXML package, an OpenDocument file), an OLE2/CFB container (a
-password-protected OOXML file or a legacy Office file; `ooxml.package.cfb_kind` tells which),
+password-protected OOXML file or a legacy Office file; `kit.package.cfb_kind` tells which),
 a pdf, an empty file and anything else apart.
 """
 

@@ -8,11 +8,28 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from collections.abc import Sequence
 from pathlib import Path, PurePath
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-from dpe_server.extractors import delimited, docx, legacy, odp, odt, pdf, pptx, sheets, xlsx
+from dpe_server.extractors import (
+    delimited,
+    docx,
+    legacy,
+    odp,
+    odt,
+    ooxml,
+    pdf,
+    pptx,
+    sheets,
+    xlsx,
+)
 from dpe_server.extractors.base import Extractor, Format
+from dpe_server.extractors.kit.media import PACKAGE_KINDS
+from dpe_server.model.content import TableContent
+
+if TYPE_CHECKING:
+    from dpe_server.extractors.ocr import Word
 
 FORMATS: dict[str, Format] = {}
 """Formats by lower-case suffix (`.xlsx`)."""
@@ -22,6 +39,8 @@ def register(fmt: Format) -> None:
     """Serve files of `fmt` from now on (a later registration of a suffix replaces one)."""
     for suffix in fmt.suffixes:
         FORMATS[suffix.lower()] = fmt
+    if fmt.package_prefix:
+        PACKAGE_KINDS[fmt.package_prefix] = fmt.kind_name
 
 
 register(xlsx.FORMAT)
@@ -35,6 +54,21 @@ register(legacy.POWERPOINT)
 register(sheets.FORMAT)
 register(delimited.CSV)
 register(delimited.TSV)
+
+
+def _picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
+    """The table in a picture's recognised words, laid out as a pdf page's words are (the pdf
+    layout imported on first use)."""
+    from dpe_server.extractors.pdf.scanned import picture_table
+
+    return picture_table(words, width, height)
+
+
+# What formats read through other formats is handed to them here, the one place that knows
+# every format: legacy reads its converted files with the registered docx and pptx, ooxml
+# finds a picture's table with the pdf page layout. Neither imports another format.
+legacy.read_converted_with(FORMATS)
+ooxml.read_picture_tables_with(_picture_table)
 
 
 def suffix_of(path: PurePath | str) -> str:
@@ -66,7 +100,7 @@ def read_as(f: BinaryIO, path: PurePath | str) -> str:
     fmt = FORMATS.get(suffix)
     if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb":
         return suffix
-    from dpe_server.extractors.ooxml.package import cfb_kind  # only for an OLE2 file
+    from dpe_server.extractors.kit.package import cfb_kind  # only for an OLE2 file
 
     real = cfb_kind(f)
     return real if real in FORMATS else suffix
@@ -81,7 +115,7 @@ def unlocked(f: BinaryIO, suffix: str) -> BinaryIO:
     fmt = FORMATS.get(suffix.lower())
     if fmt is None or fmt.package_prefix is None or sniff(f) != "cfb":
         return f
-    from dpe_server.extractors.ooxml.package import cfb_kind  # only for an OLE2 file
+    from dpe_server.extractors.kit.package import cfb_kind  # only for an OLE2 file
 
     if cfb_kind(f) != "encrypted":
         return f

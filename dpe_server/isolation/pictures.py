@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import BinaryIO
 
 from dpe_server.extractors import file_type, format_of
-from dpe_server.extractors.ooxml.pictures import image_mime
+from dpe_server.extractors.kit.media import image_mime
 from dpe_server.model.errors import DpeError
 from dpe_server.model.tree import JSON
 

@@ -106,8 +106,8 @@ RAW_OPENERS = re.compile(
     r"from pptx import|zipfile\.ZipFile\((?!out, \"w\")"
 )
 ALLOWED = {
-    "ooxml/package.py": "the safe zip layer itself",
-    "ooxml/checks.py": "namelist() of a package precheck opened, to name its kind",
+    "kit/package.py": "the safe zip layer itself",
+    "kit/zips.py": "namelist() of a package precheck opened, to name its kind",
     "xlsx/extract.py": "namelist() of the package Package opened, to refuse duplicate part names",
 }
 

@@ -24,14 +24,17 @@ from lxml import etree
 
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.docx.forms import sdt_field
-from dpe_server.extractors.docx.items import Item, PartCtx
+from dpe_server.extractors.docx.items import PartCtx
 from dpe_server.extractors.docx.numbering import Counters, Numbering
-from dpe_server.extractors.docx.pages import Block, PagePlan, block_text
+from dpe_server.extractors.docx.pages import block_text
 from dpe_server.extractors.docx.parts import HeaderFooter, alt_chunk_blocks, header_text
 from dpe_server.extractors.docx.runs import InlineReader
 from dpe_server.extractors.docx.styles import Styles
-from dpe_server.extractors.docx.tables import emit_table, read_table
+from dpe_server.extractors.docx.tables import read_table
 from dpe_server.extractors.docx.xml import W, int_or, on, val
+from dpe_server.extractors.kit.items import Item
+from dpe_server.extractors.kit.pages import Block, PagePlan
+from dpe_server.extractors.kit.tables import emit_table
 from dpe_server.model import summaries
 from dpe_server.model.content import (
     CodeContent,

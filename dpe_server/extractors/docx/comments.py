@@ -17,8 +17,8 @@ from dpe_server.extractors.docx.items import PartCtx
 from dpe_server.extractors.docx.runs import InlineReader, Notes
 from dpe_server.extractors.docx.styles import Styles
 from dpe_server.extractors.docx.xml import W14, W15, W, load, load_or_none
-from dpe_server.extractors.ooxml.package import Package
-from dpe_server.extractors.threads import as_reply, roots
+from dpe_server.extractors.kit.package import Package
+from dpe_server.extractors.kit.threads import as_reply, roots
 from dpe_server.model.content import AnnotationContent
 
 

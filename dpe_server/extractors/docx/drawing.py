@@ -14,16 +14,12 @@ from collections.abc import Callable, Iterator
 
 from lxml import etree
 
-from dpe_server.extractors.docx.items import Item, PartCtx
+from dpe_server.extractors.docx.items import PartCtx
 from dpe_server.extractors.docx.xml import MC, PIC, VO, WP, WP15, A, R, V, W, load
-from dpe_server.extractors.ooxml.drawingml import (
-    diagram_content,
-    emu_to_px,
-    image_mime,
-    parse_chart,
-    smartart_nodes,
-)
-from dpe_server.extractors.ooxml.package import NS
+from dpe_server.extractors.kit.diagrams import diagram_content
+from dpe_server.extractors.kit.items import Item
+from dpe_server.extractors.kit.package import NS
+from dpe_server.extractors.ooxml.drawingml import emu_to_px, image_mime, parse_chart, smartart_nodes
 from dpe_server.extractors.ooxml.picture_text import recognise_picture
 from dpe_server.model import summaries
 from dpe_server.model.content import (

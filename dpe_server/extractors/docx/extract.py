@@ -49,13 +49,7 @@ from dpe_server.extractors.base import Limits
 from dpe_server.extractors.docx.body import Env, build_page
 from dpe_server.extractors.docx.items import PartCtx
 from dpe_server.extractors.docx.numbering import Numbering
-from dpe_server.extractors.docx.pages import (
-    PagePlan,
-    flatten,
-    plan_pages,
-    section_properties,
-    stream_blocks,
-)
+from dpe_server.extractors.docx.pages import flatten, section_properties, stream_blocks
 from dpe_server.extractors.docx.parts import (
     Related,
     check_root,
@@ -67,10 +61,12 @@ from dpe_server.extractors.docx.parts import (
 )
 from dpe_server.extractors.docx.runs import InlineReader
 from dpe_server.extractors.docx.styles import Styles
-from dpe_server.extractors.docx.xml import from_strict, load, load_or_none
+from dpe_server.extractors.docx.xml import load, load_or_none
+from dpe_server.extractors.kit.package import Package
+from dpe_server.extractors.kit.pages import PagePlan, plan_pages
 from dpe_server.extractors.magic import sniff
 from dpe_server.extractors.ooxml.macros import package_extractor
-from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.ooxml.strict import from_strict
 from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedError
 from dpe_server.model.metadata import authorship, from_core
 from dpe_server.model.tree import Document, Page, Properties

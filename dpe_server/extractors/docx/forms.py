@@ -9,11 +9,8 @@ from __future__ import annotations
 
 from lxml import etree
 
-from dpe_server.extractors.docx.items import Item
 from dpe_server.extractors.docx.xml import W14, W, int_or, on, val
-from dpe_server.model import summaries
-from dpe_server.model.content import FieldKind, FormContent, FormField
-from dpe_server.model.tree import Category
+from dpe_server.model.content import FieldKind, FormField
 
 _W15 = "{http://schemas.microsoft.com/office/word/2012/wordml}"
 _STRUCTURAL = (
@@ -124,17 +121,3 @@ def legacy_field(code: str, ffdata: etree._Element | None, result: str) -> FormF
         if not result and default:
             field["value"] = default
     return field
-
-
-def checkbox_glyph(field: FormField) -> str:
-    return "☒" if field.get("checked") else "☐"
-
-
-def form_item(fields: list[FormField], at: int, source: str) -> Item:
-    return Item(
-        Category.FORM,
-        summaries.form(fields),
-        FormContent(fields=list(fields)),
-        {"source": source},
-        at,
-    )

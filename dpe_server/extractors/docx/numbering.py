@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 
 from lxml import etree
 
-from dpe_server.extractors.docx.numformat import UNORDERED, number
 from dpe_server.extractors.docx.xml import W, int_or, on, val
+from dpe_server.extractors.kit.numformat import UNORDERED, number
 
 _PLACEHOLDER = re.compile(r"%([1-9])")
 

@@ -13,8 +13,9 @@ from dpe_server.extractors.docx.comments import load_comments
 from dpe_server.extractors.docx.items import PartCtx
 from dpe_server.extractors.docx.runs import InlineReader, Notes
 from dpe_server.extractors.docx.styles import Styles
-from dpe_server.extractors.docx.xml import CT, R, W, load, load_or_none, local, on
-from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.docx.xml import CT, R, W, load, load_or_none, on
+from dpe_server.extractors.kit.package import Package
+from dpe_server.extractors.kit.xml import local
 from dpe_server.model.errors import CorruptError, UnsupportedError
 
 _MAIN_TYPES = (

@@ -19,10 +19,13 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from dpe_server.extractors.docx.drawing import drawing_items, object_items, pict_items
-from dpe_server.extractors.docx.forms import checkbox_glyph, form_item, legacy_field, sdt_field
-from dpe_server.extractors.docx.items import Item, Para, PartCtx
-from dpe_server.extractors.docx.styles import Styles, is_monospace, run_font
+from dpe_server.extractors.docx.forms import legacy_field, sdt_field
+from dpe_server.extractors.docx.items import PartCtx
+from dpe_server.extractors.docx.styles import Styles, run_font
 from dpe_server.extractors.docx.xml import MC, M, R, W
+from dpe_server.extractors.kit.fonts import is_monospace
+from dpe_server.extractors.kit.forms import checkbox_glyph, form_item
+from dpe_server.extractors.kit.items import Item, Para
 from dpe_server.extractors.ooxml.drawingml import omml_to_linear
 from dpe_server.model import summaries
 from dpe_server.model.content import (

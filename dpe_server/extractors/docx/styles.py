@@ -15,44 +15,12 @@ from dataclasses import dataclass
 from lxml import etree
 
 from dpe_server.extractors.docx.xml import W, int_or, val
+from dpe_server.extractors.kit.fonts import is_monospace
+from dpe_server.extractors.kit.pages import TITLE_LEVEL
 
-TITLE_LEVEL = 0
-"""The heading level given to the Title style (above Heading 1)."""
-
-MONOSPACE = frozenset(
-    {
-        "courier",
-        "courier new",
-        "consolas",
-        "menlo",
-        "monaco",
-        "lucida console",
-        "lucida sans typewriter",
-        "source code pro",
-        "dejavu sans mono",
-        "liberation mono",
-        "fira code",
-        "fira mono",
-        "cascadia code",
-        "cascadia mono",
-        "jetbrains mono",
-        "roboto mono",
-        "ubuntu mono",
-        "andale mono",
-        "inconsolata",
-        "sf mono",
-        "noto mono",
-        "ocr a extended",
-        "simsun-extb",
-    }
-)
 _HEADING = re.compile(r"heading\s*([1-9])$")
 _CODE = re.compile(r"code|source|preformatted|verbatim|listing|macro text|console|monospace")
 _MAX_CHAIN = 20
-
-
-def is_monospace(font: str | None) -> bool:
-    return font is not None and font.strip().lower() in MONOSPACE
 
 
 def run_font(rpr: etree._Element | None) -> str | None:

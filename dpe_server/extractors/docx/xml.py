@@ -1,17 +1,17 @@
 """WordprocessingML names and the reading of docx parts as XML (Strict OOXML mapped).
 
 The docx extractor walks the XML itself (python-docx does not see inside content controls),
-so every tag it compares against is a constant here. A Strict OOXML package (ISO/IEC 29500
-Strict, `http://purl.oclc.org/ooxml/...` namespaces) is read by mapping its namespaces onto
-the Transitional ones before parsing: the element vocabulary is the same, only the URIs
-differ, so one walker serves both.
+so every tag it compares against is a constant here. A Strict OOXML package is read with its
+namespaces mapped onto the Transitional ones (`ooxml.strict`).
 """
 
 from __future__ import annotations
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.package import NS, Package, parse_xml
+from dpe_server.extractors.kit.package import NS, Package
+from dpe_server.extractors.kit.xml import parse_xml
+from dpe_server.extractors.ooxml.strict import from_strict
 
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 W = f"{{{W_NS}}}"
@@ -29,43 +29,6 @@ WP15 = "{http://schemas.microsoft.com/office/word/2012/wordprocessingDrawing}"
 V = "{urn:schemas-microsoft-com:vml}"
 VO = "{urn:schemas-microsoft-com:office:office}"
 CT = f"{{{NS['ct']}}}"
-
-STRICT_MARK = b"http://purl.oclc.org/ooxml/"
-
-# Strict → Transitional, longest first so no URI is rewritten through a shorter prefix.
-_STRICT_MAP: tuple[tuple[bytes, bytes], ...] = tuple(
-    sorted(
-        (
-            (b"http://purl.oclc.org/ooxml/" + s.encode(), t.encode())
-            for s, t in {
-                "wordprocessingml/main": W_NS,
-                "officeDocument/relationships": NS["r"],
-                "officeDocument/math": NS["m"],
-                "officeDocument/sharedTypes": (
-                    "http://schemas.openxmlformats.org/officeDocument/2006/sharedTypes"
-                ),
-                "drawingml/main": NS["a"],
-                "drawingml/chart": NS["c"],
-                "drawingml/diagram": NS["dgm"],
-                "drawingml/picture": "http://schemas.openxmlformats.org/drawingml/2006/picture",
-                "drawingml/wordprocessingDrawing": WP[1:-1],
-                "drawingml/chartDrawing": (
-                    "http://schemas.openxmlformats.org/drawingml/2006/chartDrawing"
-                ),
-            }.items()
-        ),
-        key=lambda pair: -len(pair[0]),
-    )
-)
-
-
-def from_strict(data: bytes) -> bytes:
-    """Strict OOXML namespace URIs rewritten to their Transitional twins (else unchanged)."""
-    if STRICT_MARK not in data:
-        return data
-    for strict, transitional in _STRICT_MAP:
-        data = data.replace(strict, transitional)
-    return data
 
 
 def load(pkg: Package, name: str) -> etree._Element:
@@ -105,10 +68,3 @@ def int_or(value: str | None, default: int) -> int:
         return int(value) if value is not None else default
     except ValueError:
         return default
-
-
-def local(el: etree._Element) -> str:
-    tag = el.tag
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[-1]

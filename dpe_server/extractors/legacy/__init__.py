@@ -36,7 +36,7 @@ def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
     stream, or Rich Text), never something else LibreOffice would open by its content. Then:
     is LibreOffice there?"""
     if kind == "zip":
-        from dpe_server.extractors.ooxml.checks import zip_kind
+        from dpe_server.extractors.kit.zips import zip_kind
 
         raise UnsupportedError(
             f"This file is {zip_kind(f)} renamed to .{fmt}; give it its own suffix."
@@ -73,6 +73,21 @@ def _format(name: str, suffixes: tuple[str, ...], kind_name: str, unit: str) -> 
 
 WORD = _format("doc", (".doc", ".rtf"), "a legacy Word document", "section")
 POWERPOINT = _format("ppt", (".ppt",), "a legacy PowerPoint deck", "slide")
+
+
+_READ_AS: list[Mapping[str, Format]] = []
+
+
+def read_converted_with(formats: Mapping[str, Format]) -> None:
+    """Read a converted file with the format `formats` names for its suffix: the registry's,
+    handed over when it registers the formats (`registry.py`), so that legacy imports neither
+    another format nor the registry."""
+    _READ_AS[:] = [formats]
+
+
+def converted_format(fmt: str) -> Format | None:
+    """The format a legacy file of type `fmt` is read as once converted (docx, pptx)."""
+    return _READ_AS[0].get("." + _TARGET[fmt]) if _READ_AS else None
 
 
 def target(fmt: str) -> str:

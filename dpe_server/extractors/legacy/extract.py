@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Extractor, Limits
-from dpe_server.extractors.legacy import target
+from dpe_server.extractors.kit.pictures import picture as ooxml_picture
+from dpe_server.extractors.legacy import converted_format, target
 from dpe_server.extractors.legacy.convert import convert
-from dpe_server.extractors.ooxml import picture as ooxml_picture
 from dpe_server.model.tree import JSON, Document, Page, Properties
 
 CONVERT_TIMEOUT = 50.0
@@ -31,14 +31,11 @@ def _converted(f: BinaryIO, fmt: str, timeout: float) -> io.BytesIO:
 
 
 def _extractor(fmt: str, suffixes: tuple[str, ...]) -> Extractor:
-    inner_name = target(fmt)
 
     def inner() -> Extractor:
-        from dpe_server.extractors.registry import for_suffix
-
-        found = for_suffix("." + inner_name)
+        found = converted_format(fmt)
         assert found is not None
-        return found
+        return found.load()
 
     def probe(f: BinaryIO, limits: Limits) -> Properties:
         return inner().probe(_converted(f, fmt, CONVERT_TIMEOUT), limits)

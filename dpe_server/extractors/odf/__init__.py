@@ -5,7 +5,7 @@ tables (`tables`) and the block flow of a text (`flow`).
 
 An OpenDocument file is a zip with a `mimetype` member and XML parts (content.xml,
 styles.xml, meta.xml), read through the same guarded package reader as OOXML
-(`extractors.ooxml.package.Package`: size caps while inflating, no DOCTYPE, no entities); or
+(`extractors.kit.package.Package`: size caps while inflating, no DOCTYPE, no entities); or
 one flat XML document (.fodt, .fodp) read as such a package (`flat`).
 """
 
@@ -15,19 +15,8 @@ from collections.abc import Mapping
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Check, Format, Limits
-from dpe_server.extractors.ooxml import picture
+from dpe_server.extractors.kit.pictures import picture
 from dpe_server.model.tree import JSON
-
-MIMETYPES = {
-    "application/vnd.oasis.opendocument.text": "an OpenDocument text",
-    "application/vnd.oasis.opendocument.text-template": "an OpenDocument text template",
-    "application/vnd.oasis.opendocument.presentation": "an OpenDocument presentation",
-    "application/vnd.oasis.opendocument.presentation-template": (
-        "an OpenDocument presentation template"
-    ),
-    "application/vnd.oasis.opendocument.spreadsheet": "an OpenDocument spreadsheet",
-    "application/vnd.oasis.opendocument.graphics": "an OpenDocument drawing",
-}
 
 
 def _check(mimetypes: tuple[str, ...]) -> Check:

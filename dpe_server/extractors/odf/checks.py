@@ -17,17 +17,14 @@ import re
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.odf import MIMETYPES
-from dpe_server.extractors.ooxml.checks import check_zip, zip_kind
-from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.kit.media import MIMETYPES
+from dpe_server.extractors.kit.zips import check_zip, package_mimetype, zip_kind
 from dpe_server.model.errors import (
     CorruptError,
     EncryptedError,
-    ExtractionError,
     UnsupportedError,
 )
 
-_MANIFEST = "META-INF/manifest.xml"
 _FLAT_MIMETYPE = re.compile(rb"<(?:\w+:)?document\b[^>]*?\bmimetype=[\"']([\w.+/-]{1,100})[\"']")
 """The root `office:document` of a flat file and its `office:mimetype`."""
 _FLAT_HEAD = 64 * 1024
@@ -40,7 +37,7 @@ def check_package(
         check_flat(f, fmt, mimetypes)
         return
     check_zip(f, fmt, kind, limits)
-    mimetype, encrypted = _mimetype(f, fmt, limits)
+    mimetype, encrypted = package_mimetype(f, fmt, limits)
     if encrypted:
         raise EncryptedError(
             f"This .{fmt} file is password-protected; save an unprotected copy to read it."
@@ -76,25 +73,3 @@ def check_flat(f: BinaryIO, fmt: str, mimetypes: tuple[str, ...]) -> None:
         f"This .{fmt} file is neither an OpenDocument package (a zip) nor a flat OpenDocument "
         "XML document of its kind."
     )
-
-
-def opendocument_kind(f: BinaryIO, fmt: str, limits: Limits) -> str | None:
-    """What an OpenDocument package is (`an OpenDocument text`), by its `mimetype`; None for
-    a zip that is not one."""
-    return MIMETYPES.get(_mimetype(f, fmt, limits)[0] or "")
-
-
-def _mimetype(f: BinaryIO, fmt: str, limits: Limits) -> tuple[str | None, bool]:
-    """The `mimetype` member's text (None when absent), and whether the manifest declares
-    encrypted members; read through the guarded package reader."""
-    try:
-        with Package(f, fmt, limits) as pkg:
-            mimetype = None
-            if pkg.has("mimetype") and pkg.size("mimetype") <= 256:
-                mimetype = pkg.read("mimetype").decode("ascii", "replace").strip()
-            encrypted = pkg.has(_MANIFEST) and b"encryption-data" in pkg.head(_MANIFEST)
-            return mimetype, encrypted
-    except ExtractionError:
-        return None, False  # the extractor, opening it again, says what is wrong
-    finally:
-        f.seek(0)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from dpe_server.extractors.docx.forms import checkbox_glyph
+from dpe_server.extractors.kit.forms import checkbox_glyph
 from dpe_server.extractors.odf.package import LOEXT, TEXT
 from dpe_server.model.content import FieldKind, FormField
 

@@ -22,8 +22,9 @@ from typing import BinaryIO
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.kit.package import Package
+from dpe_server.extractors.kit.xml import parse_xml
 from dpe_server.extractors.odf.package import DRAW, OFFICE, TEXT, XLINK
-from dpe_server.extractors.ooxml.package import Package, parse_xml
 from dpe_server.model.errors import CorruptError, TooLargeError
 
 PARTS = frozenset({"content.xml", "styles.xml", "meta.xml"})

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from dpe_server.extractors.docx.items import Item
-from dpe_server.extractors.docx.tables import emit_table
+from dpe_server.extractors.kit.items import Item
+from dpe_server.extractors.kit.tables import emit_table
 from dpe_server.extractors.odf.forms import form_items
 from dpe_server.extractors.odf.inline import InlineReader
 from dpe_server.extractors.odf.package import COMMENTS, DRAW, OFFICE, SHAPES, TABLE, TEXT

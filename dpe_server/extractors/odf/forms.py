@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from lxml import etree
 
-from dpe_server.extractors.docx.forms import form_item
-from dpe_server.extractors.docx.items import Item
+from dpe_server.extractors.kit.forms import form_item
+from dpe_server.extractors.kit.items import Item
 from dpe_server.model.content import FieldKind, FormField
 
 FORM = "{urn:oasis:names:tc:opendocument:xmlns:form:1.0}"

@@ -21,7 +21,10 @@ from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from dpe_server.extractors.docx.items import Item
+from dpe_server.extractors.kit.charts import data_summary
+from dpe_server.extractors.kit.items import Item
+from dpe_server.extractors.kit.media import MEDIA_MIME, image_mime
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.odf.package import (
     CHART,
     DRAW,
@@ -35,10 +38,6 @@ from dpe_server.extractors.odf.package import (
     length_px,
     part_name,
 )
-from dpe_server.extractors.ooxml.drawing_summary import data_summary
-from dpe_server.extractors.ooxml.package import Package
-from dpe_server.extractors.ooxml.pictures import image_mime
-from dpe_server.extractors.pptx.objects import MEDIA_MIME
 from dpe_server.model import summaries
 from dpe_server.model.direction import is_rtl
 from dpe_server.model.errors import CorruptError

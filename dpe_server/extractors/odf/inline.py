@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from dpe_server.extractors.docx.forms import form_item
-from dpe_server.extractors.docx.items import Item, Para
+from dpe_server.extractors.kit.forms import form_item
+from dpe_server.extractors.kit.items import Item, Para
+from dpe_server.extractors.kit.package import Package
+from dpe_server.extractors.kit.threads import as_reply, roots
 from dpe_server.extractors.odf.fields import (
     FIELD,
     control_field,
@@ -52,8 +54,6 @@ from dpe_server.extractors.odf.package import (
     plain_text,
     spaces,
 )
-from dpe_server.extractors.ooxml.package import Package
-from dpe_server.extractors.threads import as_reply, roots
 from dpe_server.model import summaries
 from dpe_server.model.content import Reply
 from dpe_server.model.tree import JSON, Category

@@ -7,7 +7,7 @@ import re
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.kit.package import Package
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.metadata import authorship, from_core
 from dpe_server.model.tree import Properties

@@ -11,9 +11,9 @@ from typing import BinaryIO, Protocol
 from lxml import etree
 
 from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.odf.flat import open_package
 from dpe_server.extractors.odf.package import properties
-from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import Document, Page, Properties
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from dpe_server.extractors.docx.numformat import number
+from dpe_server.extractors.kit.fonts import is_monospace
+from dpe_server.extractors.kit.numformat import number
 from dpe_server.extractors.odf.package import FO, OFFICE, STYLE, SVG, TEXT
-from dpe_server.extractors.pptx.text import is_monospace
 
 _DEPTH = 16
 _CODE_STYLES = frozenset({"preformatted text", "source text", "code"})

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from lxml import etree
 
-from dpe_server.extractors.docx.items import Item
-from dpe_server.extractors.docx.tables import MAX_COLUMNS, NESTED_MARK, TableData
+from dpe_server.extractors.kit.a1 import range_ref
+from dpe_server.extractors.kit.items import Item
+from dpe_server.extractors.kit.tables import MAX_COLUMNS, NESTED_MARK, TableData
 from dpe_server.extractors.odf.inline import InlineReader
 from dpe_server.extractors.odf.package import TABLE, TEXT
-from dpe_server.extractors.ooxml.a1 import range_ref
 
 MAX_REPEAT = 1024
 MAX_ROWS = 100_000

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from lxml import etree
 
+from dpe_server.extractors.kit.diagrams import diagram_content
 from dpe_server.extractors.odf.package import DRAW, plain_text
-from dpe_server.extractors.ooxml.drawingml import diagram_content
 from dpe_server.model.content import DiagramContent
 
 _XML_ID = "{http://www.w3.org/XML/1998/namespace}id"

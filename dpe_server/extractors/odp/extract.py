@@ -34,8 +34,9 @@ from __future__ import annotations
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.docx.items import Item
-from dpe_server.extractors.docx.tables import emit_table
+from dpe_server.extractors.kit.items import Item
+from dpe_server.extractors.kit.package import Package
+from dpe_server.extractors.kit.tables import emit_table
 from dpe_server.extractors.odf.flow import FlowWriter
 from dpe_server.extractors.odf.forms import form_items
 from dpe_server.extractors.odf.inline import InlineReader, comment_item
@@ -59,7 +60,6 @@ from dpe_server.extractors.odf.styles import Styles
 from dpe_server.extractors.odf.tables import read_table
 from dpe_server.extractors.odp import FORMAT
 from dpe_server.extractors.odp.connectors import connector_diagram
-from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model import summaries
 from dpe_server.model.direction import is_rtl
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder, one_line

@@ -18,8 +18,8 @@ from __future__ import annotations
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.docx.pages import Block, plan_pages
-from dpe_server.extractors.docx.styles import TITLE_LEVEL
+from dpe_server.extractors.kit.package import Package
+from dpe_server.extractors.kit.pages import TITLE_LEVEL, Block, plan_pages
 from dpe_server.extractors.odf.flow import THROUGH, FlowWriter, heading_level
 from dpe_server.extractors.odf.inline import InlineReader, tracked_changes
 from dpe_server.extractors.odf.package import (
@@ -35,7 +35,6 @@ from dpe_server.extractors.odf.package import (
 from dpe_server.extractors.odf.reader import extractor
 from dpe_server.extractors.odf.styles import Styles
 from dpe_server.extractors.odt import FORMAT
-from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model import summaries
 from dpe_server.model.tree import JSON, Category, Page, PageBuilder
 

@@ -1,18 +1,24 @@
-"""What the OOXML formats share: the guarded package reader (`package`) and its checks
-(`checks`), A1 references (`a1`), DrawingML charts, SmartArt and pictures (`drawingml`,
-`pictures`, `drawing_summary`) and Office Math (`omml`). The functions below are what the
-OOXML formats' `Format` objects point at; they import the package reader when called."""
+"""What the OOXML formats share: the checks of their packages (`checks`), Strict namespaces,
+DrawingML charts, SmartArt and pictures (`drawingml`, `pictures`), Office Math (`omml`),
+macros (`macros`), decryption (`decrypt`, `ecma376`) and what a picture's text is
+(`picture_text`). The functions below are what the OOXML formats' `Format` objects point at;
+they import the package reader (`kit.package`) when called."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, BinaryIO
 
-from dpe_server.extractors.base import DEFAULT_LIMITS, Check, Format, Limits
-from dpe_server.model.tree import JSON
+from dpe_server.extractors.base import Check, Format, Limits
+from dpe_server.extractors.kit.pictures import picture
+from dpe_server.model.content import TableContent
 
 if TYPE_CHECKING:
-    from dpe_server.extractors.ooxml.package import Package
+    from dpe_server.extractors.ocr import Word
+
+PictureTable = Callable[[Sequence["Word"], int, int], TableContent | None]
+"""`table(words, width, height)`: the table a picture's recognised words stand in, or None."""
+_PICTURE_TABLE: list[PictureTable] = []
 
 
 def check(prefix: str) -> Check:
@@ -24,26 +30,6 @@ def check(prefix: str) -> Check:
         checks.check_package(f, fmt, kind, limits, prefix)
 
     return check_package
-
-
-def picture(
-    f: BinaryIO,
-    fmt: str,
-    metadata: Mapping[str, JSON],
-    max_bytes: int,
-    opener: Callable[[BinaryIO, str, Limits], Package] | None = None,
-) -> bytes | None:
-    """An OOXML picture: the zip member the image element names in `metadata.part`; the
-    package opened by `opener` (`Package` by default)."""
-    from dpe_server.extractors.ooxml.package import Package
-
-    part = metadata.get("part")
-    if not isinstance(part, str):
-        return None
-    with (opener or Package)(f, fmt, DEFAULT_LIMITS) as pkg:
-        if not pkg.has(part) or pkg.size(part) > max_bytes:
-            return None
-        return pkg.read(part)
 
 
 def package_format(
@@ -68,3 +54,15 @@ def package_format(
         picture=picture,
         package_prefix=prefix,
     )
+
+
+def read_picture_tables_with(table: PictureTable) -> None:
+    """Find the table in a picture's recognised words (`picture_text`) with `table`: the pdf
+    page layout's, which the registry hands over when it registers the formats
+    (`registry.py`), so that ooxml imports no format."""
+    _PICTURE_TABLE[:] = [table]
+
+
+def picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
+    """The table a picture's recognised words stand in (None also when no reader was handed)."""
+    return _PICTURE_TABLE[0](words, width, height) if _PICTURE_TABLE else None

@@ -51,11 +51,13 @@ from functools import lru_cache
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.drawing_summary import data_summary, format_number
+from dpe_server.extractors.kit.charts import data_summary, format_number
+from dpe_server.extractors.kit.diagrams import diagram_content
+from dpe_server.extractors.kit.media import image_mime
+from dpe_server.extractors.kit.package import NS
 from dpe_server.extractors.ooxml.omml import omml_to_linear
-from dpe_server.extractors.ooxml.package import NS
-from dpe_server.extractors.ooxml.pictures import EMU_PER_PX, emu_to_px, image_mime, image_size
-from dpe_server.model.content import AxisTitles, ChartContent, DiagramContent, Series
+from dpe_server.extractors.ooxml.pictures import EMU_PER_PX, emu_to_px, image_size
+from dpe_server.model.content import AxisTitles, ChartContent, Series
 
 __all__ = [
     "EMU_PER_PX",
@@ -561,21 +563,3 @@ def smartart_drawing_texts(drawing_root: etree._Element) -> list[str]:
         if text:
             out.append(text)
     return out
-
-
-def diagram_content(nodes: Sequence[str], kind: str = "smartart") -> DiagramContent:
-    """Diagram element content: `{kind, nodes, data_summary}`."""
-    label = "SmartArt" if kind == "smartart" else kind.replace("_", " ").capitalize()
-    shown: list[str] = []
-    length = 0
-    for node in nodes:
-        flat = " ".join(node.split())
-        if len(shown) == 8 or (shown and length + len(flat) > 100):
-            break
-        shown.append(flat)
-        length += len(flat) + 3
-    rest = len(nodes) - len(shown)
-    body = " → ".join(shown) + (f" → … (+{rest} more)" if rest else "")
-    count = f"{len(nodes)} node" + ("" if len(nodes) == 1 else "s")
-    summary = f"{label} with {count}: {body}" if nodes else f"{label} with no text"
-    return {"kind": kind, "nodes": list(nodes), "data_summary": summary}

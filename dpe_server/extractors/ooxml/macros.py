@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Extractor, Format, Limits
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.ocr.states import with_pictures
-from dpe_server.extractors.ooxml.package import Package
 from dpe_server.model.tree import Document, Page, Properties
 
 CONTENT_TYPES = "[Content_Types].xml"

@@ -29,7 +29,8 @@ from collections.abc import Callable
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.package import NS
+from dpe_server.extractors.kit.package import NS
+from dpe_server.extractors.kit.xml import local
 
 _M = f"{{{NS['m']}}}"
 _SKIPPED = {"", "del", "moveFrom"}  # comments, and text a tracked change deleted
@@ -44,19 +45,12 @@ def omml_to_linear(el: etree._Element) -> str:
     stack, the plain text of the runs is returned instead.
     """
     try:
-        if _local(el) == "oMathPara":
-            maths = [_render(child) for child in el if _local(child) == "oMath"]
+        if local(el) == "oMathPara":
+            maths = [_render(child) for child in el if local(child) == "oMath"]
             return "\n".join(m.strip() for m in maths if m.strip())
         return _render(el).strip()
     except RecursionError:
         return "".join(t.text or "" for t in el.iter(_M + "t")).strip()
-
-
-def _local(el: etree._Element) -> str:
-    tag = el.tag
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[-1]
 
 
 def _child(el: etree._Element, name: str) -> etree._Element | None:
@@ -117,7 +111,7 @@ def _scripts(sub: str, sup: str) -> str:
 
 
 def _render(el: etree._Element) -> str:
-    name = _local(el)
+    name = local(el)
     if name.endswith("Pr") or name in _SKIPPED:
         return ""
     handler = _HANDLERS.get(name) if str(el.tag).startswith(_M) else None
@@ -141,7 +135,7 @@ def _concat(el: etree._Element) -> str:
         piece = _render(child)
         if not piece:
             continue
-        name = _local(child)
+        name = local(child)
         if (
             out
             and not out[-1].isspace()
@@ -165,7 +159,7 @@ def _fraction(el: etree._Element) -> str:
         parent = el.getparent()
         grand = None if parent is None else parent.getparent()
         bracketed = (
-            parent is not None and grand is not None and _local(parent) + _local(grand) == "ed"
+            parent is not None and grand is not None and local(parent) + local(grand) == "ed"
         )
         return f"{num}¦{den}" if bracketed else f"({num}¦{den})"
     return f"{_group(num)}/{_group(den)}"
@@ -218,10 +212,10 @@ def _delimiter(el: etree._Element) -> str:
     beg = "(" if beg is None else beg
     end = ")" if end is None else end
     sep = "|" if sep is None else sep
-    parts = [child for child in el if _local(child) == "e"]
+    parts = [child for child in el if local(child) == "e"]
     if len(parts) == 1:
-        only = [c for c in parts[0] if _local(c) and not _local(c).endswith("Pr")]
-        if len(only) == 1 and _local(only[0]) == "m":
+        only = [c for c in parts[0] if local(c) and not local(c).endswith("Pr")]
+        if len(only) == 1 and local(only[0]) == "m":
             return beg + _matrix_rows(only[0]) + end
     joiner = ", " if sep == "," else sep
     return beg + joiner.join(_render(p).strip() for p in parts) + end
@@ -230,8 +224,8 @@ def _delimiter(el: etree._Element) -> str:
 def _matrix_rows(el: etree._Element) -> str:
     rows = []
     for row in el:
-        if _local(row) == "mr":
-            rows.append(", ".join(_render(c).strip() for c in row if _local(c) == "e"))
+        if local(row) == "mr":
+            rows.append(", ".join(_render(c).strip() for c in row if local(c) == "e"))
     return "; ".join(rows)
 
 
@@ -280,7 +274,7 @@ def _lim_upp(el: etree._Element) -> str:
 
 
 def _eq_array(el: etree._Element) -> str:
-    rows = [_render(c).strip() for c in el if _local(c) == "e"]
+    rows = [_render(c).strip() for c in el if local(c) == "e"]
     return "; ".join(r for r in rows if r)
 
 

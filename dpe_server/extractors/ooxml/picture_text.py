@@ -7,7 +7,8 @@ text (lines top to bottom) goes into the image element's `content.text`, and its
 `ocr: true` and the mean confidence; without the extra, `ocr: "unavailable"`. Smaller pictures
 (icons, logos, bullets) are not.
 A picture of a table (recognised boxes in columns over several rows, as the pdf page layout
-finds aligned tables: `pdf_scanned.picture_table`) also gives `content.table`.
+finds aligned tables: `pdf.scanned.picture_table`, which the registry hands to `ooxml`) also
+gives `content.table`.
 
 With `Limits.ocr_later` (the server's extraction jobs) a picture is not recognised but says
 `ocr: "pending"` (`unavailable` at once without the extra), and `with_pictures` makes its page
@@ -26,12 +27,12 @@ import logging
 import time
 import weakref
 
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.ocr import recognise, states
 from dpe_server.extractors.ocr.engine import Unavailable
 from dpe_server.extractors.ocr.layout import text_of
-from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.ooxml import picture_table
 from dpe_server.extractors.ooxml.pictures import image_size
-from dpe_server.extractors.pdf.scanned import picture_table
 from dpe_server.model.content import ImageContent
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import JSON

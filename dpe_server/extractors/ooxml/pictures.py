@@ -11,65 +11,11 @@ from __future__ import annotations
 import math
 import struct
 
+from dpe_server.extractors.kit.media import magic_mime
+
 EMU_PER_PX = 9525
 
 # --- pictures ----------------------------------------------------------------------------
-
-_EXT_MIME = {
-    "png": "image/png",
-    "jpg": "image/jpeg",
-    "jpeg": "image/jpeg",
-    "jpe": "image/jpeg",
-    "jfif": "image/jpeg",
-    "gif": "image/gif",
-    "webp": "image/webp",
-    "bmp": "image/bmp",
-    "dib": "image/bmp",
-    "tif": "image/tiff",
-    "tiff": "image/tiff",
-    "emf": "image/emf",
-    "emz": "image/x-emz",
-    "wmf": "image/wmf",
-    "wmz": "image/x-wmz",
-    "svg": "image/svg+xml",
-    "ico": "image/x-icon",
-    "heic": "image/heic",
-    "avif": "image/avif",
-    "pict": "image/pict",
-    "pct": "image/pict",
-}
-
-
-def image_mime(part_name: str, head: bytes = b"") -> str:
-    """The mime type from magic bytes when they tell, else from the part name's extension."""
-    magic = _magic_mime(head)
-    if magic:
-        return magic
-    ext = part_name.rsplit(".", 1)[-1].lower() if "." in part_name else ""
-    return _EXT_MIME.get(ext, "application/octet-stream")
-
-
-def _magic_mime(head: bytes) -> str | None:
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    if head.startswith(b"BM") and len(head) >= 18:
-        return "image/bmp"
-    if head.startswith((b"II*\x00", b"MM\x00*")):
-        return "image/tiff"
-    if head[:4] == b"\x01\x00\x00\x00" and head[40:44] == b" EMF":
-        return "image/emf"
-    if head.startswith((b"\xd7\xcd\xc6\x9a", b"\x01\x00\x09\x00", b"\x02\x00\x09\x00")):
-        return "image/wmf"
-    text = head[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
-    if text.startswith(b"<svg") or (text.startswith(b"<?xml") and b"<svg" in text):
-        return "image/svg+xml"
-    return None
 
 
 def image_size(data: bytes) -> tuple[int, int] | None:
@@ -84,7 +30,7 @@ def image_size(data: bytes) -> tuple[int, int] | None:
 
 
 def _size(data: bytes) -> tuple[int, int] | None:
-    mime = _magic_mime(data[:64])
+    mime = magic_mime(data[:64])
     if mime == "image/png" and data[12:16] == b"IHDR":
         w, h = struct.unpack(">II", data[16:24])
         return int(w), int(h)

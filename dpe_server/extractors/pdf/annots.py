@@ -28,8 +28,8 @@ from typing import Any, cast
 from pypdf import PageObject, PdfReader
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject
 
+from dpe_server.extractors.kit.threads import as_reply, roots
 from dpe_server.extractors.pdf.items import TextAt, plain
-from dpe_server.extractors.threads import as_reply, roots
 from dpe_server.model.content import (
     AnnotationContent,
     FieldKind,

@@ -14,7 +14,7 @@ PDF_HEAD = 1024
 
 def check_pdf(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
     if kind == "zip":
-        from dpe_server.extractors.ooxml.checks import zip_kind  # only for a renamed zip
+        from dpe_server.extractors.kit.zips import zip_kind
 
         raise UnsupportedError(f"This file is {zip_kind(f)} renamed to .pdf, not a PDF.")
     if kind == "cfb":

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.ooxml.package import Package, Relationship
+from dpe_server.extractors.kit.package import Package, Relationship
 from dpe_server.extractors.pptx.text import A, Chain, P, RunLink
 from dpe_server.model import summaries
 from dpe_server.model.content import LinkContent

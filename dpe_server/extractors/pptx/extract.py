@@ -23,8 +23,10 @@ from lxml import etree
 
 from dpe_server.extractors import pptx
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.kit.package import Package, normalize_name
+from dpe_server.extractors.kit.xml import parse_xml
 from dpe_server.extractors.ooxml.macros import package_extractor
-from dpe_server.extractors.ooxml.package import NS, Package, normalize_name, parse_xml
+from dpe_server.extractors.ooxml.strict import from_strict
 from dpe_server.extractors.pptx.context import (
     TITLE_TYPES,
     Layout,
@@ -50,29 +52,6 @@ from dpe_server.model.tree import JSON, Document, Page, Properties
 VERSION = "1"
 RT_OFFICE_DOC = "officeDocument"
 RT_MODERN_AUTHORS = "http://schemas.microsoft.com/office/2018/10/relationships/authors"
-
-STRICT_MARK = b"http://purl.oclc.org/ooxml/"
-_STRICT_MAP: tuple[tuple[bytes, bytes], ...] = tuple(
-    (STRICT_MARK + strict.encode(), transitional.encode())
-    for strict, transitional in (
-        ("presentationml/main", "http://schemas.openxmlformats.org/presentationml/2006/main"),
-        ("officeDocument/relationships", NS["r"]),
-        ("officeDocument/math", NS["m"]),
-        ("drawingml/main", NS["a"]),
-        ("drawingml/chart", NS["c"]),
-        ("drawingml/diagram", NS["dgm"]),
-    )
-)
-
-
-def from_strict(data: bytes) -> bytes:
-    """Strict OOXML namespace URIs rewritten to their Transitional twins (else unchanged):
-    the vocabulary is the same, so one walker reads both."""
-    if STRICT_MARK not in data:
-        return data
-    for strict, transitional in _STRICT_MAP:
-        data = data.replace(strict, transitional)
-    return data
 
 
 class DeckPackage(Package):

@@ -10,9 +10,11 @@ import posixpath
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.a1 import range_ref
+from dpe_server.extractors.kit.a1 import range_ref
+from dpe_server.extractors.kit.diagrams import diagram_content
+from dpe_server.extractors.kit.media import MEDIA_MIME
+from dpe_server.extractors.kit.row_blocks import split_rows
 from dpe_server.extractors.ooxml.drawingml import (
-    diagram_content,
     emu_to_px,
     image_mime,
     image_size,
@@ -23,7 +25,6 @@ from dpe_server.extractors.ooxml.drawingml import (
 from dpe_server.extractors.ooxml.picture_text import recognise_picture
 from dpe_server.extractors.pptx.context import SlideContext, emit_links, shape_meta
 from dpe_server.extractors.pptx.text import A, P, R, cell_links, plain_text
-from dpe_server.extractors.row_blocks import split_rows
 from dpe_server.model import summaries
 from dpe_server.model.content import ImageContent, MediaContent, TableContent
 from dpe_server.model.errors import CorruptError, TooLargeError
@@ -43,29 +44,6 @@ MAX_IMAGE_READ = 32 * 1024 * 1024
 SIZED_FORMATS = frozenset(
     {"png", "jpg", "jpeg", "jpe", "jfif", "gif", "bmp", "dib", "webp", "tif", "tiff"}
 )
-
-MEDIA_MIME = {
-    "mp4": "video/mp4",
-    "m4v": "video/mp4",
-    "mov": "video/quicktime",
-    "wmv": "video/x-ms-wmv",
-    "avi": "video/x-msvideo",
-    "mpg": "video/mpeg",
-    "mpeg": "video/mpeg",
-    "webm": "video/webm",
-    "mkv": "video/x-matroska",
-    "swf": "application/x-shockwave-flash",
-    "mp3": "audio/mpeg",
-    "wav": "audio/wav",
-    "m4a": "audio/mp4",
-    "wma": "audio/x-ms-wma",
-    "aac": "audio/aac",
-    "ogg": "audio/ogg",
-    "mid": "audio/midi",
-    "midi": "audio/midi",
-    "aif": "audio/aiff",
-    "aiff": "audio/aiff",
-}
 
 
 def _int(value: str | None, default: int = 1) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.drawingml import diagram_content
+from dpe_server.extractors.kit.diagrams import diagram_content
 from dpe_server.extractors.pptx.context import (
     FOOTER_TYPES,
     TITLE_TYPES,

@@ -20,6 +20,7 @@ from typing import Literal
 
 from lxml import etree
 
+from dpe_server.extractors.kit.fonts import is_monospace
 from dpe_server.extractors.ooxml.drawingml import omml_to_linear
 from dpe_server.model.direction import is_rtl
 
@@ -36,35 +37,6 @@ A14 = f"{{{NS_A14}}}"
 MC = f"{{{NS_MC}}}"
 M = f"{{{NS_M}}}"
 
-MONOSPACE = frozenset(
-    name.lower()
-    for name in (
-        "Consolas",
-        "Courier",
-        "Courier New",
-        "Lucida Console",
-        "Lucida Sans Typewriter",
-        "Menlo",
-        "Monaco",
-        "Source Code Pro",
-        "Fira Code",
-        "Fira Mono",
-        "JetBrains Mono",
-        "Cascadia Code",
-        "Cascadia Mono",
-        "DejaVu Sans Mono",
-        "Liberation Mono",
-        "Ubuntu Mono",
-        "Roboto Mono",
-        "Inconsolata",
-        "Andale Mono",
-        "SF Mono",
-        "IBM Plex Mono",
-        "Noto Sans Mono",
-        "OCR A Extended",
-        "MS Gothic",
-    )
-)
 
 Bullet = Literal["none", "char", "num"]
 _BULLET_TAGS: dict[str, Bullet] = {
@@ -73,10 +45,6 @@ _BULLET_TAGS: dict[str, Bullet] = {
     A + "buBlip": "char",
     A + "buAutoNum": "num",
 }
-
-
-def is_monospace(typeface: str | None) -> bool:
-    return bool(typeface) and typeface.strip().lower() in MONOSPACE  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.ooxml.checks import declared_members, zip_kind
+from dpe_server.extractors.kit.media import PACKAGE_KINDS
+from dpe_server.extractors.kit.zips import declared_members, zip_kind
 from dpe_server.model.errors import CorruptError, TooLargeError, UnsupportedError
 
 _CONTAINER = {"xls": "cfb", "xlsb": "zip", "ods": "zip", "fods": "other"}
@@ -25,7 +26,7 @@ def check_sheets(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
             check_flat(f, fmt, (SPREADSHEET,))
         if kind == "zip":
             what = zip_kind(f)
-            if what != "a zip archive" and not (fmt == "xlsb" and what == _workbook()):
+            if what != "a zip archive" and not (fmt == "xlsb" and what == PACKAGE_KINDS.get("xl/")):
                 raise UnsupportedError(
                     f"This file is {what} renamed to .{fmt}; give it its own suffix."
                 )
@@ -45,10 +46,3 @@ def check_sheets(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
     if kind == "other":
         raise CorruptError(f"The file is not a .{fmt} spreadsheet ({what}).")
     raise UnsupportedError(f"This file is {what} renamed to .{fmt}; give it its own suffix.")
-
-
-def _workbook() -> str:
-    """What an OOXML package with an `xl/` folder is called (an .xlsb has one too)."""
-    from dpe_server.extractors.registry import FORMATS
-
-    return FORMATS[".xlsx"].kind_name

@@ -18,8 +18,8 @@ from python_calamine import CalamineError, CalamineWorkbook, PasswordError
 
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.gcpause import collector_paused
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.magic import sniff
-from dpe_server.extractors.ooxml.package import Package
 from dpe_server.extractors.sheets import FORMAT
 from dpe_server.extractors.xlsx.values import ValueSheet, values_page
 from dpe_server.model.errors import CorruptError, EncryptedError

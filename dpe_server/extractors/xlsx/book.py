@@ -12,18 +12,11 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.package import Package, resolve_target
+from dpe_server.extractors.kit.package import Package, resolve_target
+from dpe_server.extractors.kit.xml import local
 from dpe_server.model.errors import UnsupportedError
 
 # --- namespace-agnostic XML helpers -------------------------------------------------------
-
-
-def local(el: etree._Element) -> str:
-    """The local name of an element (comments and processing instructions give "")."""
-    tag = el.tag
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[-1]
 
 
 def kids(el: etree._Element | None, name: str) -> list[etree._Element]:

@@ -20,8 +20,8 @@ from datetime import date
 from itertools import compress, islice
 from typing import Any, TypeVar
 
-from dpe_server.extractors.ooxml.a1 import range_ref
-from dpe_server.extractors.row_blocks import split_rows
+from dpe_server.extractors.kit.a1 import range_ref
+from dpe_server.extractors.kit.row_blocks import split_rows
 from dpe_server.extractors.xlsx.format import (
     CELL_MAX_CHARS,
     Styles,
@@ -463,7 +463,7 @@ def table_items(
     budget: CharBudget | None = None,
     total_row: int | None = None,
 ) -> list[Item]:
-    """One table element, or row-block elements (`extractors.row_blocks`).
+    """One table element, or row-block elements (`extractors.kit.row_blocks`).
 
     `total_row`: the sheet row (0-based) of the block's last row when it is a total row,
     possibly a blank row below the others; the element holding it says `total_row_index`."""

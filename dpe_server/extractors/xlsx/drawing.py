@@ -11,11 +11,12 @@ from collections.abc import Callable, Iterator
 
 from lxml import etree
 
+from dpe_server.extractors.kit.a1 import cell_ref
+from dpe_server.extractors.kit.package import Package, Relationship
+from dpe_server.extractors.kit.xml import local
 from dpe_server.extractors.ooxml import drawingml
-from dpe_server.extractors.ooxml.a1 import cell_ref
-from dpe_server.extractors.ooxml.package import Package, Relationship
 from dpe_server.extractors.ooxml.picture_text import recognise_picture
-from dpe_server.extractors.xlsx.book import kid, local, rel_id, walk
+from dpe_server.extractors.xlsx.book import kid, rel_id, walk
 from dpe_server.extractors.xlsx.cells import Item
 from dpe_server.model import summaries
 from dpe_server.model.content import ImageContent, WidgetContent

@@ -26,9 +26,9 @@ from python_calamine import CalamineError, CalamineWorkbook
 
 from dpe_server.extractors import xlsx
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.ooxml.a1 import parse_range
+from dpe_server.extractors.kit.a1 import parse_range
+from dpe_server.extractors.kit.package import Package, normalize_name
 from dpe_server.extractors.ooxml.macros import package_extractor
-from dpe_server.extractors.ooxml.package import Package, normalize_name
 from dpe_server.extractors.xlsx.book import (
     SheetInfo,
     Workbook,

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.xlsx.book import Workbook, kid, kids, workbook_target
 
 BUILTIN_FORMATS: dict[int, str] = {

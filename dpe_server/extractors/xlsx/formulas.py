@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from dpe_server.extractors.ooxml.a1 import cell_ref, col_index, col_letters, range_ref
+from dpe_server.extractors.kit.a1 import cell_ref, col_index, col_letters, range_ref
 from dpe_server.extractors.xlsx.cells import Item
 from dpe_server.extractors.xlsx.scan import FormulaCell
 from dpe_server.model import summaries

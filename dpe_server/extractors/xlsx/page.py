@@ -11,7 +11,7 @@ from typing import Protocol, TypeVar
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.package import Package
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.xlsx.book import SheetInfo, rel_id, walk
 from dpe_server.extractors.xlsx.cells import (
     CharBudget,

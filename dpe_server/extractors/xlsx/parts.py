@@ -10,10 +10,11 @@ from collections.abc import Callable
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.a1 import parse_range
-from dpe_server.extractors.ooxml.package import Package, Relationship
-from dpe_server.extractors.threads import as_reply
-from dpe_server.extractors.xlsx.book import kid, kids, local, rel_id, string_item, walk
+from dpe_server.extractors.kit.a1 import parse_range
+from dpe_server.extractors.kit.package import Package, Relationship
+from dpe_server.extractors.kit.threads import as_reply
+from dpe_server.extractors.kit.xml import local
+from dpe_server.extractors.xlsx.book import kid, kids, rel_id, string_item, walk
 from dpe_server.extractors.xlsx.cells import Item, Rect, SheetCells
 from dpe_server.model import summaries
 from dpe_server.model.content import (

@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.a1 import cell_ref, col_index, parse_ref
-from dpe_server.extractors.ooxml.package import parse_xml
+from dpe_server.extractors.kit.a1 import cell_ref, col_index, parse_ref
+from dpe_server.extractors.kit.xml import parse_xml
 from dpe_server.extractors.xlsx.book import string_item
 from dpe_server.extractors.xlsx.format import GENERAL, Styles, clip, general, show_number
 from dpe_server.model.errors import CorruptError

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from dpe_server.extractors.ooxml.a1 import parse_range, range_ref
-from dpe_server.extractors.ooxml.package import Package, Relationship
+from dpe_server.extractors.kit.a1 import parse_range, range_ref
+from dpe_server.extractors.kit.package import Package, Relationship
 from dpe_server.extractors.xlsx.book import kid, kids, walk
 from dpe_server.extractors.xlsx.cells import Grid, Item, Rect, SheetCells
 from dpe_server.model import summaries

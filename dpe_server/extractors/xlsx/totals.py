@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from dpe_server.extractors.ooxml.a1 import col_letters
+from dpe_server.extractors.kit.a1 import col_letters
 from dpe_server.extractors.xlsx.cells import Grid
 
 TOTAL_LABELS = frozenset(

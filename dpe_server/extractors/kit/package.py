@@ -30,6 +30,7 @@ from typing import BinaryIO
 from lxml import etree
 
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.kit.xml import parse_xml
 from dpe_server.extractors.magic import sniff
 from dpe_server.extractors.passwords import HOW_TO_GIVE
 from dpe_server.model.errors import CorruptError, EncryptedError, TooLargeError, UnsupportedError
@@ -120,28 +121,6 @@ class Relationship:
     def type_name(self) -> str:
         """The last path segment of the type (`image`, `chart`, `hyperlink`...)."""
         return self.type.rsplit("/", 1)[-1]
-
-
-def _parser() -> etree.XMLParser:
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_blank_text=False,
-    )
-
-
-def parse_xml(data: bytes, part: str = "part") -> etree._Element:
-    """Parse XML safely: a DOCTYPE is refused, entities are never resolved."""
-    head = data[:4096]
-    if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
-        raise CorruptError(f"The {part} part declares a DOCTYPE, which OOXML never needs.")
-    try:
-        return etree.fromstring(data, _parser())
-    except etree.XMLSyntaxError as exc:
-        raise CorruptError(f"The {part} part is not well-formed XML ({exc.msg}).") from None
 
 
 class Package:
