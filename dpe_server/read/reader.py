@@ -21,7 +21,7 @@ from dpe_server.catalog.catalog import Catalog
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.model.errors import ExtractionError, reading
 from dpe_server.model.tree import Category
-from dpe_server.model.uri import DpeUri, Format, parse
+from dpe_server.model.uri import DpeUri, Output, parse
 from dpe_server.read.body_cache import BIG_BYTES, BodyCache, ByteBudget
 from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES, json_size, size_within
 from dpe_server.views.listing import BATCH, catalog_json
@@ -129,7 +129,7 @@ class Reader:
                     await anyio.lowlevel.checkpoint()
         return "".join(pieces)
 
-    async def _render(self, level: int, payload: dict[str, Any], fmt: Format) -> str:
+    async def _render(self, level: int, payload: dict[str, Any], fmt: Output) -> str:
         """`render`: a small body here (a worker thread costs more), a big one in a worker
         thread once the budget has room for it."""
         cap = self.max_element_bytes if level == 3 else 0
