@@ -1,5 +1,6 @@
 """The serving reader with big bodies: the Level 3 size cap, one render for many concurrent
-reads of one element, renders off the event loop (a Level 0 read is answered meanwhile)."""
+reads of one element, bodies of different URIs never shared, renders off the event loop (a
+Level 0 read is answered meanwhile)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.folder import doc_ref_for
 from dpe_server.catalog.store import MemoryStore
 from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.model import uri as uri_module
+from dpe_server.model.uri import DpeUri, Param
+from dpe_server.read import plan as plan_module
+from dpe_server.read.body_cache import BIG_BYTES
 from dpe_server.read.oneshot import OneShotReader
 from dpe_server.read.reader import Reader
 from dpe_server.views import render as render_module
@@ -55,26 +60,28 @@ async def _text(reader: Reader, uri: str) -> str:
 
 
 class Renders:
-    """`render.render` wrapped: counts the Level 3 renders and can hold them until released."""
+    """`render.render` wrapped: counts the renders of one level (3 unless told) and can hold
+    them until released."""
 
-    def __init__(self, hold: bool = False) -> None:
-        self.level3 = 0
+    def __init__(self, hold: bool = False, level: int = 3) -> None:
+        self.count = 0
         self.started = threading.Event()
         self.release = threading.Event()
         self.finished = threading.Event()
         self.hold = hold
+        self.level = level
         self._render: Callable[..., str] = render_module.render
 
     def __call__(self, level: int, payload: Any, fmt: Any) -> str:
-        if level == 3:
-            self.level3 += 1
+        if level == self.level:
+            self.count += 1
             self.started.set()
             if self.hold:
                 self.release.wait(5)  # on the event loop this would freeze it: bounded
         try:
             return self._render(level, payload, fmt)
         finally:
-            if level == 3:
+            if level == self.level:
                 self.finished.set()
 
 
@@ -123,7 +130,7 @@ async def test_concurrent_reads_of_one_big_element_render_it_once(
                 tg.start_soon(read)
             await anyio.wait_all_tasks_blocked()  # every read waits for the one render
             renders.release.set()
-    assert renders.level3 == 1
+    assert renders.count == 1
     assert len(got) == 20
     assert len(set(got)) == 1
 
@@ -143,6 +150,52 @@ async def test_level0_is_answered_while_a_big_element_renders(
             renders.release.set()
     assert catalog["total_count"] == 1
     assert big_render_still_running
+
+
+async def test_a_new_query_parameter_that_shapes_a_body_gets_bodies_of_its_own(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A query parameter is registered in one place (`uri.PARAMS`) and is part of the key big
+    bodies are shared and kept under: two concurrent reads of one page differing only in it
+    get each its own body, and so do later reads of the kept ones (a key listing the
+    parameters by hand, without it, served the first read's body to both)."""
+    monkeypatch.setitem(
+        uri_module.PARAMS, "tone", Param(frozenset({2}), lambda _uri, value: value or "plain")
+    )
+    view = plan_module.page_view
+
+    def toned_view(host: str, doc_ref: str, page: Any, uri: DpeUri) -> dict[str, Any]:
+        payload = view(host, doc_ref, page, uri)
+        payload["tone"] = uri.param("tone")
+        payload["padding"] = "x" * 2 * BIG_BYTES  # big: rendered off the loop, shared, kept
+        return payload
+
+    monkeypatch.setattr(plan_module, "page_view", toned_view)
+    renders = Renders(hold=True, level=2)
+    monkeypatch.setattr(render_module, "render", renders)
+    page = f"dpe://{HOST}/{doc_ref_for('big.xlsx')}/pages/0"
+    got: dict[str, str] = {}
+
+    async def tone(reader: Reader, value: str) -> str:
+        return str(json.loads(await _text(reader, f"{page}?tone={value}"))["tone"])
+
+    async with reader_of(folder) as reader:
+        await reader.catalog.page(doc_ref_for("big.xlsx"), 0)  # extracted
+
+        async def read(value: str) -> None:
+            got[value] = await tone(reader, value)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read, "loud")
+            tg.start_soon(read, "quiet")
+            await anyio.wait_all_tasks_blocked()  # both in flight at once
+            renders.release.set()
+        kept = {value: await tone(reader, value) for value in ("quiet", "loud")}
+        plain = await tone(reader, "")
+    assert got == {"loud": "loud", "quiet": "quiet"}
+    assert kept == {"loud": "loud", "quiet": "quiet"}
+    assert plain == "plain"
+    assert renders.count == 3  # loud, quiet, plain: each rendered once
 
 
 @pytest.mark.corpus

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from dpe_server.model.errors import InvalidUri
 from dpe_server.model.tree import Category
-from dpe_server.model.uri import DpeUri, format_uri, parse
+from dpe_server.model.uri import PARAMS, DpeUri, Param, format_uri, parse
 
 H = "dpe://local.dpe.docs"
 
@@ -154,6 +154,62 @@ def test_parse_defaults_when_absent() -> None:
         None,
         None,
     )
+
+
+SAME_BODY = [
+    (H, H + "?format=json&depth=pages&categories=x"),
+    (H + "?offset=5&limit=3", "DPE://LOCAL.dpe.docs/?limit=3&offset=5&foo=1"),
+    (H + "/d", H + "/d/?format=json&depth=metadata"),
+    (H + "/d?depth=pages&offset=2", H + "/d?offset=2&depth=pages&categories=table"),
+    (H + "/d/pages/0?categories=table,text", H + "/d/pages/0?categories=text,table&depth=x"),
+    (H + "/d/elements/p0-tbl1", H + "/d/elements/p0-tbl1?format=json&limit=0"),
+]
+OTHER_BODY = [
+    (H, H + "?format=markdown"),
+    (H, H + "?offset=0"),
+    (H + "?limit=3", H + "?limit=4"),
+    (H + "/d", H + "/d?depth=pages"),
+    (H + "/d?depth=pages&offset=2", H + "/d?depth=pages&offset=2&limit=20"),
+    (H + "/d", H + "/e"),
+    (H + "/d/pages/0", H + "/d/pages/1"),
+    (H + "/d/pages/0", H + "/d/pages/0?categories=table"),
+    (H + "/d/pages/0?format=text", H + "/d/pages/0?format=markdown"),
+    (H + "/d/elements/p0-tbl1", H + "/d/elements/p0-tbl1?format=text"),
+    (H + "/d/elements/p0-tbl1", H + "/d/elements/p0-tbl2"),
+    (H + "/d/pages/0", H + "/d/elements/p0-txt1"),
+]
+
+
+@pytest.mark.parametrize(("one", "other"), SAME_BODY)
+def test_shape_leaves_out_how_a_uri_is_spelt(one: str, other: str) -> None:
+    """Parameters in another order, a default given, one its level ignores, the host's case:
+    one body (shared by concurrent reads)."""
+    assert parse(one).shape == parse(other).shape
+
+
+@pytest.mark.parametrize(("one", "other"), OTHER_BODY)
+def test_shape_holds_every_parameter_its_level_reads(one: str, other: str) -> None:
+    assert parse(one).shape != parse(other).shape
+
+
+def test_a_parameter_registered_once_is_read_at_its_levels_and_shapes_the_body(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def tone(uri: str, value: str | None) -> str:
+        if value not in (None, "loud", "quiet"):
+            raise InvalidUri(uri, "tone", f"tone must be loud or quiet, got '{value}'")
+        return value or "quiet"
+
+    monkeypatch.setitem(PARAMS, "tone", Param(frozenset({2, 3}), tone))
+    page = H + "/d/pages/0"
+    assert parse(page).param("tone") == "quiet"
+    assert parse(page + "?tone=loud").param("tone") == "loud"
+    assert parse(page + "?tone=loud").shape != parse(page).shape
+    assert parse(page + "?tone=quiet").shape == parse(page).shape
+    assert parse(H + "/d?tone=loud").shape == parse(H + "/d").shape  # not read at Level 1
+    with pytest.raises(InvalidUri) as info:
+        parse(H + "/d/elements/e?tone=shrill")
+    assert info.value.rule == "tone"
 
 
 def test_format_uri_levels() -> None:

@@ -9,57 +9,86 @@ parameters at a level they do not apply to, are ignored; a duplicated parameter 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from dpe_server.model.errors import InvalidUri
 from dpe_server.model.integers import MAX_DIGITS, TooLarge, parse_uint
 from dpe_server.model.tree import Category, parse_element_id
 
-Format = Literal["json", "markdown", "text"]
+Level = Literal[0, 1, 2, 3]
+Output = Literal["json", "markdown", "text"]
+"""What `format=` asks a body to be written in (not a file format: `extractors.Format`)."""
 Depth = Literal["metadata", "pages"]
 
-FORMATS: tuple[Format, ...] = ("json", "markdown", "text")
+OUTPUTS: tuple[Output, ...] = ("json", "markdown", "text")
 DEPTHS: tuple[Depth, ...] = ("metadata", "pages")
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 
 _CATEGORY_NAMES = frozenset(c.value for c in Category)
 
-# Which parameters each level reads (SPEC §2): others are ignored there.
-_LEVEL_PARAMS: dict[int, frozenset[str]] = {
-    0: frozenset({"format", "offset", "limit"}),
-    1: frozenset({"format", "depth", "offset", "limit"}),
-    2: frozenset({"format", "categories"}),
-    3: frozenset({"format"}),
-}
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A query parameter: the levels that read it (SPEC §2; ignored at the others) and how its
+    value is read, `read(uri, value)` (value None: not given; raises `InvalidUri`)."""
+
+    levels: frozenset[Level]
+    read: Callable[[str, str | None], Hashable]
 
 
 @dataclass(frozen=True, slots=True)
 class DpeUri:
-    """A parsed, validated dpe URI. Query values are None when the URI does not give them."""
+    """A parsed, validated dpe URI: its level, its path, and the value of every query
+    parameter its level reads (its default when the URI does not give it)."""
 
     raw: str
     host: str
+    level: Level
     doc_ref: str | None = None
     page_index: int | None = None
     element_id: str | None = None
-    format: Format = "json"
-    depth: Depth = "metadata"
-    offset: int | None = None
-    limit: int | None = None
-    categories: frozenset[Category] | None = None
+    params: tuple[tuple[str, Hashable], ...] = ()
+    """`(name, value)` of each parameter of `PARAMS` that applies at `level`, in its order."""
+
+    def param(self, name: str) -> Hashable:
+        """The value of a query parameter (its default where this level does not read it)."""
+        for given, value in self.params:
+            if given == name:
+                return value
+        return PARAMS[name].read(self.raw, None)
 
     @property
-    def level(self) -> int:
-        if self.doc_ref is None:
-            return 0
-        if self.page_index is not None:
-            return 2
-        if self.element_id is not None:
-            return 3
-        return 1
+    def shape(self) -> tuple[Hashable, ...]:
+        """What the URI says of the body a read of it returns: its level, path and every
+        parameter its level reads. Two URIs of one shape read from one version of a file get
+        one body (`reader.Reader` shares big bodies under it); neither the spelling (`raw`:
+        the order of parameters, a default given or not) nor `host` (one per server, and
+        compared case-insensitively) changes a body."""
+        return (self.level, self.doc_ref, self.page_index, self.element_id, self.params)
+
+    @property
+    def format(self) -> Output:
+        return cast(Output, self.param("format"))
+
+    @property
+    def depth(self) -> Depth:
+        return cast(Depth, self.param("depth"))
+
+    @property
+    def offset(self) -> int | None:
+        return cast(int | None, self.param("offset"))
+
+    @property
+    def limit(self) -> int | None:
+        return cast(int | None, self.param("limit"))
+
+    @property
+    def categories(self) -> frozenset[Category] | None:
+        return cast(frozenset[Category] | None, self.param("categories"))
 
 
 def parse(uri: str) -> DpeUri:
@@ -76,23 +105,14 @@ def parse(uri: str) -> DpeUri:
         raise InvalidUri(uri, "host", "the host must not be empty")
 
     doc_ref, page_index, element_id = _parse_path(uri, parts.path)
-    level = 0 if doc_ref is None else 2 if page_index is not None else 3 if element_id else 1
-    params = _parse_query(uri, parts.query)
-    applies = _LEVEL_PARAMS[level]
-    given = {k: v for k, v in params.items() if k in applies}
-
-    return DpeUri(
-        raw=uri,
-        host=host,
-        doc_ref=doc_ref,
-        page_index=page_index,
-        element_id=element_id,
-        format=_format(uri, given.get("format")),
-        depth=_depth(uri, given.get("depth")),
-        offset=_offset(uri, given.get("offset")),
-        limit=_limit(uri, given.get("limit")),
-        categories=_categories(uri, given.get("categories")),
+    level: Level = 0 if doc_ref is None else 2 if page_index is not None else 3 if element_id else 1
+    given = _parse_query(uri, parts.query)
+    params = tuple(
+        (name, param.read(uri, given.get(name)))
+        for name, param in PARAMS.items()
+        if level in param.levels
     )
+    return DpeUri(uri, host, level, doc_ref, page_index, element_id, params)
 
 
 def _parse_path(uri: str, path: str) -> tuple[str | None, int | None, str | None]:
@@ -149,10 +169,10 @@ def _parse_query(uri: str, query: str) -> dict[str, str]:
     return params
 
 
-def _format(uri: str, value: str | None) -> Format:
+def _output(uri: str, value: str | None) -> Output:
     if value is None:
         return "json"
-    for fmt in FORMATS:
+    for fmt in OUTPUTS:
         if value == fmt:
             return fmt
     raise InvalidUri(uri, "format", f"format must be json, markdown or text, got '{value}'")
@@ -218,6 +238,17 @@ def _categories(uri: str, value: str | None) -> frozenset[Category] | None:
             f" (one of {', '.join(sorted(_CATEGORY_NAMES))})",
         )
     return frozenset(Category(item) for item in items)
+
+
+PARAMS: dict[str, Param] = {
+    "format": Param(frozenset({0, 1, 2, 3}), _output),
+    "depth": Param(frozenset({1}), _depth),
+    "offset": Param(frozenset({0, 1}), _offset),
+    "limit": Param(frozenset({0, 1}), _limit),
+    "categories": Param(frozenset({2}), _categories),
+}
+"""Every query parameter (SPEC §2), by name. A parameter added here is read at its levels and
+is part of `DpeUri.shape`: no body of another value of it is served for it."""
 
 
 def quote_segment(value: str) -> str:

@@ -6,10 +6,11 @@ how many are being built at once and which are kept:
 - `ByteBudget`: a semaphore counted in bytes. A big body is built only once the bytes it will
   hold are free, first come first served, so forty reads of big elements at once build a few
   at a time instead of forty copies side by side.
-- `BodyCache`: bodies by key (the store key of the page they come from, what was read, the
-  format). A read of a key being built waits for that build instead of starting its own, so
-  forty concurrent reads of one element render it once; bodies of at least `keep_min` bytes
-  are kept afterwards, the least recently read leaving first, within `capacity` bytes.
+- `BodyCache`: bodies by key (the store key of the page they come from, and the URI's
+  `shape`: what was read, with every parameter that shapes it; `plan`). A read of a key
+  being built waits for that build instead of starting its own, so forty concurrent reads of
+  one element render it once; bodies of at least `keep_min` bytes are kept afterwards, the
+  least recently read leaving first, within `capacity` bytes.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ event loop, worker processes, background warm-up, retries of files caught mid-wr
 one-shot command that reads one document needs none of it, and starting the event loop alone
 (importing asyncio and anyio) costs as much as extracting a 100-slide deck. This reader does
 the same steps with the same pieces — doc_refs, store keys and restored outlines (`Index`),
-the persistent `Store`, the read sequence (`steps`), the job client, `views` and `render` — one
-after the other, so it answers a URI with the bytes the server answers (the goldens test both).
+the persistent `Store`, the page-loading sequence (`steps`), the read plan (`plan`), the job
+client, `views` and `render` — one after the other, so it answers a URI with the bytes the
+server answers (the goldens test both).
 
 The document is parsed in this process: the caller limits the process
 (`dpe_server.isolation.guard`), as `dpe-server read` does. Level 0, which parses every file of
@@ -15,7 +16,6 @@ the folder, is the catalog's job (in worker processes): a Level 0 URI is refused
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, assert_never
@@ -28,11 +28,22 @@ from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.client import InlineJobs, run_inline
 from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
 from dpe_server.model.errors import ExtractionError, reading
-from dpe_server.model.tree import JSON, Category
-from dpe_server.model.uri import DpeUri, parse
+from dpe_server.model.uri import parse
+from dpe_server.read.plan import (
+    ElementRead,
+    Listing,
+    ListingJson,
+    Outlined,
+    PageRead,
+    PictureRead,
+    ReadStep,
+    Render,
+    perform,
+    read_plan,
+)
 from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES
-from dpe_server.views.payloads import document_view, element_view, page_view
-from dpe_server.views.render import Body, bodies
+from dpe_server.views.listing import catalog_json
+from dpe_server.views.render import Body, render_capped
 
 
 class OneShotReader(Index[Entry]):
@@ -84,35 +95,39 @@ class OneShotReader(Index[Entry]):
     def _read(self, uri: str) -> list[Body]:
         parsed = parse(uri)
         self.check_host(parsed)
-        if parsed.doc_ref is None:
-            raise ValueError("Level 0 lists every document: read it through the catalog")
-        entry = self.entry(parsed.doc_ref)
-        if entry.rel not in self._restored:  # what the store knows, for this document only
+        return run_inline(perform(read_plan(parsed, self.host, self._max_element_bytes), self._do))
+
+    def _entry_of(self, doc_ref: str) -> Entry:
+        """The document's entry, with what the store knows of it (read for this one only)."""
+        entry = self.entry(doc_ref)
+        if entry.rel not in self._restored:
             entry.key = self._key(entry.rel, entry.stat)
             self._restore(entry)
             self._restored.add(entry.rel)
-        payload, level, pictures = self._payload(parsed, entry)
-        return bodies(parsed, level, payload, pictures, self._max_element_bytes)
+        return entry
 
-    def _payload(self, parsed: DpeUri, entry: Entry) -> tuple[dict[str, Any], int, list[Body]]:
-        uri, host = parsed.raw, self.host
-        if parsed.page_index is not None:
-            _, page = run_inline(self.run_steps(self._keyed_page(entry, parsed.page_index)))
-            return page_view(host, entry.doc_ref, page, parsed), 2, []
-        if parsed.element_id is not None:
-            steps = self._keyed_element(entry, parsed.element_id)
-            _, index, element = run_inline(self.run_steps(steps))
-            pictures: list[Body] = []
-            if parsed.format == "json" and element.category is Category.IMAGE:
-                found = self._picture(entry, element.metadata)
-                if found is not None:
-                    pictures.append(Body(uri, found[1], blob=found[0]))
-            return element_view(host, entry.doc_ref, index, element), 3, pictures
-        self._ensure_outline(entry)  # both depths show the derived title and summary
-        pages = None
-        if parsed.depth == "pages":
-            pages = list(entry.outline.pages) if entry.outline else []
-        return document_view(host, self.info_of(entry), pages, parsed), 1, []
+    async def _do(self, step: ReadStep) -> Any:
+        """A step of the read plan (`plan`), done at once (this coroutine never suspends)."""
+        match step:
+            case Listing():
+                raise ValueError("Level 0 lists every document: read it through the catalog")
+            case Outlined(doc_ref):
+                entry = self._entry_of(doc_ref)
+                self._ensure_outline(entry)  # the derived title and summary
+                return self.info_of(entry), list(entry.outline.pages) if entry.outline else []
+            case PageRead(doc_ref, index):
+                return await self.run_steps(self._keyed_page(self._entry_of(doc_ref), index))
+            case ElementRead(doc_ref, element_id):
+                steps = self._keyed_element(self._entry_of(doc_ref), element_id)
+                return await self.run_steps(steps)
+            case PictureRead(doc_ref, metadata):
+                return await self._jobs.image(self.root, self._entry_of(doc_ref).rel, metadata)
+            case ListingJson(docs, parsed):
+                return "".join(catalog_json(self.host, docs, parsed))
+            case Render(level, payload, output, cap, _):
+                return render_capped(level, payload, output, cap)
+            case _:
+                assert_never(step)
 
     # ---- extraction, right here ----------------------------------------------------------
 
@@ -158,9 +173,3 @@ class OneShotReader(Index[Entry]):
             return
         doc, outline = self._put_extracted(entry, entry.key, doc)  # recognised pages kept
         self._adopt(entry, entry.key, doc, outline)
-
-    def _picture(self, entry: Entry, metadata: Mapping[str, JSON]) -> tuple[str, str] | None:
-        try:
-            return run_inline(self._jobs.image(self.root, entry.rel, metadata))
-        except ExtractionError:
-            return None  # the file changed or broke since: no picture, the JSON stands

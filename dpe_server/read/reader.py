@@ -1,17 +1,18 @@
 """What a read of a dpe:// URI returns, free of any transport: `Reader.read(uri)`.
 
 The MCP handler (`server.py`), the `read` tool and `dpe-server read` of the catalog (Level 0)
-go through it, so they return the same bodies; it imports nothing of the MCP SDK.
-`dpe-server read` of one document uses `oneshot.OneShotReader`, the same steps without an
-event loop.
+go through it, so they return the same bodies; it imports nothing of the MCP SDK. It performs
+the read plan (`plan`), as `dpe-server read` of one document does in `oneshot.OneShotReader`
+without an event loop.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Hashable
+import functools
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 import anyio
 import anyio.lowlevel
@@ -19,20 +20,26 @@ import anyio.to_thread
 
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
-from dpe_server.model.errors import ExtractionError, reading
-from dpe_server.model.tree import Category
-from dpe_server.model.uri import DpeUri, Format, parse
+from dpe_server.model.errors import reading
+from dpe_server.model.info import DocumentInfo
+from dpe_server.model.uri import DpeUri, Output, parse
 from dpe_server.read.body_cache import BIG_BYTES, BodyCache, ByteBudget
+from dpe_server.read.plan import (
+    ElementRead,
+    Listing,
+    ListingJson,
+    Outlined,
+    PageRead,
+    PictureRead,
+    ReadStep,
+    Render,
+    perform,
+    read_plan,
+)
 from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES, json_size, size_within
 from dpe_server.views.listing import BATCH, catalog_json
-from dpe_server.views.payloads import (
-    catalog_range,
-    catalog_view,
-    document_view,
-    element_view,
-    page_view,
-)
-from dpe_server.views.render import MIME_TYPES, Body, render_capped
+from dpe_server.views.payloads import catalog_range
+from dpe_server.views.render import Body, render_capped
 
 if TYPE_CHECKING:
     from dpe_server.isolation.workers import WorkerSettings
@@ -99,23 +106,41 @@ class Reader:
         with reading(uri):
             parsed = parse(uri)
             self.catalog.check_host(parsed)
-            if parsed.doc_ref is None and parsed.format == "json":
-                text = await self._catalog_json(parsed)
-                return [Body(parsed.raw, MIME_TYPES["json"], text=text)]
-            key, level, payload, pictures = await self._payload(parsed)
+            await self.catalog.listed.wait()
+            return await perform(read_plan(parsed, self.host, self.max_element_bytes), self._do)
 
-        async def build() -> str:
-            return await self._render(level, payload, parsed.format)
+    async def _do(self, step: ReadStep) -> Any:
+        """A step of the read plan (`plan`), done for many clients at once."""
+        catalog = self.catalog
+        match step:
+            case Listing():
+                return catalog.documents()
+            case Outlined(doc_ref):
+                entry, outline = await catalog.outline(doc_ref)  # derived title and summary
+                return catalog.info_of(entry), list(outline.pages) if outline else []
+            case PageRead(doc_ref, index):
+                return await catalog.keyed_page(doc_ref, index)
+            case ElementRead(doc_ref, element_id):
+                return await catalog.keyed_element(doc_ref, element_id)
+            case PictureRead(doc_ref, metadata):
+                return await catalog.backend.image(
+                    catalog.root, catalog.entry(doc_ref).rel, metadata
+                )
+            case ListingJson(docs, parsed):
+                return await self._catalog_json(docs, parsed)
+            case Render(level, payload, output, cap, None):
+                return await self._render(level, payload, output, cap)
+            case Render(level, payload, output, cap, key):
+                return await self.bodies.get(
+                    key, functools.partial(self._render, level, payload, output, cap)
+                )
+            case _:
+                assert_never(step)
 
-        text = await (build() if key is None else self.bodies.get((*key, parsed.format), build))
-        return [Body(parsed.raw, MIME_TYPES[parsed.format], text=text), *pictures]
-
-    async def _catalog_json(self, parsed: DpeUri) -> str:
+    async def _catalog_json(self, docs: Sequence[DocumentInfo], parsed: DpeUri) -> str:
         """Level 0 in JSON, written a batch of documents at a time (`views.listing`): never
         the folder's summaries at once, the event loop given back between batches, a big
         listing built within the byte budget."""
-        await self.catalog.listed.wait()
-        docs = self.catalog.documents()
         shown = len(catalog_range(len(docs), parsed))
         size = shown * LISTED_BYTES
         hold: AbstractAsyncContextManager[None] = (
@@ -129,47 +154,12 @@ class Reader:
                     await anyio.lowlevel.checkpoint()
         return "".join(pieces)
 
-    async def _render(self, level: int, payload: dict[str, Any], fmt: Format) -> str:
-        """`render`: a small body here (a worker thread costs more), a big one in a worker
-        thread once the budget has room for it."""
-        cap = self.max_element_bytes if level == 3 else 0
+    async def _render(self, level: int, payload: dict[str, Any], fmt: Output, cap: int) -> str:
+        """`render_capped`: a small body here (a worker thread costs more), a big one in a
+        worker thread once the budget has room for it."""
         small = size_within(payload, BIG_BYTES)  # bounded work, however big the payload
         if small is not None:
             return render_capped(level, payload, fmt, cap, small)
         size = await anyio.to_thread.run_sync(json_size, payload)
         async with self.budget.hold(min(size, cap) if cap else size):
             return await anyio.to_thread.run_sync(render_capped, level, payload, fmt, cap, size)
-
-    async def _payload(
-        self, parsed: DpeUri
-    ) -> tuple[tuple[Hashable, ...] | None, int, dict[str, Any], list[Body]]:
-        """What to render: the key its body is shared under (pages and elements), its level,
-        the payload, the pictures that follow it."""
-        uri, host, catalog = parsed.raw, self.host, self.catalog
-        await catalog.listed.wait()
-        if parsed.doc_ref is None:
-            return None, 0, catalog_view(host, catalog.documents(), parsed), []
-        entry = catalog.entry(parsed.doc_ref)
-        if parsed.page_index is not None:
-            key, page = await catalog.keyed_page(entry.doc_ref, parsed.page_index)
-            view = page_view(host, entry.doc_ref, page, parsed)
-            shared = ("page", key, entry.doc_ref, page.page_index, parsed.categories)
-            return shared, 2, view, []
-        if parsed.element_id is not None:
-            key, index, element = await catalog.keyed_element(entry.doc_ref, parsed.element_id)
-            payload = element_view(host, entry.doc_ref, index, element)
-            blobs: list[Body] = []
-            if parsed.format == "json" and element.category is Category.IMAGE:
-                try:
-                    found = await catalog.backend.image(catalog.root, entry.rel, element.metadata)
-                except ExtractionError:
-                    found = None  # the file changed or broke since: no picture, the JSON stands
-                if found is not None:
-                    data, mime = found
-                    blobs.append(Body(uri, mime, blob=data))
-            return ("element", key, entry.doc_ref, element.element_id), 3, payload, blobs
-        pages = await catalog.page_infos(entry.doc_ref) if parsed.depth == "pages" else None
-        if parsed.depth == "metadata":
-            await catalog.outline(entry.doc_ref)  # settle derived title and summary
-        info = catalog.info_of(entry)
-        return None, 1, document_view(host, info, pages, parsed), []

@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from dpe_server.model.tree import JSON, Category
-from dpe_server.model.uri import DpeUri, Format
+from dpe_server.model.uri import Output
 from dpe_server.views import jsontext
 from dpe_server.views import render_details as details
-from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES, cap_element
+from dpe_server.views.element_cap import cap_element
 from dpe_server.views.render_details import pipe_table, tab_table
 
-MIME_TYPES: dict[Format, str] = {
+MIME_TYPES: dict[Output, str] = {
     "json": "application/json",
     "markdown": "text/markdown",
     "text": "text/plain",
@@ -43,27 +43,15 @@ class Body:
     blob: str | None = None
 
 
-def bodies(
-    uri: DpeUri,
-    level: int,
-    payload: dict[str, JSON],
-    pictures: Sequence[Body] = (),
-    max_element_bytes: int = DEFAULT_MAX_ELEMENT_BYTES,
-) -> list[Body]:
-    """What a read of `uri` returns: the payload rendered in its format, then any pictures."""
-    text = render_capped(level, payload, uri.format, max_element_bytes)
-    return [Body(uri.raw, MIME_TYPES[uri.format], text=text), *pictures]
-
-
 def render_capped(
-    level: int, payload: dict[str, JSON], fmt: Format, cap: int, size: int | None = None
+    level: int, payload: dict[str, JSON], fmt: Output, cap: int, size: int | None = None
 ) -> str:
-    """`render`, a Level 3 element over `cap` bytes of JSON being cut first (`element_cap`);
-    `size`: the payload's `json_size`, if known."""
-    return render(level, cap_element(payload, cap, size) if level == 3 else payload, fmt)
+    """`render`, the payload (a Level 3 element) cut first when its JSON passes `cap` bytes
+    (`element_cap`; 0: never); `size`: the payload's `json_size`, if known."""
+    return render(level, cap_element(payload, cap, size) if cap > 0 else payload, fmt)
 
 
-def render(level: int, payload: Mapping[str, JSON], fmt: Format) -> str:
+def render(level: int, payload: Mapping[str, JSON], fmt: Output) -> str:
     """The body of a `resources/read` at `level` in `fmt`."""
     if fmt == "json":
         return jsontext.dumps(payload)  # json.dumps(payload, ensure_ascii=False, indent=2)
