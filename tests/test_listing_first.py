@@ -80,6 +80,9 @@ async def test_level0_of_slow_to_probe_files_lists_them_all_at_once(tmp_path: Pa
         assert all(d["indexing"] is True and d["page_count"] == 0 for d in docs)
         assert len(listed.resources) == 50
         assert listed.next_cursor == "50"
+        # resources/list says so too: a client building its catalog from the list alone
+        # tells an unprobed file from an empty one
+        assert all((r.meta or {}).get("indexing") is True for r in listed.resources)
         assert backend.waiting > 0  # probes were under way, none answered
 
         backend.go.set()
@@ -87,6 +90,10 @@ async def test_level0_of_slow_to_probe_files_lists_them_all_at_once(tmp_path: Pa
         docs = (await _level0(client))["documents"]
         assert isinstance(docs, list)
         assert all(d["page_count"] == 1 for d in docs)
+        relisted = (await client.list_resources()).resources
+        assert all((r.meta or {}).get("page_count") == 1 for r in relisted)
+        marked = {d["uri"] for d in docs if d.get("indexing")}
+        assert {str(r.uri) for r in relisted if (r.meta or {}).get("indexing")} <= marked
 
 
 class ProbeFails(ThreadBackend):

@@ -230,6 +230,7 @@ class DpeApp:
                     "keywords": list(d.keywords),
                     "tags": self._tags(d.doc_ref),
                     **({"error": dict(d.error)} if d.error else {}),
+                    **({"indexing": True} if d.extra.get("indexing") else {}),
                 },
             )
             for d in chunk

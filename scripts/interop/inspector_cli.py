@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -144,10 +145,26 @@ def check_levels(ins: Inspector, target: list[str], where: str, docs: list[Any])
     )
 
 
+def settle(ins: Inspector, target: list[str], seconds: float = 90.0) -> None:
+    """Wait until the server's list holds no file still `indexing` (it lists every file at
+    once, those not yet probed so), as a client that needs page counts would."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        code, out = ins.call(target, "resources/list", None)
+        try:
+            listed = json.loads(out) if code == 0 else None
+        except ValueError:
+            listed = None
+        if listed and not any(d["_meta"].get("indexing") for d in listed["resources"]):
+            return
+        time.sleep(0.5)
+
+
 def run(runtime: Node, folder: Path) -> Inspector:
     ins = Inspector(runtime)
     with http_server(folder) as server:
         target = [server.url]
+        settle(ins, target)
         listed = ins.check(
             "http: resources/list (the Inspector follows nextCursor)",
             target,
@@ -176,7 +193,13 @@ def run(runtime: Node, folder: Path) -> Inspector:
         lambda r: len(r["resources"]) > 5,
     )
     if listed is not None:
-        doc = next(d for d in listed["resources"] if d["_meta"]["page_count"] > 0)
+        # (a fresh server per call: files not yet probed are listed `indexing`, each readable)
+        doc = next(
+            d
+            for d in listed["resources"]
+            if "error" not in d["_meta"]
+            and (d["_meta"]["page_count"] > 0 or d["_meta"].get("indexing"))
+        )
         ins.check(
             "stdio: read level 2 markdown",
             stdio,

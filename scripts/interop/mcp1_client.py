@@ -33,6 +33,8 @@ from pydantic import AnyUrl
 FORMATS = {"json": "application/json", "markdown": "text/markdown", "text": "text/plain"}
 NOT_FOUND = -32002  # handshake era (SPEC §3)
 INVALID_PARAMS = -32602
+SETTLE_S = 90.0
+"""How long the list may take to settle (every file probed) on a busy machine."""
 
 
 class Checks:
@@ -111,7 +113,8 @@ async def error_of(s: ClientSession, uri: str) -> types.ErrorData | None:
     return None
 
 
-async def check_list(s: ClientSession, check: Checks, folder: Path) -> list[types.Resource]:
+async def list_all(s: ClientSession) -> tuple[list[types.Resource], int]:
+    """Every resource of resources/list, followed through its cursors; and how many pages."""
     resources: list[types.Resource] = []
     cursor: str | None = None
     pages = 0
@@ -121,7 +124,26 @@ async def check_list(s: ClientSession, check: Checks, folder: Path) -> list[type
         resources += result.resources
         cursor = result.nextCursor
         if not cursor or pages > 100:
-            break
+            return resources, pages
+
+
+def _indexing(resources: list[types.Resource]) -> int:
+    return sum(1 for r in resources if (r.meta or {}).get("indexing"))
+
+
+async def check_list(s: ClientSession, check: Checks, folder: Path) -> list[types.Resource]:
+    # The server lists every file at once, those not yet probed `indexing: true`: wait (at
+    # most SETTLE_S) until none is, as a client that needs page counts would.
+    resources, pages = await list_all(s)
+    deadline = anyio.current_time() + SETTLE_S
+    while _indexing(resources) and anyio.current_time() < deadline:
+        await anyio.sleep(0.25)
+        resources, pages = await list_all(s)
+    check(
+        "resources/list settles (no file left indexing)",
+        not _indexing(resources),
+        f"{_indexing(resources)} indexing",
+    )
     expected = len(documents_in(folder))
     check("resources/list pages with a cursor", pages > 1, f"{pages} page(s)")
     check("resources/list lists every document", len(resources) == expected, len(resources))
