@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dpe_server.extractors.pdf.collect import Run
-from dpe_server.extractors.pdf.headings import body_size
 from dpe_server.extractors.pdf.lines import Line, make_lines
 
 BAND = 0.15
@@ -59,11 +58,18 @@ def edge_lines(runs: Sequence[Run], box: tuple[float, float, float, float]) -> l
     height = y1 - y0
     if height <= 0:
         return []
-    lines = make_lines(list(runs))
-    body = body_size(lines)
-    upper = min(y1, max(ln.y + ln.size for ln in lines))
-    lower = max(y0, min(ln.y for ln in lines))
-    lines = [ln for ln in lines if ln.size <= _LARGE * body]
+    # the text block's extent and the body size from the runs; lines are made of the runs
+    # near its edges only (most of a page's runs are neither)
+    upper = min(y1, max(r.y + r.size for r in runs))
+    lower = max(y0, min(r.y for r in runs))
+    weight: dict[float, int] = {}
+    for r in runs:
+        key = round(r.size * 2) / 2
+        weight[key] = weight.get(key, 0) + len(r.text)
+    body = max(weight, key=lambda k: (weight[k], -k))
+    reach = BAND * height + max(r.size for r in runs)
+    near = [r for r in runs if r.y >= upper - reach or r.y <= lower + reach]
+    lines = [ln for ln in make_lines(near) if ln.size <= _LARGE * body]
     top = [ln for ln in lines if ln.y >= upper - BAND * height][:PER_EDGE]
     bottom = [ln for ln in lines if ln.y <= lower + BAND * height][-PER_EDGE:]
     out = [EdgeLine(True, ln.y, _key(ln.text), ln) for ln in top]
