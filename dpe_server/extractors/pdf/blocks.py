@@ -120,6 +120,14 @@ def _join_lines(text: str, nxt: str, spaced: bool = False) -> str:
     return f"{text} {nxt}"
 
 
+def _joined(group: Sequence[Line]) -> str:
+    """The text of a paragraph's or a heading's lines, joined as `_join_lines` says."""
+    text = ""
+    for i, line in enumerate(group):
+        text = _join_lines(text, line.text, i > 0 and group[i - 1].space_after)
+    return text
+
+
 def _restarts(marker: Marker, last: str) -> bool:
     """A numbered item counting 1 again after `last` counted more (`(a)` after `ii.`): a new
     list begins."""
@@ -210,11 +218,7 @@ class _Builder:
                 break
             group.append(nxt)
             j += 1
-        text = ""
-        spaced = False
-        for ln in group:
-            text = _join_lines(text, ln.text, spaced)
-            spaced = ln.space_after
+        text = _joined(group)
         if len(text) > _HEADING_CHARS and outline_level(text, self.outline) is None:
             self._text(group)
             return j
@@ -311,11 +315,7 @@ class _Builder:
         return j
 
     def _text(self, group: Sequence[Line]) -> None:
-        text = ""
-        spaced = False
-        for line in group:
-            text = _join_lines(text, line.text, spaced)
-            spaced = line.space_after
+        text = _joined(group)
         content = TextContent(text=text)
         if is_rtl(text):
             content["direction"] = "rtl"

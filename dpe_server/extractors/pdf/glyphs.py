@@ -265,7 +265,13 @@ class _Reader:
 
 
 def _words(
-    reader: _Reader, codes: str, max_chars: int, spaced: set[int]
+    reader: _Reader,
+    codes: str,
+    max_chars: int,
+    spaced: set[int],
+    *,
+    plain_page: bool,
+    rtl_page: bool,
 ) -> tuple[list[WordAt], bool]:
     """The page's measured words in PDFium's reading order, at most `max_chars` characters,
     and whether that bound cut the text; the positions of the words that end a line with a
@@ -278,8 +284,6 @@ def _words(
     out: list[WordAt] = []
     add = out.append
     chars = 0
-    plain_page = _NOT_PLAIN.search(codes) is None
-    rtl_page = not plain_page and has_rtl(codes)
     # where a space character ends a line (found once: most pages have none)
     line_ends = {m.start() for m in _SPACE_AT_LINE_END.finditer(codes)}
     for match in _WORD.finditer(codes):
@@ -419,8 +423,11 @@ def read_runs(textpage: Any, max_chars: int) -> tuple[list[Run], bool, int]:
         return [], False, unmapped
     unmapped += sum(1 for _ in _UNMAPPED.finditer(codes))
     spaced: set[int] = set()
-    words, cut = _words(_Reader(textpage), codes, max_chars, spaced)
-    drawn = _NOT_PLAIN.search(codes) is not None and has_rtl(codes)
+    plain_page = _NOT_PLAIN.search(codes) is None
+    drawn = not plain_page and has_rtl(codes)
+    words, cut = _words(
+        _Reader(textpage), codes, max_chars, spaced, plain_page=plain_page, rtl_page=drawn
+    )
     runs: list[Run] = []
     texts: list[str] = []
     spans: list[Span] = []
