@@ -577,6 +577,49 @@ def test_searches_read_the_rebuilt_cache_and_the_memory_one_after_it(
     store.close()
 
 
+def test_page_reads_lookups_and_writes_go_on_while_every_search_connection_is_busy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`SEARCHES` searches held inside the index (each on its own connection, in its own
+    thread): meanwhile a page read, a lookup and a write of another document are answered, and
+    a search past the connections waits for one, then runs once one is free. One connection
+    behind one lock (before issue 31) made the read wait for every search."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = SqliteStore(tmp_path / "cache")
+    elements = (Element("p0-txt0", Category.TEXT, "", {"text": "revenue"}),)
+    outline = Outline("T", (), "", (), {})
+    store.put_document("a", outline, [Page(0, "", elements)])
+    store.serve([("a", "a", "docx")], [])
+    held, release = threading.Semaphore(0), threading.Event()
+    searching = fulltext.search
+
+    def search_held(*args: Any) -> Any:
+        held.release()
+        assert release.wait(30), "the test never released the searches"
+        return searching(*args)
+
+    monkeypatch.setattr(fulltext, "search", search_held)
+    with ThreadPoolExecutor(sqlite_store.SEARCHES + 2) as pool:
+        try:
+            searches = [
+                pool.submit(_found, store, "revenue") for _ in range(sqlite_store.SEARCHES + 1)
+            ]
+            for _ in range(sqlite_store.SEARCHES):
+                assert held.acquire(timeout=30), "a search never reached the index"
+            assert not held.acquire(timeout=0.2), "a search ran past the connections"
+            page = pool.submit(store.page, "a", 0)  # on the writer's connection
+            assert page.result(timeout=30) is not None
+            assert store.lookup("a") is not None
+            store.put_document("b", outline, [Page(0, "", elements)])
+            assert store.page("b", 0) is not None
+        finally:
+            release.set()
+        assert [s.result(timeout=30) for s in searches] == [1] * (sqlite_store.SEARCHES + 1)
+    store.close()
+
+
 RANKED = (*TEXTS, "alpha beta alpha beta", "alphabet beta", "revenue alpha revenue beta zeta")
 """Elements whose scores set them apart: terms held once or twice, in short and long texts."""
 

@@ -1,13 +1,15 @@
 """Costly searches beside other sessions' reads, against a real `serve --transport http`
 (issue 31, item 3): searches run on connections of their own, at most `SEARCHES` at once, and
-past that a search is answered "busy" at once; another session's page reads do not wait."""
+past that a search is answered "busy" at once; another session's page reads do not wait for
+them. How much a read slows beside them (the cores are shared) is not asserted here: a test's
+timing is the machine's; that reads never wait on a search is shown without a clock by
+`tests/test_search_index.py` (searches held inside the index)."""
 
 from __future__ import annotations
 
 import contextlib
 import itertools
 import random
-import statistics
 import string
 import time
 from pathlib import Path
@@ -36,10 +38,10 @@ begins with one of them: FTS5 merges the lists of all of them)."""
 FIRST_UNCACHED = 128
 """Extraction leaves a document's first 128 pages in memory (`Index._adopt`): a first read of
 a later page is an uncached Level 2 read, from the store."""
-ROUNDS = 3
+ROUNDS = 2
 READS = 4
-"""Reads alone, then as many under load, in each round."""
-BOOK_PAGES = FIRST_UNCACHED + 5 + 2 * ROUNDS * READS
+"""Reads under load in each round."""
+BOOK_PAGES = FIRST_UNCACHED + 5 + ROUNDS * READS
 
 
 def _words_docs(folder: Path) -> None:
@@ -100,8 +102,9 @@ async def test_costly_searches_of_twenty_sessions_do_not_delay_another_sessions_
 ) -> None:
     """Twenty sessions each send the costliest search at once: `SEARCHES` of them run, the
     others are told at once that the server is busy; meanwhile another session's uncached
-    page reads take at most twice as long as alone (on average; alone and under load in
-    turn, three times). One connection behind one lock made them wait for every search."""
+    page reads are all answered before the first of the running searches is (each search
+    takes seconds on 2 cores, 4 reads a fraction of one). One connection behind one lock made
+    the first read wait for a whole search, and 20 searches delayed reads by 8-13 s."""
     folder = tmp_path / "docs"
     folder.mkdir()
     _words_docs(folder)
@@ -115,11 +118,8 @@ async def test_costly_searches_of_twenty_sessions_do_not_delay_another_sessions_
             pages = iter(range(FIRST_UNCACHED, BOOK_PAGES))  # each read once: uncached
             for index in itertools.islice(pages, 5):
                 await _read_page(reader, host, ref, index)  # warm up the code paths
-            alone: list[float] = []
-            during: list[float] = []
             rounds: list[tuple[list[tuple[str, float]], float]] = []
             for _ in range(ROUNDS):
-                alone += [await _read_page(reader, host, ref, next(pages)) for _ in range(READS)]
                 answered = anyio.Event()
                 outcomes: list[tuple[str, float]] = []
                 async with contextlib.AsyncExitStack() as stack:
@@ -134,13 +134,12 @@ async def test_costly_searches_of_twenty_sessions_do_not_delay_another_sessions_
                             tg.start_soon(_search, client, answered, outcomes)
                         await answered.wait()  # the others run: the server said it is busy
                         for _ in range(READS):
-                            during.append(await _read_page(reader, host, ref, next(pages)))
+                            await _read_page(reader, host, ref, next(pages))
                         reads_done = time.perf_counter()
                 rounds.append((outcomes, reads_done))
-            assert statistics.mean(during) <= 2 * statistics.mean(alone), (alone, during)
             for outcomes, reads_done in rounds:
                 ran = [at for outcome, at in outcomes if outcome == "found"]
-                assert max(ran) > reads_done, "the searches ended before the reads: no load"
+                assert reads_done < min(ran), ("a read waited for a search", outcomes, reads_done)
                 # The others were told at once that the server is busy.
                 assert (
                     sorted(o for o, _ in outcomes)
