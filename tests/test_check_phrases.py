@@ -40,8 +40,9 @@ def test_a_phrase_the_servers_account_forgets_is_still_asked_for(
     """Were the server's list of keys that hold no words to take in `text` by mistake, its
     own recall would find nothing missing; the check still reports the page's lost text."""
     monkeypatch.setattr(words, "NOT_WORDS", words.NOT_WORDS | {"text"})
-    element = {"element_id": "p0-txt0", "category": "text", "content": {"text": "Revenue rose"}}
-    assert words.missing("text", element["content"], "") == []  # the planted mistake
+    content = {"text": "Revenue rose"}
+    assert words.missing("text", content, "") == []  # the planted mistake
+    element = {"element_id": "p0-txt0", "category": "text", "content": content}
     found = rules_page.l2_markdown_recall([element], "")
     assert [p.expected for p in found] == ["p0-txt0: every phrase"]
 
