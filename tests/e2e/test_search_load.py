@@ -3,7 +3,7 @@
 past that a search is answered "busy" at once; another session's page reads do not wait for
 them. How much a read slows beside them (the cores are shared) is not asserted here: a test's
 timing is the machine's; that reads never wait on a search is shown without a clock by
-`tests/test_search_index.py` (searches held inside the index)."""
+`tests/catalog/test_search_index.py` (searches held inside the index)."""
 
 from __future__ import annotations
 
