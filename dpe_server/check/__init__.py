@@ -5,7 +5,8 @@ in-process server), `runner` (the server walked in each protocol era), `session`
 connection whose reads never raise: what went wrong goes into the report), `walk` (one
 document read down to its elements), `invalid` (the invalid URIs of SPEC §2, made from valid
 ones). What a server is held to: `spec` (the contract's facts, written out apart from the
-server's own code so that a mistake in its model is caught, not copied), one function per
+server's own code so that a mistake in its model is caught, not copied; `phrases` likewise:
+the words a page's Markdown must carry and what a cut string kept), one function per
 rule under a stable id in `rules` (documents), `rules_page` (pages and elements) and
 `rules_surface` (the MCP surface), `shapes` (the field-and-type checks the payload rules
 use), `fidelity` (whether a served page holds every word an independent reader finds on it).

@@ -14,7 +14,7 @@ from dpe_server.check import phrases, rules_page
 from dpe_server.model import words
 from dpe_server.views.element_cap import cut_string, kept_part
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "fixtures" / "expected").glob("*/*/pages/*.json"))
 
 
