@@ -24,13 +24,11 @@ from dpe_server.extractors.kit.a1 import range_ref
 from dpe_server.extractors.kit.row_blocks import split_rows
 from dpe_server.extractors.xlsx.format import (
     CELL_MAX_CHARS,
-    Styles,
     clip,
     general,
     show,
-    show_number,
 )
-from dpe_server.extractors.xlsx.scan import SheetScan, SparseCells
+from dpe_server.extractors.xlsx.scan import SparseCells
 from dpe_server.model import summaries
 from dpe_server.model.content import HeadingContent, TableContent, TextContent
 from dpe_server.model.direction import is_rtl
@@ -162,36 +160,6 @@ class SheetCells:
     def blank(self, rect: Rect) -> None:
         for g in self.grids:
             g.blank(rect)
-
-
-def dense_cells(
-    raw: list[list[Any]],
-    origin: Cell,
-    scan: SheetScan,
-    *,
-    styles: Styles,
-    date1904: bool,
-    max_cells: int,
-) -> SheetCells:
-    """calamine's rows (values, `""` empty) as display strings, honouring number formats."""
-    truncated = False
-    width = max(map(len, raw), default=0)
-    if width and len(raw) * width > max_cells:
-        raw = raw[: max(max_cells // width, 1)]
-        truncated = True
-    rows = display_rows(raw)
-    r0, c0 = origin
-    for (r, c), xf in scan.styled.items():
-        i, j = r - r0, c - c0
-        if 0 <= i < len(raw) and 0 <= j < len(raw[i]):
-            v = raw[i][j]
-            if isinstance(v, float):
-                rows[i][j] = show_number(v, styles.format(xf), date1904)
-    for (r, c), text in scan.errors.items():
-        i, j = r - r0, c - c0
-        if 0 <= i < len(rows) and 0 <= j < len(rows[i]):
-            rows[i][j] = text
-    return SheetCells([Grid(r0, c0, rows)], truncated)
 
 
 def _numbers(col: tuple[float, ...]) -> list[str]:
