@@ -4,6 +4,7 @@ collector paused while the rows are built; the page is what it was."""
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import io
 import zipfile
@@ -171,3 +172,42 @@ def test_calamine_reads_the_parts_as_they_were_compressed(tmp_path: Path) -> Non
         assert info.file_size == sheet_size
     ours = CalamineWorkbook.from_filelike(package).get_sheet_by_name("Data").to_python()
     assert ours == CalamineWorkbook.from_path(str(path)).get_sheet_by_name("Data").to_python()
+
+
+def test_a_sheet_past_the_cell_cap_is_read_no_further_than_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A part larger than one part may inflate to, whose cells pass the workbook's cap, is
+    read up to the row where they do; the rest of its cells are skipped, its tail (merges,
+    links) still read; the page says truncated."""
+    from openpyxl import Workbook
+
+    from dpe_server.extractors.xlsx import part
+
+    wb = Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = "Data"
+    ws.append(["Id", "Name", "Amount", "Note", "Flag"])
+    for r in range(4_000):
+        ws.append([r + 1, f"item {r % 7}", r * 0.25, "some words here", r % 2 == 0])
+    ws.merge_cells("D2:E2")
+    ws["A3"].hyperlink = "https://example.com/three"
+    path = tmp_path / "long.xlsx"
+    wb.save(str(path))
+    with zipfile.ZipFile(path) as z:
+        size = z.getinfo("xl/worksheets/sheet1.xml").file_size
+    limits = dataclasses.replace(DEFAULT_LIMITS, max_cells=1_000, max_part_bytes=size // 4)
+    monkeypatch.setattr(part, "CUT_MIN_CELLS", 500)
+    with path.open("rb") as fh:
+        doc = xlsx_extract.extract(fh, limits)
+    page = doc.pages[0]
+    assert doc.metadata == {"truncated": True}
+    assert page.metadata["truncated"] is True
+    tables = [e for e in page.elements if e.category.value == "table"]
+    # E2 is blank: it is merged into D2
+    assert tables[0].content["rows"][0] == ["1", "item 0", "0", "some words here", ""]
+    assert tables[0].metadata["merged_cells"] == ["D2:E2"]
+    assert sum(len(t.content["rows"]) for t in tables) == 1_000 // 5 - 1  # whole rows, header
+    links = [e for e in page.elements if e.category.value == "link"]
+    assert [link.content["url"] for link in links] == ["https://example.com/three"]

@@ -195,7 +195,16 @@ class Package:
         info = self._by_name.get(normalize_name(name).lower())
         return 0 if info is None else info.file_size
 
-    def _stream(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
+    def chunks(self, name: str) -> Iterator[bytes]:
+        """A part inflated a chunk at a time, for a reader that keeps only some of it: the
+        package's caps hold (inflated in all, compression ratio), the part's own
+        (`max_part_bytes`) is the reader's to apply to what it keeps. KeyError when absent."""
+        info = self._by_name.get(normalize_name(name).lower())
+        if info is None:
+            raise KeyError(name)
+        return self._stream(info, whole=False)
+
+    def _stream(self, info: zipfile.ZipInfo, whole: bool = True) -> Iterator[bytes]:
         limits = self.limits
         done = 0
         try:
@@ -203,7 +212,7 @@ class Package:
                 while chunk := member.read(_CHUNK):
                     done += len(chunk)
                     self._inflated += len(chunk)
-                    if done > limits.max_part_bytes:
+                    if whole and done > limits.max_part_bytes:
                         raise TooLargeError(
                             f"The part {normalize_name(info.filename)} inflates past "
                             f"{limits.max_part_bytes // (1024 * 1024)} MiB."

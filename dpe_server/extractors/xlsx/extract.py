@@ -48,6 +48,7 @@ from dpe_server.extractors.xlsx.dense import dense_cells
 from dpe_server.extractors.xlsx.drawing import chartsheet_items
 from dpe_server.extractors.xlsx.format import Styles, clip
 from dpe_server.extractors.xlsx.page import build_sheet_items
+from dpe_server.extractors.xlsx.part import sheet_part
 from dpe_server.extractors.xlsx.scan import STREAM_MAX_CELLS, SheetScan, read_cells, scan_sheet
 from dpe_server.model.errors import CorruptError, DpeError, ExtractionError, UnsupportedError
 from dpe_server.model.metadata import from_core
@@ -90,21 +91,39 @@ _NOT_FOR_CELLS = (
 )
 
 
-def _cell_package(pkg: Package) -> io.BytesIO:
+def _calamine(source: io.BytesIO) -> Any:
+    """calamine's workbook over `source`, or None when calamine cannot open it."""
+    try:
+        return CalamineWorkbook.from_filelike(source)
+    except _CALAMINE_ERRORS:
+        return None
+    except BaseException as exc:
+        if not _rust_panic(exc):
+            raise
+        return None
+
+
+def _cell_package(pkg: Package, cut: tuple[str, bytes] | None = None) -> io.BytesIO:
     """What calamine needs, as a clean zip: like `Package.sanitized()` (normalised names,
     every part inflated under the caps) but without pictures, embeddings and drawings, and
     each part copied as it is compressed once it has inflated under the caps
     (`Package.raw`): calamine inflates it again itself, so neither this copy nor calamine's
-    holds a sheet inflated."""
+    holds a sheet inflated. With `cut` (a sheet's part name and its bytes cut at the cell
+    cap: `xlsx_part`), that part is those bytes, stored, and the other sheets are left out."""
+    own = normalize_name(cut[0]).lower() if cut else ""
     members: list[RawMember] = []
     for name in pkg.names():
-        if name.lower().startswith(_NOT_FOR_CELLS):
+        key = name.lower()
+        if cut and key == own:
+            body = cut[1]
+        elif key.startswith(_NOT_FOR_CELLS) or (own and key.startswith("xl/worksheets/")):
             continue
-        raw = pkg.raw(name)
-        if raw is None:  # a method calamine may not read: stored, inflated here
-            data = pkg.read(name)
-            raw = RawMember(name, zipfile.ZIP_STORED, zlib.crc32(data), data, len(data))
-        members.append(raw)
+        elif (raw := pkg.raw(name)) is not None:
+            members.append(raw)
+            continue
+        else:  # a method calamine may not read: inflated here
+            body = pkg.read(name)
+        members.append(RawMember(name, zipfile.ZIP_STORED, zlib.crc32(body), body, len(body)))
     return repack(members)
 
 
@@ -171,15 +190,8 @@ class _Book:
     def calamine(self) -> Any:
         """calamine over a clean copy of the package (see `_cell_package`), opened once."""
         if self._calamine is None and not self._calamine_failed:
-            source = _cell_package(self.pkg)
-            try:
-                self._calamine = CalamineWorkbook.from_filelike(source)
-            except _CALAMINE_ERRORS:
-                self._calamine_failed = True
-            except BaseException as exc:
-                if not _rust_panic(exc):
-                    raise
-                self._calamine_failed = True
+            self._calamine = _calamine(_cell_package(self.pkg))
+            self._calamine_failed = self._calamine is None
         return self._calamine
 
     def sheet(
@@ -190,19 +202,24 @@ class _Book:
         if cached is not None:
             return cached
         assert info.part is not None
-        data: bytes | None = self.pkg.read(info.part)
-        assert data is not None
+        data: bytes | None
+        data, cut = sheet_part(self.pkg, info.part, max(self.budget, 1))
         scan = scan_sheet(data, self.special, info.part, max(self.budget, 1))
         cells: SheetCells | None = None
         styles: dict[tuple[int, int], int] | None = None
         if scan.n_cells and scan.dense:
+            cal = _calamine(_cell_package(self.pkg, (info.part, data))) if cut else self.calamine()
             if not self.styles.any_emphasised():
                 # No style makes a title (`page.style_at`): the part's bytes are not needed
                 # while calamine reads the sheet, nor after (read again if calamine fails).
                 data = scan.cells = None
-            cells = self._dense(info, scan)
+            cells = self._dense(cal, info, scan)
         if cells is None and scan.n_cells:
-            data = data if data is not None else self.pkg.read(info.part)
+            data = (
+                data
+                if data is not None
+                else sheet_part(self.pkg, info.part, max(self.budget, 1))[0]
+            )
             cap = min(max(self.budget, 0), STREAM_MAX_CELLS)
             sparse = read_cells(data, self.strings, self.styles, self.wb.date1904, cap)
             cells = sparse_cells(sparse, max(self.budget, 1))
@@ -210,14 +227,14 @@ class _Book:
             styles = sparse.styles
         if cells is None:
             cells = SheetCells([])
+        cells.truncated = cells.truncated or cut
         used = sum(len(g.rows) * g.width for g in cells.grids)
         self.budget -= used
         self.truncated = self.truncated or cells.truncated
         self._cells[info.name] = (cells, scan, styles)
         return cells, scan, styles
 
-    def _dense(self, info: SheetInfo, scan: SheetScan) -> SheetCells | None:
-        cal = self.calamine()
+    def _dense(self, cal: Any, info: SheetInfo, scan: SheetScan) -> SheetCells | None:
         if cal is None:
             return None
         try:

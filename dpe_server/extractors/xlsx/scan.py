@@ -129,12 +129,17 @@ _ROOT = re.compile(rb"<(\w+:)?(worksheet|chartsheet|dialogsheet|macrosheet)\b")
 _ATTR = re.compile(rb'\b(\w+)="([^"]*)"')
 
 
+def sheet_prefix(data: bytes) -> bytes:
+    """The namespace prefix of a worksheet part's elements (`x:`), from its first 8 KB."""
+    head = _ROOT.search(data, 0, 8192)
+    return (head.group(1) or b"") if head else b""
+
+
 def scan_sheet(
     data: bytes, special: set[int], part: str = "worksheet", max_cells: int = 2_000_000
 ) -> SheetScan:
     """Split a worksheet part into its tail (parsed) and its cells (scanned)."""
-    head = _ROOT.search(data, 0, 8192)
-    prefix = (head.group(1) or b"") if head else b""
+    prefix = sheet_prefix(data)
     open_tag = re.compile(rb"<" + re.escape(prefix) + rb"sheetData\b[^>]*?(/?)>")
     m = open_tag.search(data)
     if m is None or m.group(1):
