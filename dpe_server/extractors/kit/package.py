@@ -228,6 +228,8 @@ class Package:
                             f"{limits.max_ratio:.0f} to 1, as a zip bomb is."
                         )
                     yield chunk
+            if done <= limits.max_part_bytes:  # inflated whole under every cap (`raw`)
+                self._sizes[normalize_name(info.filename).lower()] = done
         except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
             raise CorruptError(
                 f"The part {normalize_name(info.filename)} of the .{self.expected} package is "
@@ -241,13 +243,10 @@ class Package:
 
     def read(self, name: str) -> bytes:
         """A part's bytes, inflated under the caps. KeyError when the part is absent."""
-        key = normalize_name(name).lower()
-        info = self._by_name.get(key)
+        info = self._by_name.get(normalize_name(name).lower())
         if info is None:
             raise KeyError(name)
-        data = b"".join(self._stream(info))
-        self._sizes[key] = len(data)
-        return data
+        return b"".join(self._stream(info))
 
     def raw(self, name: str) -> RawMember | None:
         """A part as the zip holds it (deflated or stored), once it has inflated whole under
@@ -259,7 +258,8 @@ class Package:
         if info is None:
             raise KeyError(name)
         if key not in self._sizes:
-            self._sizes[key] = sum(map(len, self._stream(info)))  # checked, not kept
+            for _ in self._stream(info):  # checked, not kept
+                pass
         fp = self._zip.fp
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or (
             info.flag_bits & 1 or fp is None
