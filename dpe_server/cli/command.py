@@ -522,11 +522,15 @@ def _exit_now(code: int) -> NoReturn:
 
 
 def _read(args: argparse.Namespace) -> int:
+    from dpe_server.catalog.folder import default_host
     from dpe_server.model.errors import RequestError
-    from dpe_server.model.uri import parse
+    from dpe_server.model.uri import check_host, parse
 
     try:
-        level = parse(args.uri).level
+        parsed = parse(args.uri)
+        # Before anything is parsed: Level 0 parses the whole folder.
+        check_host(parsed, args.dpe_host or default_host(args.dir.resolve()))
+        level = parsed.level
     except RequestError as exc:
         print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
         return 2
