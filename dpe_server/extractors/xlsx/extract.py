@@ -26,6 +26,7 @@ from python_calamine import CalamineError, CalamineWorkbook
 
 from dpe_server.extractors import xlsx
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.kit import panics
 from dpe_server.extractors.kit.a1 import parse_range
 from dpe_server.extractors.kit.package import Package, normalize_name
 from dpe_server.extractors.ooxml.macros import package_extractor
@@ -62,11 +63,6 @@ _LIBRARY_ERRORS = (
 
 _CALAMINE_ERRORS = (CalamineError, ValueError, OverflowError, TypeError)
 """What calamine raises on a sheet it cannot read; the streaming reader then reads it."""
-
-
-def _rust_panic(exc: BaseException) -> bool:
-    """A panic inside calamine surfaces as pyo3's PanicException, a BaseException."""
-    return type(exc).__name__ == "PanicException"
 
 
 _NOT_FOR_CELLS = (
@@ -163,11 +159,12 @@ class _Book:
         if self._calamine is None and not self._calamine_failed:
             source = _cell_package(self.pkg, {part.lower(): data})
             try:
-                self._calamine = CalamineWorkbook.from_filelike(source)
+                with panics.quiet():
+                    self._calamine = CalamineWorkbook.from_filelike(source)
             except _CALAMINE_ERRORS:
                 self._calamine_failed = True
             except BaseException as exc:
-                if not _rust_panic(exc):
+                if not panics.is_panic(exc):
                     raise
                 self._calamine_failed = True
         return self._calamine
@@ -206,13 +203,14 @@ class _Book:
         if cal is None:
             return None
         try:
-            sheet = cal.get_sheet_by_name(info.name)
-            raw = sheet.to_python()
+            with panics.quiet():
+                sheet = cal.get_sheet_by_name(info.name)
+                raw = sheet.to_python()
             origin = sheet.start or (0, 0)
         except _CALAMINE_ERRORS:
             return None  # the streaming reader takes over
         except BaseException as exc:
-            if not _rust_panic(exc):
+            if not panics.is_panic(exc):
                 raise
             return None
         return dense_cells(
