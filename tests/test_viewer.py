@@ -11,80 +11,31 @@ import json
 import re
 import shutil
 import socket
-import subprocess
-import sys
-import tempfile
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
-from fixtures.goldens import EXPECTED, HOST, prepare
+from fixtures.goldens import EXPECTED, HOST
 from tests.e2e.harness import wait_for
+from tests.viewer_server import Viewer, served_viewer
 
 PDF = "pdf-text-d74061"
 """fixtures/pdf_text.pdf: six pages of text with bboxes."""
 SCALE = 1.5
 
 
-@dataclass
-class Viewer:
-    url: str
-    port: int
-    folder: Path
-    log: Any
-
-    def get(self, path: str, host: str | None = None) -> tuple[int, bytes, str]:
-        request = urllib.request.Request(self.url + path.lstrip("/"))
-        if host is not None:
-            request.add_unredirected_header("Host", host)
-        try:
-            with urllib.request.urlopen(request, timeout=60) as answer:
-                return answer.status, answer.read(), answer.headers.get("content-type", "")
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read(), exc.headers.get("content-type", "")
-
-    def text(self, path: str) -> str:
-        status, body, _ = self.get(path)
-        assert status == 200, (path, status, body[:300])
-        return body.decode("utf-8")
-
-
 @pytest.fixture(scope="module")
 def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
-    folder = prepare(tmp_path_factory.mktemp("view"))
-    args = [sys.executable, "-m", "dpe_server", "view", str(folder), "--no-browser"]
-    args += ["--cache-dir", str(tmp_path_factory.mktemp("view-cache")), "--workers", "2"]
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-
-        def said() -> str | None:
-            log.seek(0)
-            found = re.search(rb"at (http://127\.0\.0\.1:(\d+)/) \(Ctrl-C", log.read())
-            return found.group(1).decode() if found else None
-
-        try:
-            url = wait_for(said, "the viewer's address", 60)
-            port = int(url.rsplit(":", 1)[1].strip("/"))
-            yield Viewer(url, port, folder, log)
-        finally:
-            process.terminate()
-            process.wait(30)
+    with served_viewer(tmp_path_factory) as running:
+        yield running
 
 
 def test_the_list_shows_every_document_with_its_state(viewer: Viewer) -> None:
     catalog = json.loads((EXPECTED / "catalog.json").read_text("utf-8"))
 
-    def listed() -> str | None:
-        page = viewer.text("/")
-        return page if "class='indexing'" not in page else None
-
-    page = wait_for(listed, "every document read", 120)
+    page = viewer.settled()
     assert page.count("<tr class='document'>") == catalog["total_count"]
     assert f"dpe://{HOST}: {catalog['total_count']} documents" in page
     errors = [d for d in catalog["documents"] if "error" in d]
