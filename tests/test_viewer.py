@@ -157,3 +157,15 @@ def test_a_change_in_the_folder_is_told_to_the_open_pages(viewer: Viewer) -> Non
     # the count the open pages poll grows, and the list they reload shows the new file
     wait_for(lambda: json.loads(viewer.text("/changes"))["changes"] > before, "the change", 60)
     wait_for(lambda: "/doc/added-copy-" in viewer.text("/"), "the new file listed", 60)
+
+
+def test_a_page_waiting_for_ocr_says_so() -> None:
+    from dpe_server.surface.viewer_html import document_html
+
+    pages = [
+        {"page_index": 0, "title": "Scan", "element_count": 1, "ocr": "pending"},
+        {"page_index": 1, "title": "Typed", "element_count": 3},
+    ]
+    html = document_html({"doc_ref": "d-1", "title": "T", "uri": "dpe://h/d-1", "pages": pages})
+    assert html.count("OCR pending") == 1
+    assert html.index("OCR pending") < html.index("Typed")

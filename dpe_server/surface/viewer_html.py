@@ -81,6 +81,11 @@ def _state(doc: dict[str, Any]) -> str:
     return "<span class='ok'>ok</span>"
 
 
+def _ocr(page: dict[str, Any]) -> str:
+    """A page whose pictures wait to be recognised (`ocr: "pending"`) says so."""
+    return " <span class='indexing'>OCR pending</span>" if page.get("ocr") == "pending" else ""
+
+
 def catalog_html(host: str, catalog: dict[str, Any]) -> str:
     rows = []
     for doc in catalog["documents"]:
@@ -104,7 +109,7 @@ def document_html(document: dict[str, Any]) -> str:
     items = "".join(
         f"<li><a href='/doc/{ref}/pages/{int(p['page_index'])}'>"
         f"{int(p['page_index'])}: {escape(str(p.get('title', '')))}</a>"
-        f" ({int(p.get('element_count', 0))} elements)</li>"
+        f" ({int(p.get('element_count', 0))} elements){_ocr(p)}</li>"
         for p in document.get("pages", [])
     )
     return page_html(
@@ -152,7 +157,7 @@ def page_view_html(
     return page_html(
         title,
         f"<h1><a href='/doc/{quote(str(document['doc_ref']))}'>{escape(str(document['title']))}"
-        f"</a>, page {int(page['page_index'])}</h1><div class='layout'>{drawn}"
+        f"</a>, page {int(page['page_index'])}{_ocr(page)}</h1><div class='layout'>{drawn}"
         f"<aside><ul class='tree'>{tree}</ul><h2>Element</h2><code id='uri'></code>"
         "<h3>JSON</h3><pre id='json'></pre><h3>Markdown</h3><pre id='markdown'></pre>"
         "</aside></div>",
