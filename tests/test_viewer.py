@@ -10,8 +10,12 @@ import io
 import json
 import re
 import shutil
+import signal
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -169,3 +173,22 @@ def test_a_page_waiting_for_ocr_says_so() -> None:
     html = document_html({"doc_ref": "d-1", "title": "T", "uri": "dpe://h/d-1", "pages": pages})
     assert html.count("OCR pending") == 1
     assert html.index("OCR pending") < html.index("Typed")
+
+
+def test_ctrl_c_stops_the_viewer_at_once(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dpe_server", "view", str(tmp_path), "--no-browser", "--no-cache"],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        assert "(Ctrl-C to stop)" in process.stderr.readline()  # listening
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+    finally:
+        process.kill()
+        process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
