@@ -1,7 +1,7 @@
 """A worksheet's cells as display-string grids, and the grids cut into tables and headings.
 
 Values come from calamine when the sheet's used rectangle is dense enough for its dense grid
-(`SheetScan.dense`), else from `xlsx_scan.read_cells`, clustered here into small grids so a
+(`SheetScan.dense`), else from `scan.read_cells`, clustered here into small grids so a
 sheet with cells in A1 and XFD1048576 never allocates the rectangle between them.
 
 Blocks are found by splitting on empty rows, then empty columns within each band of rows,

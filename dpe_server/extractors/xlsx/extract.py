@@ -1,17 +1,17 @@
 """The xlsx / xlsm extractor: every worksheet and chartsheet a page, in workbook order.
 
-How a workbook is read (all through `ooxml.Package`, so the zip and XML safety checks apply):
+How a workbook is read (all through `kit.package.Package`, so the zip and XML safety checks apply):
 
 - the probe reads workbook.xml (sheet names, hidden states) and docProps/core.xml only;
-- each worksheet part is split by `xlsx_scan` into its cells (scanned with regular
+- each worksheet part is split by `scan` into its cells (scanned with regular
   expressions for their real extent, formulas, special number formats, errors) and its
   tail (merges, links, validations, header/footer, drawing links; parsed with lxml);
 - cell values come from python-calamine when the real used rectangle is dense enough
-  (it allocates that rectangle), else from a streaming reader (`xlsx_scan.read_cells`);
-- blocks of used cells and Excel tables become tables (`xlsx_cells`, `xlsx_tables`), formulas
-  are grouped by pattern (`xlsx_formulas`), drawings give charts, images and diagrams
-  (`xlsx_drawing`), and the small parts give notes, links, validations, pivot tables, form
-  controls, print headers and footers (`xlsx_parts`, `xlsx_tables`, `xlsx_drawing`).
+  (it allocates that rectangle), else from a streaming reader (`scan.read_cells`);
+- blocks of used cells and Excel tables become tables (`cells`, `tables`), formulas
+  are grouped by pattern (`formulas`), drawings give charts, images and diagrams
+  (`drawing`), and the small parts give notes, links, validations, pivot tables, form
+  controls, print headers and footers (`parts`, `tables`, `drawing`).
 """
 
 from __future__ import annotations

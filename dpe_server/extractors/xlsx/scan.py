@@ -8,7 +8,7 @@ rest is small. So:
 - the cells are scanned with C-speed regular expressions for the few facts we need: the real
   extent of the used cells (never `<dimension>`), formulas, cells whose number format
   calamine does not apply (percentages, fixed decimals), error values;
-- the values themselves come from calamine (`xlsx_cells`) when the extent is dense enough
+- the values themselves come from calamine (`cells`) when the extent is dense enough
   for its dense grid, else from `read_cells` here (lxml iterparse, bounded by a cell cap),
   which also serves sheets whose cells have no `r` references.
 """

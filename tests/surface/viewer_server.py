@@ -1,5 +1,5 @@
 """`dpe-server view` of a copy of the fixtures, as a process of its own, for the viewer's tests
-(over HTTP, tests/test_viewer.py; in Chromium, tests/test_viewer_browser.py)."""
+(over HTTP, tests/surface/test_viewer.py; in Chromium, tests/surface/test_viewer_browser.py)."""
 
 from __future__ import annotations
 

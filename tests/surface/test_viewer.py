@@ -23,7 +23,7 @@ import pytest
 
 from fixtures.goldens import EXPECTED, HOST
 from tests.e2e.harness import wait_for
-from tests.viewer_server import Viewer, served_viewer
+from tests.surface.viewer_server import Viewer, served_viewer
 
 PDF = "pdf-text-d74061"
 """fixtures/pdf_text.pdf: six pages of text with bboxes."""

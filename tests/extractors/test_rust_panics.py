@@ -16,7 +16,7 @@ import pytest
 
 from tests.e2e.harness import age
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def _panicking_xlsb(path: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from dpe_server.surface.viewer_html import COLOURS, OTHER
 from fixtures.goldens import EXPECTED, HOST
-from tests.viewer_server import Viewer, served_viewer
+from tests.surface.viewer_server import Viewer, served_viewer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = [

@@ -12,7 +12,7 @@ import pytest
 from dpe_server.extractors import DEFAULT_LIMITS, for_suffix
 from dpe_server.model.errors import CorruptError
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def test_a_truncated_pdf_is_told_its_end_is_missing_not_to_try_later() -> None:
