@@ -5,6 +5,8 @@
     python3 dev.py test [pytest options]              set up, then lint, type-check and test
     python3 dev.py fixtures [--out DIR]               set up, rebuild the fixture documents
                                                       (fixtures/ by default; commit them)
+    python3 dev.py bundle [--ocr] [--out DIR]         set up, write the MCP Bundle
+                                                      (dist/dpe-server-VERSION.mcpb)
 
 Set-up is a virtualenv in .venv with the project installed in editable mode; it is redone
 only when pyproject.toml changes.
@@ -132,6 +134,10 @@ def main(argv: list[str]) -> None:
     elif command == "fixtures":
         setup("fixtures")
         run(PY, ROOT / "fixtures" / "build.py", *rest)
+    elif command == "bundle":
+        # The dev extra: the bundle carries what the tests ran against (and --ocr its engine).
+        setup("dev")
+        run(PY, ROOT / "scripts" / "bundle.py", *rest)
     else:
         sys.exit(__doc__)
 

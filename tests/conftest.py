@@ -128,6 +128,9 @@ LONGEST_MODULES = (
     "tests/e2e/test_search_load.py",
     "tests/e2e/test_terminal.py",
     "tests/e2e/test_server_e2e.py",
+    "tests/test_bundle.py",
+    "tests/surface/test_viewer_browser.py",
+    "tests/surface/test_viewer.py",
 )
 """The modules that take longest (`python3 dev.py test --durations=0`, summed per module),
 run first: pytest-xdist hands modules out in the order collected (`--no-loadscope-reorder`),

@@ -108,7 +108,7 @@ def test_cli_refuses_a_bad_passwords_file(tmp_path: Path) -> None:
             *_dpe(),
             "read",
             str(tmp_path / "docs"),
-            "dpe://x",
+            "dpe://local.dpe.docs",
             "--passwords",
             str(tmp_path / "pw.toml"),
         ],

@@ -70,7 +70,7 @@ from dpe_server.model.metadata import (
     placeholder,
 )
 from dpe_server.model.tree import Document, Element, Page, Properties, page_of_element_id
-from dpe_server.model.uri import DpeUri, format_uri
+from dpe_server.model.uri import DpeUri, check_host, format_uri
 
 LISTED_METADATA = ("truncated", "has_macros", "read_as")
 """Document metadata shown at Level 0 and 1 as extension fields: the tree was cut, the file
@@ -438,10 +438,7 @@ class Index(ABC, Generic[E]):
 
     def check_host(self, uri: DpeUri) -> None:
         """Refuse a URI naming another server (hosts compare case-insensitively)."""
-        if uri.host.lower() != self.host.lower():
-            raise DocumentNotFound(
-                f"Unknown host '{uri.host}': this server is dpe://{self.host}.", uri.raw
-            )
+        check_host(uri, self.host)
 
     def entry(self, doc_ref: str) -> E:
         entry = self._by_ref.get(doc_ref)

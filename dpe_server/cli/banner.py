@@ -5,8 +5,9 @@ transport listens:
     dpe-server: 39 unreadable (30 encrypted, 9 corrupt); to list them: dpe-server read ...
     dpe-server: next: ...; Ctrl-C to stop
 
-The first two lines always (a host keeps them in its log); the third, what to do next, only on
-a terminal. Later changes of the counts are logged at info level.
+The first line always, the second when a file could not be read (or, in a folder with no file
+of a type read, which types are), both kept in a host's log; the third, what to do next, only
+on a terminal. Later changes of the counts are logged at info level.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ class Banner:
         app = self.app
         lines = [f"serving {documents} documents from {app.catalog.root} as dpe://{app.host} "]
         lines[0] += f"on {self.where}"
+        if not documents:
+            lines.append(no_documents(str(app.catalog.root)))
         if unreadable:
             listing = shlex.join(
                 ["dpe-server", "read", str(app.catalog.root), f"dpe://{app.host}?format=text"]
@@ -85,6 +88,17 @@ def unreadable(kinds: Counter[str]) -> str:
     ordered = sorted(kinds.items(), key=lambda item: (-item[1], item[0]))
     parts = ", ".join(f"{n} {KIND_WORDS.get(kind, kind)}" for kind, n in ordered)
     return f"{kinds.total()} unreadable ({parts})"
+
+
+def no_documents(root: str) -> str:
+    """The hint for a folder holding no file of a type the server reads."""
+    from dpe_server.extractors import FORMATS
+
+    suffixes = ", ".join(sorted(FORMATS))
+    return (
+        f"no document to serve: {root} holds no file of a type read ({suffixes}; "
+        "docs/formats.md); files added later are served as they appear"
+    )
 
 
 def next_step(where: str) -> str:

@@ -3,6 +3,7 @@
     dpe-server serve DIR [options]     serve DIR over stdio (default) or streamable HTTP
     dpe-server read DIR URI            print what resources/read of URI returns
     dpe-server check TARGET            check a DPE server (a command line or an HTTP URL)
+    dpe-server view DIR                a web page showing what the server sees of DIR
 
 Logs go to stderr; in stdio mode stdout carries nothing but protocol messages. A bad option
 value, or a folder that is missing, a file or unreadable, is one sentence and exit 2; SIGINT,
@@ -227,6 +228,13 @@ def _parser(with_check: bool) -> argparse.ArgumentParser:
     _cache_options(read)
     _worker_options(read)
     _element_option(read)
+
+    view = sub.add_parser("view", help="a web page showing what the server sees of a folder")
+    view.add_argument("dir", type=Path, help="the documents folder (watched recursively)")
+    view.add_argument("--port", type=_PORT, default=0, help="port on 127.0.0.1 (0: a free one)")
+    view.add_argument("--no-browser", action="store_true", help="do not open a web browser")
+    _cache_options(view)
+    _worker_options(view)
     if with_check:
         from dpe_server.check.command import add_parser
 
@@ -451,6 +459,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     if args.command == "read":
         return _read(args)
+    if args.command == "view":
+        code = _view(args)
+        if argv_given is None:
+            _exit_now(code)
+        return code
     return 2
 
 
@@ -511,6 +524,47 @@ def _serve(args: argparse.Namespace) -> int:
     return 1 if server.app.failure is not None else 0
 
 
+def _view(args: argparse.Namespace) -> int:
+    from dpe_server.surface.app import DpeApp, Settings
+    from dpe_server.surface.viewer import loopback_socket, serve_viewer
+
+    try:
+        sock = loopback_socket(args.port)
+    except OSError as exc:
+        problem = f"port {args.port} cannot be used ({exc.strerror})"
+        print(f"dpe-server view: {problem}.", file=sys.stderr)
+        return 2
+    app = DpeApp(
+        Settings(
+            root=args.dir,
+            cache=not args.no_cache,
+            cache_dir=args.cache_dir,
+            workers=_worker_settings(args),
+            limits=_limits(args),
+        )
+    )
+
+    def listening(url: str) -> None:
+        print(f"dpe-server: viewing {app.catalog.root} at {url} (Ctrl-C to stop)", file=sys.stderr)
+        if not args.no_browser and _desktop():
+            import webbrowser
+
+            webbrowser.open(url)
+
+    try:
+        _run(serve_viewer, app, sock, listening)
+    except KeyboardInterrupt:
+        return 0
+    return 1 if app.failure is not None else 0
+
+
+def _desktop() -> bool:
+    """Whether a web browser can be shown here (a display, or macOS or Windows)."""
+    return sys.platform in ("darwin", "win32") or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+
+
 def _exit_now(code: int) -> NoReturn:
     """End the process with `code` once what it wrote is flushed and its logs closed (the
     workers are gone and the cache closed already: nothing else waits for the tear-down)."""
@@ -522,11 +576,15 @@ def _exit_now(code: int) -> NoReturn:
 
 
 def _read(args: argparse.Namespace) -> int:
+    from dpe_server.catalog.folder import default_host
     from dpe_server.model.errors import RequestError
-    from dpe_server.model.uri import parse
+    from dpe_server.model.uri import check_host, parse
 
     try:
-        level = parse(args.uri).level
+        parsed = parse(args.uri)
+        # Before anything is parsed: Level 0 parses the whole folder.
+        check_host(parsed, args.dpe_host or default_host(args.dir.resolve()))
+        level = parsed.level
     except RequestError as exc:
         print(f"{exc.message} (dpe {exc.dpe_code})", file=sys.stderr)
         return 2

@@ -24,7 +24,7 @@ OOXML_DEFAULT = "VelvetSweatshop"
 PDF_DEFAULT = ""
 
 HOW_TO_GIVE = (
-    "give its password in a passwords file: dpe-server --passwords FILE, or the "
+    "give its password in a passwords file: dpe-server serve FOLDER --passwords FILE, or the "
     "DPE_SERVER_PASSWORDS environment variable naming it; a TOML file with a `default` list "
     "of passwords and a [files] table mapping glob patterns of paths to passwords"
 )

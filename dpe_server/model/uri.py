@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal, cast
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
-from dpe_server.model.errors import InvalidUri
+from dpe_server.model.errors import DocumentNotFound, InvalidUri
 from dpe_server.model.integers import MAX_DIGITS, TooLarge, parse_uint
 from dpe_server.model.tree import Category, parse_element_id
 
@@ -113,6 +113,12 @@ def parse(uri: str) -> DpeUri:
         if level in param.levels
     )
     return DpeUri(uri, host, level, doc_ref, page_index, element_id, params)
+
+
+def check_host(uri: DpeUri, host: str) -> None:
+    """Refuse a URI naming another server than `host` (hosts compare case-insensitively)."""
+    if uri.host.lower() != host.lower():
+        raise DocumentNotFound(f"Unknown host '{uri.host}': this server is dpe://{host}.", uri.raw)
 
 
 def _parse_path(uri: str, path: str) -> tuple[str | None, int | None, str | None]:

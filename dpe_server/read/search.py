@@ -6,7 +6,8 @@ a worker thread, so other requests are answered meanwhile. The query is bounded
 (`SEARCH_MAX_CHARS`, `SEARCH_MAX_TERMS`). A search can be narrowed to a file type, element
 categories and one document (which is extracted first, if it is not yet); a page of results
 ends with a `next_cursor` when there are more. While documents of the search's scope are not
-yet extracted, their words may be missing: the answer says `"indexing": true` and how many.
+yet extracted, their words may be missing: the answer says `"indexing": true` and, first, a
+`note` saying how many of how many are still being read.
 The `search` tool is a thin handler over `search`; it first takes one of the server's search
 slots (`SearchSlots`: `SEARCHES` at once, `SEARCHES_PER_SESSION` of one session), and a search
 past them is answered "busy" at once rather than queued behind the others.
@@ -207,15 +208,26 @@ async def search(
             }
         )
     waiting = catalog.indexing(scope.file_type, scope.doc_ref)
-    body: dict[str, Any] = {"query": query, "total": found.total}
+    body: dict[str, Any] = {"query": query}
+    if waiting:  # first, where a reader (a model) meets it before the results
+        body["note"] = _still_reading(catalog, waiting, scope)
+    body["total"] = found.total
     if found.capped:
         body["total_capped"] = True
     body |= {"results": results, "indexing": bool(waiting)}
     if found.next is not None:
         body["next_cursor"] = _cursor(found.next, of)
-    if waiting:
-        body["note"] = (
-            f"{waiting} document{'' if waiting == 1 else 's'} not extracted yet: "
-            f"{'its' if waiting == 1 else 'their'} words may be missing; search again shortly."
-        )
     return body
+
+
+def _still_reading(catalog: Catalog, waiting: int, scope: Scope) -> str:
+    """What a search answered while `waiting` documents of its scope are still being read
+    says of them: how many of how many, and that their words may be missing."""
+    if scope.doc_ref:
+        return "This document is still being read: its words may be missing; search again shortly."
+    kind = scope.file_type
+    of = sum(1 for e in catalog.entries() if not kind or e.file_type == kind)
+    return (
+        f"{waiting} of {of} documents{f' ({kind})' if kind else ''} are still being read: "
+        "their words may be missing from these results; search again shortly."
+    )

@@ -6,5 +6,7 @@
 - `tools`: the `read` and `search` tools;
 - `transports`: stdio and streamable HTTP, and stopping on a signal; `connections`: the bounds
   on HTTP connections, beneath the ASGI app;
-- `progress`: the progress bar on a terminal (indexing a folder, reading it whole).
+- `progress`: the progress bar on a terminal (indexing a folder, reading it whole);
+- `viewer`: `dpe-server view`, a web page of what the server sees, over the same reader and
+  search; `viewer_html`: its pages' HTML.
 """

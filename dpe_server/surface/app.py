@@ -193,6 +193,9 @@ class DpeApp:
             self.on_ready()
         if self.settings.watch:
             tg.start_soon(watch, self.catalog, self.settings.debounce_ms)
+            # What appeared or changed while the folder was listed and probed, before the
+            # watcher ran (seconds on a large folder), is found by one rescan of the folder.
+            tg.start_soon(self.catalog.rescan)
         tg.start_soon(self.catalog.follow)  # what other replicas saw (a shared store)
         if self.settings.warm:
             await self.catalog.warm()  # every document's text layer first,

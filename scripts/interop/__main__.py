@@ -1,6 +1,6 @@
 """Interop checks: dpe-server driven by other people's MCP clients.
 
-    python3 scripts/interop [PART ...]      parts: mcp1 inspector conformance (default: all)
+    python3 scripts/interop [PART ...]      parts: mcp1 inspector conformance mcpb (default: all)
 
 - mcp1: the mcp 1.x Python SDK (its own virtualenv) over stdio and streamable HTTP:
   initialize, paged resources/list, templates, every level in every format, errors,
@@ -9,6 +9,8 @@
   each level, over HTTP and stdio.
 - conformance: the official MCP conformance suite over HTTP, with the expected failures in
   conformance-expected-failures.yml (scenarios that need the suite's own fixtures).
+- mcpb: the MCP Bundle (scripts/bundle.py) built, then `mcpb validate` on its manifest and
+  `mcpb info` on it, with the official MCP Bundles CLI (Node).
 
 Everything is installed into .cache/interop/ on first use and reused after. A part whose
 tools cannot be installed (no network, no registry, no Node >= 22 for this platform) is
@@ -28,10 +30,11 @@ from pathlib import Path
 
 import conformance_suite
 import inspector_cli
+import mcpb_check
 from installs import Node, Skip, mcp1_python, node, node_tools
 from servers import documents, http_server, serve_command
 
-PARTS = ("mcp1", "inspector", "conformance")
+PARTS = ("mcp1", "inspector", "conformance", "mcpb")
 CLIENT = str(Path(__file__).resolve().parent / "mcp1_client.py")
 
 
@@ -77,6 +80,11 @@ def _conformance(runtime: Node) -> tuple[str, str]:
     return ("PASS", counts) if out.ok else ("FAIL", f"{out.detail.strip()} {counts}")
 
 
+def _mcpb(runtime: Node) -> tuple[str, str]:
+    node_tools(runtime)
+    return mcpb_check.run(runtime)
+
+
 def _timed(part: str, body: Callable[[], tuple[str, str]]) -> Result:
     print(f"\n== interop {part}", flush=True)
     start = time.monotonic()
@@ -95,7 +103,7 @@ def _node_parts(parts: list[str]) -> list[Result]:
     except Skip as exc:
         return [Result(part, "SKIP", str(exc), 0.0) for part in parts]
     print(f"interop: Node {runtime.version} at {runtime.binary}", flush=True)
-    bodies = {"inspector": _inspector, "conformance": _conformance}
+    bodies = {"inspector": _inspector, "conformance": _conformance, "mcpb": _mcpb}
     return [_timed(part, partial(bodies[part], runtime)) for part in parts]
 
 
@@ -110,7 +118,7 @@ def main(argv: list[str]) -> int:
     if "mcp1" in wanted:
         results.append(_timed("mcp1-stdio", lambda: _mcp1("stdio")))
         results.append(_timed("mcp1-http", lambda: _mcp1("http")))
-    node_parts: list[str] = [p for p in ("inspector", "conformance") if p in wanted]
+    node_parts: list[str] = [p for p in ("inspector", "conformance", "mcpb") if p in wanted]
     if node_parts:
         results += _node_parts(node_parts)
     print("\ninterop summary")

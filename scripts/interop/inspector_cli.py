@@ -6,6 +6,7 @@ Each check is one `inspector --cli TARGET --method ...` run whose JSON output is
 from __future__ import annotations
 
 import json
+import secrets
 import subprocess
 import time
 from collections.abc import Callable
@@ -162,8 +163,10 @@ def settle(ins: Inspector, target: list[str], seconds: float = 90.0) -> None:
 
 def run(runtime: Node, folder: Path) -> Inspector:
     ins = Inspector(runtime)
-    with http_server(folder) as server:
-        target = [server.url]
+    token = secrets.token_urlsafe(32)
+    with http_server(folder, token) as server:
+        # As docs/clients.md gives it: the token in an Authorization header.
+        target = [server.url, "--header", f"Authorization: Bearer {token}"]
         settle(ins, target)
         listed = ins.check(
             "http: resources/list (the Inspector follows nextCursor)",

@@ -3,7 +3,7 @@
 - `venv-mcp1/`: a virtualenv with the mcp 1.x SDK (PyPI).
 - `node22/`: a Node >= 22 binary from the npm package `node-<os>-<arch>` (the machine's own
   node is used when it is new enough).
-- `tools/`: the MCP Inspector and the conformance suite (npm), pinned.
+- `tools/`: the MCP Inspector, the conformance suite and the MCP Bundles CLI (npm), pinned.
 
 Each install leaves a stamp naming what it installed; a later run with the same stamp reuses
 it. A failure to install (no network, no registry, no npm) raises `Skip` with the reason.
@@ -29,6 +29,7 @@ NODE_MAJOR = 22
 NODE_PACKAGE_SPEC = f"@{NODE_MAJOR}"
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 CONFORMANCE = "@modelcontextprotocol/conformance@0.1.16"
+MCPB = "@anthropic-ai/mcpb@2.1.2"
 INSTALL_TIMEOUT = 600
 NPM_INSTALL = ("install", "--no-audit", "--no-fund", "--fetch-retries=1", "--prefix")
 
@@ -139,15 +140,16 @@ def node() -> Node:
 
 
 def node_tools(runtime: Node) -> None:
-    """The Inspector and the conformance suite, installed under .cache/interop/tools."""
+    """The Inspector, the conformance suite and the MCP Bundles CLI, installed under
+    .cache/interop/tools."""
     folder = CACHE / "tools"
-    stamp = f"{INSPECTOR} {CONFORMANCE}"
+    stamp = f"{INSPECTOR} {CONFORMANCE} {MCPB}"
     if _stamped(folder, stamp) and runtime.bin("inspector").exists():
         return
     npm = shutil.which("npm", path=runtime.env["PATH"])
     if npm is None:
-        raise Skip("there is no npm to install the Inspector and the conformance suite with")
-    print(f"interop: installing {INSPECTOR} and {CONFORMANCE} from npm", flush=True)
+        raise Skip("there is no npm to install the Inspector, conformance suite and mcpb with")
+    print(f"interop: installing {INSPECTOR}, {CONFORMANCE} and {MCPB} from npm", flush=True)
     folder.mkdir(parents=True, exist_ok=True)
-    _run([npm, *NPM_INSTALL, str(folder), INSPECTOR, CONFORMANCE], env=runtime.env)
+    _run([npm, *NPM_INSTALL, str(folder), INSPECTOR, CONFORMANCE, MCPB], env=runtime.env)
     _stamp(folder, stamp)

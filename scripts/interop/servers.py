@@ -98,9 +98,11 @@ class HttpServer:
 
 
 @contextlib.contextmanager
-def http_server(folder: Path) -> Iterator[HttpServer]:
-    """`dpe-server serve --transport http` on a free loopback port, until the block ends."""
+def http_server(folder: Path, token: str = "") -> Iterator[HttpServer]:
+    """`dpe-server serve --transport http` on a free loopback port, until the block ends;
+    requiring `token` as its bearer token when given (`DPE_SERVER_TOKEN`, as the README)."""
     port = free_port()
+    env = {**os.environ, "DPE_SERVER_TOKEN": token} if token else None
     logs = CACHE / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     with (logs / "server-http.log").open("ab") as log:
@@ -109,6 +111,7 @@ def http_server(folder: Path) -> Iterator[HttpServer]:
             stdout=subprocess.DEVNULL,
             stderr=log,
             cwd=ROOT,
+            env=env,
         )
         try:
             deadline = time.monotonic() + 60

@@ -422,10 +422,11 @@ async def test_documents_not_yet_extracted_are_announced(
     await catalog.start()  # probed, not extracted
     body = await search(catalog, "gamma")
     assert body["indexing"] is True
-    assert body["note"].startswith("3 documents not extracted yet")
+    assert body["note"].startswith("3 of 3 documents are still being read")
     await catalog.page(_ref(catalog, "sub/other.pptx"), 0)  # one page read: its words are found
     assert (await search(catalog, "other"))["total"] == 2
-    assert (await search(catalog, "other"))["note"].startswith("3 documents not extracted yet")
+    still = (await search(catalog, "other"))["note"]
+    assert still.startswith("3 of 3 documents are still being read")
     single = await search(catalog, "gamma", doc_ref=_ref(catalog, "deck.pptx"))
     assert (single["total"], single["indexing"]) == (2, False)  # one document: extracted first
     await catalog.warm()

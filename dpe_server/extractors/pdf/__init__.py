@@ -19,7 +19,7 @@ code and tables), `headings` (which lines are headings, at what level), `sidehea
 body), `markers` (list markers and their values), `aligned` (borderless tables), `wrapped`
 (their rows whose cells wrap onto several lines), `tables` (ruled tables). Beside the text:
 `annots` (links, markup, form fields, widgets, audio and video), `images` (image XObjects and
-their alt text).
+their alt text); `render` (a page drawn by PDFium, the picture `dpe-server view` shows).
 """
 
 from __future__ import annotations
@@ -39,7 +39,13 @@ def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
 
 def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:
     """The image stream the element names in `metadata.ref` (JPEG as stored, others converted
-    to PNG when Pillow is installed, else left out)."""
+    to PNG when Pillow is installed, else left out); or, for `rendered_page`, that page drawn
+    by PDFium (`render`: what `dpe-server view` draws element boxes over)."""
+    page = metadata.get("rendered_page")
+    if isinstance(page, int) and not isinstance(page, bool):
+        from dpe_server.extractors.pdf.render import page_png
+
+        return page_png(f, page, max_bytes)
     ref = metadata.get("ref")
     if not isinstance(ref, str) or not ref:
         return None

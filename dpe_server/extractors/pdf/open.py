@@ -117,7 +117,8 @@ def translated(f: BinaryIO) -> Iterator[None]:
             raise
         if _looks_truncated(f):
             raise CorruptError(
-                "This PDF is incomplete (truncated or still being written); try again later.",
+                "This PDF is incomplete (its end is missing); it may be truncated or still "
+                "being written.",
                 transient=True,
             ) from exc
         raise CorruptError("This PDF is damaged and cannot be read.") from exc

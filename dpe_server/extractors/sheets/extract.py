@@ -5,7 +5,7 @@ A .xlsb or .ods is a zip: every member is first inflated once by the guarded pac
 (`kit.package.Package.check`: member count, inflated sizes and ratio capped, DOCTYPEs refused), so
 calamine never meets a zip bomb. A flat .fods is parsed by the same guarded parser, then given
 to calamine as the content.xml of a package made in memory. A panic inside calamine (a
-malformed file) is reported as `corrupt`.
+malformed file) is reported as `corrupt`, its message kept off stderr (`kit.panics`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from python_calamine import CalamineError, CalamineWorkbook, PasswordError
 
 from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.gcpause import collector_paused
+from dpe_server.extractors.kit import panics
 from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.magic import sniff
 from dpe_server.extractors.sheets import FORMAT
@@ -40,7 +41,8 @@ def _open(f: BinaryIO, limits: Limits) -> Any:
     f.seek(0)
     source = _flat_package(f, limits) if kind == "other" else io.BytesIO(f.read())
     try:
-        return CalamineWorkbook.from_filelike(source)
+        with panics.quiet():
+            return CalamineWorkbook.from_filelike(source)
     except PasswordError:
         raise EncryptedError(
             "This workbook is protected with legacy Excel encryption, which is not read; "
@@ -90,7 +92,7 @@ def _reason(exc: BaseException) -> str:
 
 def _panic(exc: BaseException) -> BaseException:
     """A Rust panic (pyo3's PanicException, a BaseException) as `corrupt`; anything else as is."""
-    if type(exc).__name__ != "PanicException":
+    if not panics.is_panic(exc):
         return exc
     return CorruptError(f"The spreadsheet is malformed: its reader failed ({_reason(exc)}).")
 
@@ -121,8 +123,9 @@ def _sheet(book: Any, index: int, hidden: bool, kind: str) -> ValueSheet:
     if kind == "chartsheet":  # calamine reads no chart (an .xlsb chart sheet fails to read)
         return ValueSheet(book.sheet_names[index], [], hidden=hidden, kind=kind)
     try:
-        sheet = book.get_sheet_by_index(index)
-        rows = sheet.to_python()
+        with panics.quiet():
+            sheet = book.get_sheet_by_index(index)
+            rows = sheet.to_python()
         origin = sheet.start or (0, 0)
         merged = tuple((a[0], a[1], b[0], b[1]) for a, b in sheet.merged_cell_ranges or ())
     except _ERRORS as exc:

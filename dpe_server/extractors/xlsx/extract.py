@@ -32,6 +32,7 @@ from python_calamine import CalamineError, CalamineWorkbook
 from dpe_server.extractors import xlsx
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.gcpause import collector_paused
+from dpe_server.extractors.kit import panics
 from dpe_server.extractors.kit.a1 import parse_range
 from dpe_server.extractors.kit.package import Package, RawMember, normalize_name
 from dpe_server.extractors.kit.repack import repack
@@ -73,11 +74,6 @@ _CALAMINE_ERRORS = (CalamineError, ValueError, OverflowError, TypeError)
 """What calamine raises on a sheet it cannot read; the streaming reader then reads it."""
 
 
-def _rust_panic(exc: BaseException) -> bool:
-    """A panic inside calamine surfaces as pyo3's PanicException, a BaseException."""
-    return type(exc).__name__ == "PanicException"
-
-
 _NOT_FOR_CELLS = (
     "xl/media/",
     "xl/embeddings/",
@@ -94,11 +90,12 @@ _NOT_FOR_CELLS = (
 def _calamine(source: io.BytesIO) -> Any:
     """calamine's workbook over `source`, or None when calamine cannot open it."""
     try:
-        return CalamineWorkbook.from_filelike(source)
+        with panics.quiet():
+            return CalamineWorkbook.from_filelike(source)
     except _CALAMINE_ERRORS:
         return None
     except BaseException as exc:
-        if not _rust_panic(exc):
+        if not panics.is_panic(exc):
             raise
         return None
 
@@ -238,24 +235,25 @@ class _Book:
         if cal is None:
             return None
         try:
-            sheet = cal.get_sheet_by_name(info.name)
-            origin = sheet.start or (0, 0)
-            # `iter_rows` yields the rows above the first used one too (empty), from column
-            # `origin[1]` on; `to_python` would give the used rectangle, but all at once.
-            rows = islice(sheet.iter_rows(), origin[0], None)
-            return dense_cells(
-                rows,
-                (sheet.height, sheet.width),
-                origin,
-                scan,
-                styles=self.styles,
-                date1904=self.wb.date1904,
-                max_cells=max(self.budget, 1),
-            )
+            with panics.quiet():  # calamine yields its rows while dense_cells reads them
+                sheet = cal.get_sheet_by_name(info.name)
+                origin = sheet.start or (0, 0)
+                # `iter_rows` yields the rows above the first used one too (empty), from column
+                # `origin[1]` on; `to_python` would give the used rectangle, but all at once.
+                rows = islice(sheet.iter_rows(), origin[0], None)
+                return dense_cells(
+                    rows,
+                    (sheet.height, sheet.width),
+                    origin,
+                    scan,
+                    styles=self.styles,
+                    date1904=self.wb.date1904,
+                    max_cells=max(self.budget, 1),
+                )
         except _CALAMINE_ERRORS:
             return None  # the streaming reader takes over
         except BaseException as exc:
-            if not _rust_panic(exc):
+            if not panics.is_panic(exc):
                 raise
             return None
 
