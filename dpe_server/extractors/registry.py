@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from dpe_server.extractors import (
     delimited,
     docx,
+    html,
     legacy,
     odp,
     odt,
@@ -54,6 +55,7 @@ register(legacy.POWERPOINT)
 register(sheets.FORMAT)
 register(delimited.CSV)
 register(delimited.TSV)
+register(html.FORMAT)
 
 
 def _picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:

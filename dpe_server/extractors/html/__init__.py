@@ -1,0 +1,53 @@
+"""Web pages (.html, .htm, .xhtml, .mhtml, .mht): a page is a top-level section of the page
+(docs/formats.md). Read with lxml's HTML parser: no network, no scripts, no entities; a
+remote picture is named, never fetched. `extract` is the extractor, imported when a file of
+the format is first read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import BinaryIO
+
+from dpe_server.extractors.base import DEFAULT_LIMITS, Format, Limits
+from dpe_server.model.errors import UnsupportedError
+from dpe_server.model.tree import JSON
+
+_NOT_TEXT = {"zip": "a zip archive", "pdf": "a PDF", "cfb": "an OLE2 compound file"}
+
+
+def not_text(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
+    """A zip, PDF or OLE2 file under a text suffix is not read as text."""
+    if kind in _NOT_TEXT:
+        raise UnsupportedError(f"This file is {_NOT_TEXT[kind]} renamed to .{fmt}, not text.")
+
+
+def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:
+    """A `data:` picture (the page's `image_index`-th `<img>`) or a web archive's part."""
+    from dpe_server.extractors.html import source
+
+    data = source.read_bytes(f, DEFAULT_LIMITS)
+    part = metadata.get("part")
+    if isinstance(part, str) and source.is_archive(data):
+        found = source.archive_part(data, part)
+        return found if found is not None and len(found) <= max_bytes else None
+    index = metadata.get("image_index")
+    if not isinstance(index, int) or index < 0:
+        return None
+    f.seek(0)
+    root = source.load(f, DEFAULT_LIMITS).root
+    img = next((el for n, el in enumerate(root.iter("img")) if n == index), None)
+    decoded = source.data_uri((img.get("src") or "").strip()) if img is not None else None
+    return decoded[1] if decoded is not None and len(decoded[1]) <= max_bytes else None
+
+
+FORMAT = Format(
+    name="html",
+    suffixes=(".html", ".htm", ".xhtml", ".xht", ".mhtml", ".mht"),
+    kind_name="a web page",
+    page_unit="section",
+    paged=False,
+    extractor="dpe_server.extractors.html.extract:EXTRACTOR",
+    check=not_text,
+    picture=_picture,
+    probe_reads_whole=True,
+)
