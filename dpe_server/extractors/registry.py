@@ -17,6 +17,7 @@ from dpe_server.extractors import (
     docx,
     html,
     legacy,
+    markdown,
     odp,
     odt,
     ooxml,
@@ -56,6 +57,7 @@ register(sheets.FORMAT)
 register(delimited.CSV)
 register(delimited.TSV)
 register(html.FORMAT)
+register(markdown.FORMAT)
 
 
 def _picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
@@ -68,8 +70,10 @@ def _picture_table(words: Sequence[Word], width: int, height: int) -> TableConte
 
 # What formats read through other formats is handed to them here, the one place that knows
 # every format: legacy reads its converted files with the registered docx and pptx, ooxml
-# finds a picture's table with the pdf page layout. Neither imports another format.
+# finds a picture's table with the pdf page layout, Markdown is read as the HTML it renders
+# to by the web page reader. None imports another format.
 legacy.read_converted_with(FORMATS)
+markdown.read_html_with(html.read_text)
 ooxml.read_picture_tables_with(_picture_table)
 
 

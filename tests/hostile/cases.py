@@ -362,6 +362,10 @@ def xxe_xhtml(path: Path, outside: Path) -> None:
     )
 
 
+def deep_markdown(path: Path, _: Path) -> None:
+    path.write_text(">" * 100_000 + " deep\n" + "[" * 100_000 + "x" + "]" * 100_000)
+
+
 def zip_named_html(path: Path, _: Path) -> None:
     write_zip(path, [plain("index.html", b"<p>zipped</p>")])
 
@@ -408,6 +412,7 @@ CASES = [
     Case("html/billion-laughs.xhtml", _k("ok"), billion_laughs_xhtml),
     Case("html/xxe.xhtml", _k("ok"), xxe_xhtml),
     Case("wrong/zip.html", _k("unsupported"), zip_named_html),
+    Case("md/deep.md", _k("ok", "too_large"), deep_markdown),
     Case("healthy.docx", _k("ok"), healthy),
 ]
 """Every hostile case; `healthy.docx` is what the second client keeps reading."""

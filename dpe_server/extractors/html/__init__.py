@@ -9,23 +9,16 @@ from collections.abc import Mapping
 from typing import BinaryIO
 
 from dpe_server.extractors.base import DEFAULT_LIMITS, Format, Limits
-from dpe_server.model.errors import UnsupportedError
-from dpe_server.model.tree import JSON
-
-_NOT_TEXT = {"zip": "a zip archive", "pdf": "a PDF", "cfb": "an OLE2 compound file"}
-
-
-def not_text(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
-    """A zip, PDF or OLE2 file under a text suffix is not read as text."""
-    if kind in _NOT_TEXT:
-        raise UnsupportedError(f"This file is {_NOT_TEXT[kind]} renamed to .{fmt}, not text.")
+from dpe_server.extractors.kit.charset import not_text
+from dpe_server.extractors.kit.whole import read_bounded
+from dpe_server.model.tree import JSON, Document
 
 
 def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:
     """A `data:` picture (the page's `image_index`-th `<img>`) or a web archive's part."""
     from dpe_server.extractors.html import source
 
-    data = source.read_bytes(f, DEFAULT_LIMITS)
+    data = read_bounded(f, DEFAULT_LIMITS)
     part = metadata.get("part")
     if isinstance(part, str) and source.is_archive(data):
         found = source.archive_part(data, part)
@@ -38,6 +31,14 @@ def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int
     img = next((el for n, el in enumerate(root.iter("img")) if n == index), None)
     decoded = source.data_uri((img.get("src") or "").strip()) if img is not None else None
     return decoded[1] if decoded is not None and len(decoded[1]) <= max_bytes else None
+
+
+def read_text(html: str, encoding: str, limits: Limits) -> Document:
+    """The document of a page of HTML already decoded (what Markdown is read through)."""
+    from dpe_server.extractors.html.extract import read
+    from dpe_server.extractors.html.source import Source, parse
+
+    return read(Source(parse(html), encoding), limits)
 
 
 FORMAT = Format(

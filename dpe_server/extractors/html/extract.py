@@ -14,13 +14,14 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from dpe_server.extractors.base import Extractor, Limits
+from dpe_server.extractors.base import Limits
 from dpe_server.extractors.html import FORMAT
 from dpe_server.extractors.html.source import Source, load
 from dpe_server.extractors.html.visible import text_of
 from dpe_server.extractors.html.walk import Out, Walker, numbered
 from dpe_server.extractors.kit.pages import Block, PagePlan, plan_pages
 from dpe_server.extractors.kit.tables import emit_table
+from dpe_server.extractors.kit.whole import whole_extractor
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties, one_line
 
@@ -40,12 +41,19 @@ def _meta(root: etree._Element) -> dict[str, str]:
     return out
 
 
+def head_title(root: etree._Element) -> str:
+    """The title the page gives itself: `<title>`, else `og:title` (or Twitter's, Dublin
+    Core's); "" when it gives none."""
+    meta = _meta(root)
+    title = next((text_of(t) for t in root.iter("title")), "")
+    return title or next((meta[k] for k in _TITLE_META if k in meta), "")
+
+
 def properties(root: etree._Element, titles: Sequence[str], encoding: str) -> Properties:
     """Title from `<title>`, `og:title`, else the first `<h1>`; keywords and summary from
     `<meta>`; the language, author and encoding as extras."""
+    title = head_title(root)
     meta = _meta(root)
-    head_title = next((text_of(t) for t in root.iter("title")), "")
-    title = head_title or next((meta[k] for k in _TITLE_META if k in meta), "")
     if not title:
         h1 = next(iter(root.iter("h1")), None)
         title = "" if h1 is None else text_of(h1)
@@ -118,10 +126,11 @@ def read(source: Source, limits: Limits) -> Document:
     plans = plans[: limits.max_pages]
     props = properties(root, [p.title for p in plans], source.encoding)
     pages = []
+    own = one_line(head_title(root))
     for plan in plans:
         title = plan.title
-        if title.startswith("Section ") and not any(b.level for b in plan.blocks):
-            title = (props.title if plan.index == 0 else None) or title
+        if plan.index == 0 and own and not any(b.level for b in plan.blocks):
+            title = own  # a page before any heading: the title the page gives itself
         pages.append(_page(plan, outs, limits, title))
     titles = tuple(p.title for p in pages)
     props = Properties(len(pages), props.title, props.keywords, props.summary, titles, props.extra)
@@ -138,17 +147,4 @@ def _read(f: BinaryIO, limits: Limits) -> Document:
         raise CorruptError(f"The page cannot be read ({type(exc).__name__}: {exc}).") from None
 
 
-def probe(f: BinaryIO, limits: Limits) -> Properties:
-    return _read(f, limits).properties
-
-
-def extract(f: BinaryIO, limits: Limits) -> Document:
-    return _read(f, limits)
-
-
-def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
-    pages = _read(f, limits).pages
-    return [pages[i] for i in sorted(set(indices)) if 0 <= i < len(pages)]
-
-
-EXTRACTOR = Extractor(FORMAT.name, FORMAT.suffixes, VERSION, probe, extract, extract_pages)
+EXTRACTOR = whole_extractor(FORMAT, VERSION, _read)

@@ -19,6 +19,7 @@ from lxml import etree
 
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.kit.charset import decode
+from dpe_server.extractors.kit.whole import read_bounded
 from dpe_server.model.errors import CorruptError, TooLargeError
 
 _DECLARED = re.compile(
@@ -39,19 +40,6 @@ class Source:
     parts: dict[str, str] = field(default_factory=dict)
     """For a web archive: each picture part's `Content-Location` (and `cid:` name) → the
     location it is read back by (`Format.picture`, `metadata.part`)."""
-
-
-def read_bytes(f: BinaryIO, limits: Limits) -> bytes:
-    """The whole file, or `too_large` when it is over `limits.max_part_bytes`."""
-    f.seek(0, 2)
-    size = f.tell()
-    f.seek(0)
-    if size > limits.max_part_bytes:
-        raise TooLargeError(
-            f"The file is {size:,} bytes; text files over {limits.max_part_bytes:,} bytes "
-            "are not read."
-        )
-    return f.read()
 
 
 def is_archive(data: bytes) -> bool:
@@ -152,7 +140,7 @@ def parse(text: str) -> etree._Element:
 
 def load(f: BinaryIO, limits: Limits) -> Source:
     """The page of the file `f` (a web page or a web archive)."""
-    data = read_bytes(f, limits)
+    data = read_bounded(f, limits)
     parts: dict[str, str] = {}
     charset = None
     if is_archive(data):

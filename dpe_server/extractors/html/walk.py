@@ -277,7 +277,7 @@ class Walker:
                 checked = box.get("checked") is not None
                 glyph = checkbox_glyph({"checked": checked})  # type: ignore[typeddict-item]
                 text = f"{glyph} {text}".strip()
-            if text or not nested:
+            if text:
                 items.append({"text": text, "level": level})
             found.extend(inner)
             for sub in nested:
@@ -347,7 +347,8 @@ class Walker:
         href = (el.get("href") or "").strip()
         if not href or href.lower().startswith(("javascript:", "data:")):
             return
-        text = collapse("".join(self._text)[start:]) or (el.get("title") or "").strip()
+        pictured = next((i.get("alt") for i in el.iter("img") if i.get("alt")), "")
+        text = collapse("".join(self._text)[start:]) or (el.get("title") or pictured or "").strip()
         self._items.append(media.link(text, href, at=start + 1))
 
     def image(self, el: etree._Element) -> Item:

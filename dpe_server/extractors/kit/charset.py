@@ -6,6 +6,10 @@ and plain text are read through it."""
 from __future__ import annotations
 
 import codecs
+from typing import BinaryIO
+
+from dpe_server.extractors.base import Limits
+from dpe_server.model.errors import UnsupportedError
 
 DETECT_BYTES = 1024 * 1024
 """Bytes charset-normalizer looks at, at most (spread over the file by its own sampling)."""
@@ -17,6 +21,16 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
+
+
+_NOT_TEXT = {"zip": "a zip archive", "pdf": "a PDF", "cfb": "an OLE2 compound file"}
+
+
+def not_text(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
+    """`Format.check` of a text format: a zip, PDF or OLE2 file under its suffix is
+    `unsupported`, named as what it is."""
+    if kind in _NOT_TEXT:
+        raise UnsupportedError(f"This file is {_NOT_TEXT[kind]} renamed to .{fmt}, not text.")
 
 
 def bom_encoding(data: bytes) -> str | None:
