@@ -24,6 +24,7 @@ from dpe_server.extractors import (
     pdf,
     pptx,
     sheets,
+    text,
     xlsx,
 )
 from dpe_server.extractors.base import Extractor, Format
@@ -58,6 +59,7 @@ register(delimited.CSV)
 register(delimited.TSV)
 register(html.FORMAT)
 register(markdown.FORMAT)
+register(text.FORMAT)
 
 
 def _picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:

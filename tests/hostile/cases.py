@@ -366,6 +366,10 @@ def deep_markdown(path: Path, _: Path) -> None:
     path.write_text(">" * 100_000 + " deep\n" + "[" * 100_000 + "x" + "]" * 100_000)
 
 
+def binary_text(path: Path, _: Path) -> None:
+    path.write_bytes(bytes(range(256)) * 4096)
+
+
 def zip_named_html(path: Path, _: Path) -> None:
     write_zip(path, [plain("index.html", b"<p>zipped</p>")])
 
@@ -413,6 +417,7 @@ CASES = [
     Case("html/xxe.xhtml", _k("ok"), xxe_xhtml),
     Case("wrong/zip.html", _k("unsupported"), zip_named_html),
     Case("md/deep.md", _k("ok", "too_large"), deep_markdown),
+    Case("text/binary.txt", _k("corrupt"), binary_text),
     Case("healthy.docx", _k("ok"), healthy),
 ]
 """Every hostile case; `healthy.docx` is what the second client keeps reading."""

@@ -13,8 +13,17 @@ from dpe_server.model.tree import Document, Page, Properties
 
 
 def read_bounded(f: BinaryIO, limits: Limits) -> bytes:
-    """The whole file, or `too_large` when it is over `limits.max_part_bytes` (never read
-    past the cap)."""
+    """The whole file, or `too_large` when it is over `limits.max_part_bytes` (told by its
+    size before any byte is read; never read past the cap)."""
+    if f.seekable():
+        f.seek(0, 2)
+        size = f.tell()
+        f.seek(0)
+        if size > limits.max_part_bytes:
+            raise TooLargeError(
+                f"The file is {size:,} bytes, over {limits.max_part_bytes:,}: text files over "
+                "that size are not read."
+            )
     data = f.read(limits.max_part_bytes + 1)
     if len(data) > limits.max_part_bytes:
         raise TooLargeError(
