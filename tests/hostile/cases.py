@@ -363,7 +363,7 @@ def xxe_xhtml(path: Path, outside: Path) -> None:
 
 
 def deep_markdown(path: Path, _: Path) -> None:
-    path.write_text(">" * 100_000 + " deep\n" + "[" * 100_000 + "x" + "]" * 100_000)
+    path.write_text(">" * 100_000 + " deep\n" + "- " * 50_000 + "x\n")
 
 
 def binary_text(path: Path, _: Path) -> None:

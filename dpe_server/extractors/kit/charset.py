@@ -11,8 +11,9 @@ from typing import BinaryIO
 from dpe_server.extractors.base import Limits
 from dpe_server.model.errors import UnsupportedError
 
-DETECT_BYTES = 1024 * 1024
-"""Bytes charset-normalizer looks at, at most (spread over the file by its own sampling)."""
+DETECT_BYTES = 64 * 1024
+"""Bytes charset-normalizer looks at, at most: the file's start (its time grows with them:
+1 MiB of binary takes it seconds)."""
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -102,6 +103,19 @@ def _utf16_unmarked(head: bytes) -> str | None:
     if even > 3 * odd:
         return "utf-16-be"
     return None
+
+
+_CONTROL = frozenset([*range(0x00, 0x09), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
+"""C0 control bytes no text holds (tab, line ends, form feed and escape are text)."""
+
+
+def looks_binary(data: bytes) -> bool:
+    """Whether the start of `data` is more than 1% control bytes no text holds, when no
+    byte-order mark nor UTF-16's zero bytes say it is wide text."""
+    head = data[:DETECT_BYTES]
+    if bom_encoding(head) is not None or _utf16_unmarked(head[:4096]) is not None:
+        return False
+    return sum(map(head.count, _CONTROL)) > len(head) // 100
 
 
 def _detect(data: bytes) -> str | None:

@@ -12,7 +12,7 @@ import re
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.kit.charset import decode
+from dpe_server.extractors.kit.charset import DETECT_BYTES, decode, looks_binary
 from dpe_server.extractors.kit.whole import read_bounded, whole_extractor
 from dpe_server.extractors.text import FORMAT
 from dpe_server.model import summaries
@@ -21,9 +21,11 @@ from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties
 
 VERSION = "1"
-SAMPLE_CHARS = 1024 * 1024
-"""Characters looked at for control characters (a binary file's start tells)."""
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+_BINARY = (
+    "The file is more than 1% control characters (NUL and others no text holds): it is "
+    "binary, not text."
+)
 PAGE_LINES = 2_000
 """Lines of one page at most (a page between form feeds longer than this is cut)."""
 
@@ -75,13 +77,13 @@ def _page(index: int, lines: list[str], first: int, limits: Limits) -> Page:
 
 
 def _read(f: BinaryIO, limits: Limits) -> Document:
-    text, encoding = decode(read_bounded(f, limits))
-    sample = text[:SAMPLE_CHARS]
+    data = read_bounded(f, limits)
+    if looks_binary(data):  # told before the slower detection of an encoding
+        raise CorruptError(_BINARY)
+    text, encoding = decode(data)
+    sample = text[:DETECT_BYTES]
     if len(_CONTROL.findall(sample)) > len(sample) // 100:
-        raise CorruptError(
-            "The file is more than 1% control characters (NUL and others no text holds): "
-            "it is binary, not text."
-        )
+        raise CorruptError(_BINARY)
     text = text.replace("\0", "").replace("\r\n", "\n").replace("\r", "\n")
     if text.endswith("\n"):
         text = text[:-1]
