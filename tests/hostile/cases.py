@@ -370,6 +370,15 @@ def binary_text(path: Path, _: Path) -> None:
     path.write_bytes(bytes(range(256)) * 4096)
 
 
+def epub_bomb(path: Path, _: Path) -> None:
+    """An EPUB whose chapter inflates past the part cap (300 MiB of spaces)."""
+    from fixtures.builders.epub import epub3_members, write_epub
+
+    members = epub3_members()
+    members["OEBPS/text/chapter1.xhtml"] = b"<p>" + b" " * (300 * MIB)
+    write_epub(path, members)
+
+
 def zip_named_html(path: Path, _: Path) -> None:
     write_zip(path, [plain("index.html", b"<p>zipped</p>")])
 
@@ -418,6 +427,7 @@ CASES = [
     Case("wrong/zip.html", _k("unsupported"), zip_named_html),
     Case("md/deep.md", _k("ok", "too_large"), deep_markdown),
     Case("text/binary.txt", _k("corrupt"), binary_text),
+    Case("epub/bomb.epub", _k("too_large"), epub_bomb),
     Case("healthy.docx", _k("ok"), healthy),
 ]
 """Every hostile case; `healthy.docx` is what the second client keeps reading."""

@@ -41,6 +41,19 @@ def read_text(html: str, encoding: str, limits: Limits) -> Document:
     return read(Source(parse(html), encoding), limits)
 
 
+def read_chapter(
+    data: bytes, limits: Limits, title: str, first: int, parts: dict[str, str]
+) -> Document:
+    """An e-book's chapter (XHTML bytes) as one page titled `title` (and continuations),
+    its pages numbered from `first`; `parts` names the package member each `src` is."""
+    from dpe_server.extractors.html.extract import read
+    from dpe_server.extractors.html.source import Source, declared, parse
+    from dpe_server.extractors.kit.charset import decode
+
+    text, encoding = decode(data, declared(data))
+    return read(Source(parse(text), encoding, parts), limits, title, first)
+
+
 FORMAT = Format(
     name="html",
     suffixes=(".html", ".htm", ".xhtml", ".xht", ".mhtml", ".mht"),

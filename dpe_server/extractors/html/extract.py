@@ -76,13 +76,15 @@ def properties(root: etree._Element, titles: Sequence[str], encoding: str) -> Pr
     )
 
 
-def _blocks(outs: list[Out], body: etree._Element) -> list[Block]:
-    headed = any(o.level is not None for o in outs)
+def _blocks(outs: list[Out], body: etree._Element, whole: bool) -> list[Block]:
+    """The page plan's blocks; `whole`: no heading nor section starts a page."""
+    headed = whole or any(o.level is not None for o in outs)
     blocks = []
     for i, out in enumerate(outs):
         ends = not headed and i + 1 < len(outs) and outs[i + 1].section != out.section
+        level = None if whole else out.level
         blocks.append(
-            Block(body, level=out.level, text=out.text, size=len(out.text), ends_section=ends)
+            Block(body, level=level, text=out.text, size=len(out.text), ends_section=ends)
         )
     return blocks
 
@@ -98,8 +100,8 @@ def _furniture_first(plans: list[PagePlan], outs: Mapping[int, Out]) -> list[Pag
     return [joined, *rest]
 
 
-def _page(plan: PagePlan, outs: Mapping[int, Out], limits: Limits, title: str) -> Page:
-    builder = PageBuilder(plan.index, limits.max_elements_per_page)
+def _page(plan: PagePlan, outs: Mapping[int, Out], limits: Limits, title: str, first: int) -> Page:
+    builder = PageBuilder(first + plan.index, limits.max_elements_per_page)
     for block in plan.blocks:
         out = outs[id(block)]
         items = list(out.items)
@@ -112,26 +114,30 @@ def _page(plan: PagePlan, outs: Mapping[int, Out], limits: Limits, title: str) -
     return builder.build(title)
 
 
-def read(source: Source, limits: Limits) -> Document:
-    """The document of a page already parsed (web pages, and Markdown rendered to HTML)."""
+def read(source: Source, limits: Limits, title: str = "", first: int = 0) -> Document:
+    """The document of a page already parsed (web pages, and Markdown rendered to HTML).
+
+    With a `title` (an e-book's chapter), the page is one page titled so (and its
+    continuations), its pages numbered from `first`."""
     root = source.root
     body = next(iter(root.iter("body")), root)
     walker = Walker(numbered(root), source.parts)
     walker.walk(body)
     walker.finish()
-    blocks = _blocks(walker.blocks, body)
+    blocks = _blocks(walker.blocks, body, whole=bool(title))
     outs = {id(b): o for b, o in zip(blocks, walker.blocks, strict=True)}
     plans = _furniture_first(plan_pages(blocks), outs)
     cut = len(plans) > limits.max_pages
     plans = plans[: limits.max_pages]
     props = properties(root, [p.title for p in plans], source.encoding)
     pages = []
-    own = one_line(head_title(root))
+    own = one_line(title or head_title(root))
     for plan in plans:
-        title = plan.title
-        if plan.index == 0 and own and not any(b.level for b in plan.blocks):
-            title = own  # a page before any heading: the title the page gives itself
-        pages.append(_page(plan, outs, limits, title))
+        name = plan.title
+        if own and not any(b.level for b in plan.blocks):
+            # a page before any heading: the title the page gives itself
+            name = own if plan.index == 0 else name.replace("Section 1", own, 1)
+        pages.append(_page(plan, outs, limits, name, first))
     titles = tuple(p.title for p in pages)
     props = Properties(len(pages), props.title, props.keywords, props.summary, titles, props.extra)
     cut = cut or any(p.metadata.get("truncated") for p in pages)

@@ -55,7 +55,7 @@ def _int(value: str | None) -> int | None:
 
 def image(el: etree._Element, index: int, parts: dict[str, str]) -> Item:
     """An `<img>`: its `alt` (else `title`) as description; where its bytes are."""
-    src = (el.get("src") or "").strip()
+    src = (el.get("src") or el.get("href") or el.get("xlink:href") or "").strip()
     description = " ".join((el.get("alt") or el.get("title") or "").split())
     meta: dict[str, JSON] = {}
     mime = ""

@@ -120,6 +120,9 @@ class Walker:
 
     def node(self, el: etree._Element, depth: int) -> None:
         name = tag(el)
+        if name == "svg" and not hidden(el):  # an e-book's cover: a picture in an SVG
+            self._items.extend(self.image(i) for i in el.iter("image"))
+            return
         if not name or name in SKIPPED or hidden(el):
             return
         if depth > _MAX_DEPTH:
