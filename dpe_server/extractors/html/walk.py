@@ -59,7 +59,10 @@ class Out:
 def collapse(text: str) -> str:
     """Inline white space as a browser shows it: runs of spaces one space, `\\n` (a `<br>`)
     kept."""
-    return _AROUND_BREAK.sub("\n", _SPACE.sub(" ", text).replace("\x0b", "\n")).strip()
+    text = _SPACE.sub(" ", text)
+    if "\x0b" in text:
+        text = _AROUND_BREAK.sub("\n", text.replace("\x0b", "\n"))
+    return text.strip()
 
 
 class Walker:
@@ -345,13 +348,13 @@ class Walker:
     # ---- inline elements -----------------------------------------------------------------
 
     def _link(self, el: etree._Element, depth: int) -> None:
-        start = len("".join(self._text))
+        start = len(self._text)
         self.walk(el, depth)
         href = (el.get("href") or "").strip()
         if not href or href.lower().startswith(("javascript:", "data:")):
             return
         pictured = next((i.get("alt") for i in el.iter("img") if i.get("alt")), "")
-        text = collapse("".join(self._text)[start:]) or (el.get("title") or pictured or "").strip()
+        text = collapse("".join(self._text[start:])) or (el.get("title") or pictured or "").strip()
         self._items.append(media.link(text, href, at=start + 1))
 
     def image(self, el: etree._Element) -> Item:
