@@ -102,6 +102,7 @@ def test_browser_saved_page(fixture_dir: Path) -> None:
     assert set(fields) == {"email", "weekly", "region", ""}  # the hidden token is left out
     assert fields["email"]["label"] == "Your e-mail"
     assert fields["weekly"]["checked"] is True
+    assert fields["weekly"]["value"] == "on"  # a box's on state, as content.md says
     assert fields["weekly"]["label"] == "Weekly digest"
     assert fields["region"]["options"] == ["North", "South"]
     assert fields["region"]["value"] == "South"

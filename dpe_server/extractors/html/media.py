@@ -134,8 +134,10 @@ def _field(el: etree._Element, name: str, labels: dict[str, str]) -> FormField |
     }
     if name == "input":
         field["kind"] = _INPUT_KINDS.get(kind_attr, "text")
-        if kind_attr in ("checkbox", "radio"):
-            field["checked"] = el.get("checked") is not None
+        if kind_attr in ("checkbox", "radio"):  # its value is its on state ("on" unless named)
+            checked = el.get("checked") is not None
+            field["checked"] = checked
+            field["value"] = (el.get("value") or "on") if checked else ""
     elif name == "textarea":
         field["value"] = text_of(el)
     elif name == "button":
