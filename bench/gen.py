@@ -7,6 +7,8 @@
 - `folder(out, per_format)`: many small, varied documents of the four formats.
 - `large("xlsx1m", ...)`: that sheet's shape over 1,000,000 rows (200,000 in quick mode).
 - `large("ods", ...)`: the xlsx sheet's shape as an OpenDocument spreadsheet (calamine reads it).
+- `large("html", ...)`, `large("epub", ...)`: a 5 MB web page of `<h2>` sections and a
+  300-chapter EPUB 3 (issue 34).
 
 A file that exists already is reused (the content is a pure function of its name and size).
 """
@@ -320,6 +322,88 @@ def write_docx(path: Path, sections: int, seed: int, table_rows: int = 20) -> No
     fix_zip(path)
 
 
+def _chapter_html(rng: random.Random, title: str, paragraphs: int, level: int = 1) -> str:
+    """One section of a web page or one chapter of a book: a heading, paragraphs with links
+    and emphasis, a list, and every fourth one a 6x4 table."""
+    parts = [f"<h{level}>{title}</h{level}>"]
+    for p in range(paragraphs):
+        link = f'<a href="https://example.com/{rng.randrange(10**6)}">{words(rng, 2)}</a>'
+        parts.append(f"<p>{sentence(rng, 30)} <em>{words(rng, 3)}</em> {link} {sentence(rng)}</p>")
+        if p % 5 == 4:
+            items = "".join(f"<li>{sentence(rng, 6)}</li>" for _ in range(4))
+            parts.append(f"<ul>{items}</ul>")
+    if rng.random() < 0.25:
+        rows = "".join(
+            "<tr>"
+            + "".join(f"<td>{rng.choice(WORDS)} {r * 4 + c}</td>" for c in range(4))
+            + "</tr>"
+            for r in range(6)
+        )
+        parts.append(f"<table><tr><th>A</th><th>B</th><th>C</th><th>D</th></tr>{rows}</table>")
+    return "\n".join(parts)
+
+
+def write_html(path: Path, megabytes: float, seed: int) -> None:
+    """A long web page of about `megabytes` MB: a site's navigation and scripts, then
+    `<h2>` sections (each a heading, paragraphs, lists, some tables)."""
+    rng = random.Random(seed)
+    head = (
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Large page</title>"
+        "<style>body{font-family:sans-serif}</style><script>var x = 1;</script></head><body>"
+        "<nav><a href=/>Home</a> <a href=/docs>Docs</a></nav><main><h1>Large page</h1>"
+    )
+    body: list[str] = []
+    size, n = len(head), 0
+    while size < megabytes * 1_000_000:
+        n += 1
+        section = _chapter_html(rng, f"Section {n}: {words(rng, 3)}", 12, level=2)
+        body.append(section)
+        size += len(section)
+    path.write_text(head + "\n".join(body) + "</main><footer>The end</footer></body></html>")
+
+
+def write_epub(path: Path, chapters: int, seed: int) -> None:
+    """An EPUB 3 of `chapters` chapters (each a heading and 8 paragraphs, lists, some tables)
+    with a navigation document; fixed zip times."""
+    rng = random.Random(seed)
+    members: dict[str, str] = {
+        "META-INF/container.xml": (
+            '<?xml version="1.0"?><container version="1.0" '
+            'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+            '<rootfile full-path="OEBPS/content.opf" '
+            'media-type="application/oebps-package+xml"/></rootfiles></container>'
+        )
+    }
+    items, refs, links = [], [], []
+    for c in range(1, chapters + 1):
+        title = f"Chapter {c}: {words(rng, 3)}"
+        members[f"OEBPS/ch{c}.xhtml"] = (
+            '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
+            f"<head><title>{title}</title></head><body>{_chapter_html(rng, title, 8)}</body></html>"
+        )
+        items.append(f'<item id="c{c}" href="ch{c}.xhtml" media-type="application/xhtml+xml"/>')
+        refs.append(f'<itemref idref="c{c}"/>')
+        links.append(f'<li><a href="ch{c}.xhtml">{title}</a></li>')
+    members["OEBPS/nav.xhtml"] = (
+        '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml" '
+        'xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Contents</title></head><body>'
+        f'<nav epub:type="toc"><ol>{"".join(links)}</ol></nav></body></html>'
+    )
+    members["OEBPS/content.opf"] = (
+        '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
+        'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+        '<dc:identifier id="id">bench</dc:identifier><dc:title>Large book</dc:title>'
+        "<dc:language>en</dc:language></metadata><manifest>"
+        '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
+        f"{''.join(items)}</manifest><spine>{''.join(refs)}</spine></package>"
+    )
+    date = FIXED.timetuple()[:6]
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(zipfile.ZipInfo("mimetype", date), "application/epub+zip", zipfile.ZIP_STORED)
+        for name, text in members.items():
+            z.writestr(zipfile.ZipInfo(name, date), text, zipfile.ZIP_DEFLATED)
+
+
 # ---- entry points ----------------------------------------------------------------------------
 
 
@@ -349,6 +433,10 @@ def large(kind: str, out: Path, quick: bool) -> Path:
     elif kind == "docx":
         # 24 sections x 9 paragraphs + 20x5 table: ~220 paragraphs like the issue's file.
         write_docx(tmp, 6 if quick else 24, seed=4)
+    elif kind == "html":
+        write_html(tmp, 1 if quick else 5, seed=6)
+    elif kind == "epub":
+        write_epub(tmp, 60 if quick else 300, seed=7)
     else:
         raise ValueError(kind)
     tmp.rename(path)

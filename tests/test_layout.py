@@ -74,7 +74,7 @@ async def test_layout_a_format_registered_in_one_line_is_served_end_to_end(
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "plan.txt").write_text("Harbor plan\nDredge the basin.\n\nBudget\nTwo million.\n")
-    (folder / "ignored.log").write_text("not a format anyone registered")
+    (folder / "ignored.nope").write_text("not a format anyone registered")
     server = build_server(
         Settings(root=folder, host="h", watch=False, cache=False, backend=ThreadBackend())
     )

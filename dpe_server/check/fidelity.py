@@ -3,7 +3,8 @@
 A page's served text (its Level 2 Markdown, with any table preview cut at Level 2 read whole
 at Level 3) is compared with what another program reads on the same page of the same file:
 poppler's `pdftotext` for a pdf's text layer, and PDFium's own page text
-(`FPDFText_GetText`, without the extractor's layout) as a second reader.
+(`FPDFText_GetText`, without the extractor's layout) as a second reader. A web page's is
+compared with the text a browser shows of it (`browser_text`: lxml's `text_content()`).
 
 Both sides are normalised the same way: NFKC; a word hyphenated at a line end (`-`, a soft
 hyphen, U+2010 or PDFium's U+FFFE before the line break) joined; soft hyphens and tatweel
@@ -22,6 +23,11 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from dpe_server.model.tree import Page
+from dpe_server.model.uri import parse
+from dpe_server.views.payloads import element_view, page_view, preview_content
+from dpe_server.views.render import render
 
 _HYPHENATED = re.compile(r"(\w)[-\u00ad\u2010\ufffe][ \t]*\r?\n\s*(\w)")
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -73,6 +79,18 @@ def overall(pages: Sequence[PageWords]) -> float:
     return 1.0 if not found else (found - missing) / found
 
 
+def served_text(page: Page) -> str:
+    """What a client reads of `page`: its Level 2 Markdown, and the whole of every element
+    whose Level 2 preview was cut, at Level 3."""
+    payload = page_view("h", "d", page, parse(f"dpe://h/d/pages/{page.page_index}"))
+    parts = [render(2, payload, "markdown")]
+    for element in page.elements:
+        if preview_content(element).get("rows_truncated"):
+            whole = element_view("h", "d", page.page_index, element)
+            parts.append(render(3, whole, "markdown"))
+    return "\n\n".join(parts)
+
+
 def pdftotext_available() -> bool:
     return shutil.which("pdftotext") is not None
 
@@ -92,3 +110,91 @@ def pdftotext_pages(path: Path, password: str = "") -> list[str]:
     )
     pages = done.stdout.decode("utf-8", "replace").split("\f")
     return pages[:-1] if pages and not pages[-1].strip() else pages
+
+
+_BROWSER_HIDDEN = (
+    "//script | //style | //template | //*[@hidden] | //*[@aria-hidden='true'] | "
+    "//input[@type='hidden'] | //*[contains(translate(@style, ' ', ''), 'display:none')]"
+)
+_BROWSER_BLOCKS = frozenset(
+    {
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "br",
+        "caption",
+        "dd",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "option",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "td",
+        "th",
+        "tr",
+        "ul",
+    }
+)
+
+
+def _archive_html(data: bytes) -> bytes:
+    """The HTML part of a web archive (MHTML), as UTF-8."""
+    import email
+    import email.policy
+
+    for part in email.message_from_bytes(data, policy=email.policy.compat32).walk():
+        if part.get_content_type() == "text/html":
+            payload = part.get_payload(decode=True)
+            charset = part.get_content_charset() or "utf-8"
+            if isinstance(payload, bytes):
+                return payload.decode(charset, "replace").encode()
+    return b""
+
+
+def browser_text(data: bytes) -> str:
+    """The text a browser shows of an HTML page (a web archive's HTML part): lxml's
+    `text_content()` of `<body>` less scripts, styles and hidden elements, with a space
+    where a block begins and ends (where a browser breaks the line). The page is read as
+    UTF-8 when it is, else as lxml's parser reads its declared charset."""
+    import lxml.html
+
+    if b"mime-version:" in data[:4096].lower():
+        data = _archive_html(data)
+    try:
+        text = data.decode("utf-8-sig")
+        parser = lxml.html.HTMLParser(encoding="utf-8")
+        root = lxml.html.document_fromstring(text.encode(), parser)
+    except UnicodeDecodeError:
+        root = lxml.html.document_fromstring(data)
+    body = root.find("body")
+    if body is None:
+        return ""
+    for gone in list(body.xpath(_BROWSER_HIDDEN)):  # type: ignore[arg-type]
+        gone.drop_tree()  # type: ignore[union-attr]
+    for el in body.iter():
+        if isinstance(el.tag, str) and el.tag.lower() in _BROWSER_BLOCKS:
+            el.text = " " + (el.text or "")
+            el.tail = " " + (el.tail or "")
+    return str(body.text_content())  # type: ignore[attr-defined]

@@ -15,13 +15,17 @@ from typing import TYPE_CHECKING, BinaryIO
 from dpe_server.extractors import (
     delimited,
     docx,
+    epub,
+    html,
     legacy,
+    markdown,
     odp,
     odt,
     ooxml,
     pdf,
     pptx,
     sheets,
+    text,
     xlsx,
 )
 from dpe_server.extractors.base import Extractor, Format
@@ -54,6 +58,10 @@ register(legacy.POWERPOINT)
 register(sheets.FORMAT)
 register(delimited.CSV)
 register(delimited.TSV)
+register(html.FORMAT)
+register(markdown.FORMAT)
+register(text.FORMAT)
+register(epub.FORMAT)
 
 
 def _picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
@@ -66,8 +74,12 @@ def _picture_table(words: Sequence[Word], width: int, height: int) -> TableConte
 
 # What formats read through other formats is handed to them here, the one place that knows
 # every format: legacy reads its converted files with the registered docx and pptx, ooxml
-# finds a picture's table with the pdf page layout. Neither imports another format.
+# finds a picture's table with the pdf page layout, Markdown is read as the HTML it renders
+# to and an e-book's chapters as web pages by the web page reader. None imports another
+# format.
 legacy.read_converted_with(FORMATS)
+markdown.read_html_with(html.read_text)
+epub.read_chapters_with(html.read_chapter)
 ooxml.read_picture_tables_with(_picture_table)
 
 

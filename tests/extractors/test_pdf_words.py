@@ -28,13 +28,11 @@ from dpe_server.check.fidelity import (
     compare,
     overall,
     pdftotext_available,
+    served_text,
 )
 from dpe_server.check.fidelity import pdftotext_pages as poppler_pages
 from dpe_server.extractors.pdf.plaintext import page_texts as pdfium_pages
-from dpe_server.model.tree import Document, Page
-from dpe_server.model.uri import parse
-from dpe_server.views.payloads import element_view, page_view, preview_content
-from dpe_server.views.render import render
+from dpe_server.model.tree import Document
 from fixtures.builders.pdf_glyphs import OVERDRAWN, TWICE
 from fixtures.builders.pdf_hangul import PARAGRAPH
 from tests.corpus_trees import Outcome
@@ -75,18 +73,6 @@ PDFIUM_MISREADS: dict[tuple[str, int], str] = {
     + [("samplefiles__habibi-rotated.pdf", page) for page in range(4)]
 }
 """Pages where PDFium's page text misreads what the rendering shows, with the reason."""
-
-
-def served_text(page: Page) -> str:
-    """What a client reads of `page`: its Level 2 Markdown, and the whole of every element
-    whose Level 2 preview was cut, at Level 3."""
-    payload = page_view("h", "d", page, parse(f"dpe://h/d/pages/{page.page_index}"))
-    parts = [render(2, payload, "markdown")]
-    for element in page.elements:
-        if preview_content(element).get("rows_truncated"):
-            whole = element_view("h", "d", page.page_index, element)
-            parts.append(render(3, whole, "markdown"))
-    return "\n\n".join(parts)
 
 
 def _pages(doc: Document, texts: list[str]) -> list[PageWords]:

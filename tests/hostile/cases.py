@@ -338,6 +338,51 @@ def healthy(path: Path, _: Path) -> None:
     write_doc(path, ["Healthy heading", "Second heading"])
 
 
+# ---- web pages ---------------------------------------------------------------------------
+
+
+def deep_html(path: Path, _: Path) -> None:
+    path.write_bytes(b"<html><body>" + b"<div>" * 100_000 + b"deep" + b"</div>" * 100_000)
+
+
+def billion_laughs_xhtml(path: Path, _: Path) -> None:
+    path.write_text(
+        LAUGHS + '<html xmlns="http://www.w3.org/1999/xhtml"><body><p>&lol9;</p></body></html>'
+    )
+
+
+def xxe_xhtml(path: Path, outside: Path) -> None:
+    """An external entity, a remote picture and a frame naming the secret file outside."""
+    (outside / "secret.txt").write_text(SECRET)
+    secret = (outside / "secret.txt").as_uri()
+    path.write_text(
+        f'<?xml version="1.0"?><!DOCTYPE html [<!ENTITY xxe SYSTEM "{secret}">]>'
+        f'<html xmlns="http://www.w3.org/1999/xhtml"><body><p>&xxe;</p>'
+        f'<img src="{secret}" alt="x"/><iframe src="{secret}"></iframe></body></html>'
+    )
+
+
+def deep_markdown(path: Path, _: Path) -> None:
+    path.write_text(">" * 100_000 + " deep\n" + "- " * 50_000 + "x\n")
+
+
+def binary_text(path: Path, _: Path) -> None:
+    path.write_bytes(bytes(range(256)) * 4096)
+
+
+def epub_bomb(path: Path, _: Path) -> None:
+    """An EPUB whose chapter inflates past the part cap (300 MiB of spaces)."""
+    from fixtures.builders.epub import epub3_members, write_epub
+
+    members = epub3_members()
+    members["OEBPS/text/chapter1.xhtml"] = b"<p>" + b" " * (300 * MIB)
+    write_epub(path, members)
+
+
+def zip_named_html(path: Path, _: Path) -> None:
+    write_zip(path, [plain("index.html", b"<p>zipped</p>")])
+
+
 def _k(*kinds: str) -> frozenset[str]:
     return frozenset(kinds)
 
@@ -376,6 +421,13 @@ CASES = [
     Case("lock/~$report.docx", _k("absent"), lock_file),
     Case("lock/.~lock.report.docx#", _k("absent"), lock_file),
     Case("lock/~WRL0001.tmp", _k("absent"), lock_file),
+    Case("html/deep-100k.html", _k("too_large"), deep_html),
+    Case("html/billion-laughs.xhtml", _k("ok"), billion_laughs_xhtml),
+    Case("html/xxe.xhtml", _k("ok"), xxe_xhtml),
+    Case("wrong/zip.html", _k("unsupported"), zip_named_html),
+    Case("md/deep.md", _k("ok", "too_large"), deep_markdown),
+    Case("text/binary.txt", _k("corrupt"), binary_text),
+    Case("epub/bomb.epub", _k("too_large"), epub_bomb),
     Case("healthy.docx", _k("ok"), healthy),
 ]
 """Every hostile case; `healthy.docx` is what the second client keeps reading."""

@@ -5,17 +5,8 @@ UTF-8, else cp1252) and the delimiter (`csv.Sniffer`, else the suffix's) are det
 
 from __future__ import annotations
 
-from typing import BinaryIO
-
-from dpe_server.extractors.base import Format, Limits
-from dpe_server.model.errors import UnsupportedError
-
-
-def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
-    """A zip, PDF or OLE2 file under a text suffix is not read as text."""
-    names = {"zip": "a zip archive", "pdf": "a PDF", "cfb": "an OLE2 compound file"}
-    if kind in names:
-        raise UnsupportedError(f"This file is {names[kind]} renamed to .{fmt}, not text.")
+from dpe_server.extractors.base import Format
+from dpe_server.extractors.kit.charset import not_text
 
 
 def _format(suffix: str, kind_name: str) -> Format:
@@ -26,7 +17,7 @@ def _format(suffix: str, kind_name: str) -> Format:
         page_unit="sheet",
         paged=False,
         extractor=f"dpe_server.extractors.delimited.extract:{suffix[1:].upper()}",
-        check=_check,
+        check=not_text,
     )
 
 

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from typing import BinaryIO
 from dpe_server.extractors import delimited
 from dpe_server.extractors.base import Extractor, Format, Limits
 from dpe_server.extractors.gcpause import collector_paused
+from dpe_server.extractors.kit.charset import bom_encoding
 from dpe_server.extractors.xlsx.values import ValueSheet, values_page
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import Document, Page, Properties
@@ -26,25 +26,18 @@ from dpe_server.model.tree import Document, Page, Properties
 VERSION = "1"
 SNIFF_CHARS = 64 * 1024
 DELIMITERS = ",;\t|"
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
 
 
 def decode(data: bytes) -> tuple[str, str]:
     """The text of `data` and the name of the encoding it was read in."""
-    for bom, name in _BOMS:
-        if data.startswith(bom):
-            try:
-                return data.decode(name), name.removesuffix("-sig")
-            except UnicodeDecodeError:
-                raise CorruptError(
-                    f"The file starts with a {name} byte-order mark but is not {name} text."
-                ) from None
+    name = bom_encoding(data)
+    if name is not None:
+        try:
+            return data.decode(name), name.removesuffix("-sig")
+        except UnicodeDecodeError:
+            raise CorruptError(
+                f"The file starts with a {name} byte-order mark but is not {name} text."
+            ) from None
     try:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:

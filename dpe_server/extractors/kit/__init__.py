@@ -9,6 +9,8 @@ files are read through: caps while inflating, no DTDs), `repack` (a zip written 
 copied as they were compressed, for a library that opens the zip itself), `zips` (what a zip
 is, before a format reads it), `media` (media types, what a package is in words), `pictures` (a
 picture read from a package), `a1` (A1 references), `charts` (a chart's data summary),
-`diagrams` (a diagram's content), `panics` (a Rust library's panic kept off stderr). A format
-imports these; they import no format (`tests/test_layout.py`).
+`diagrams` (a diagram's content), `panics` (a Rust library's panic kept off stderr), `charset` (a
+text file's encoding, and what a text file is not), `whole` (the entry points of a format read
+whole, the file read up to the cap). A format imports these; they import no format
+(`tests/test_layout.py`).
 """

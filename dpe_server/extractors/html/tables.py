@@ -1,0 +1,80 @@
+"""A web page's `<table>` read as a grid (`colspan` and `rowspan` placed, the spanned cells
+named in A1 notation, a cell's text at its top-left), its `<caption>`; the header row is the
+first, as for every format (`kit.tables`). A table nested in a cell gives its text to the
+cell."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lxml import etree
+
+from dpe_server.extractors.html.visible import hidden, tag
+from dpe_server.extractors.kit.a1 import range_ref
+from dpe_server.extractors.kit.items import Item
+from dpe_server.extractors.kit.tables import MAX_COLUMNS, TableData
+
+InlineOf = Callable[[etree._Element], tuple[str, list[Item]]]
+MAX_SPAN = 1000
+"""Rows or columns one cell spans at most (HTML caps `colspan` at 1000)."""
+_SECTIONS = frozenset({"thead", "tbody", "tfoot"})
+
+
+def _rows(table: etree._Element) -> list[etree._Element]:
+    """The table's own rows (not those of a table nested in a cell), the header first."""
+    head: list[etree._Element] = []
+    body: list[etree._Element] = []
+    foot: list[etree._Element] = []
+    for child in table:
+        name = tag(child)
+        if hidden(child):
+            continue
+        if name == "tr":
+            body.append(child)
+        elif name in _SECTIONS:
+            rows = [r for r in child if tag(r) == "tr" and not hidden(r)]
+            {"thead": head, "tbody": body, "tfoot": foot}[name].extend(rows)
+    return head + body + foot
+
+
+def _span(value: str | None) -> int:
+    value = (value or "").strip()
+    return min(max(int(value), 1), MAX_SPAN) if value.isdigit() else 1
+
+
+def read_table(el: etree._Element, inline_of: InlineOf) -> tuple[TableData, str] | None:
+    """The table's grid and its caption's text; None when it has no cell."""
+    caption = ""
+    for child in el:
+        if tag(child) == "caption" and not hidden(child):
+            caption = inline_of(child)[0]
+    grid: dict[tuple[int, int], str] = {}
+    merged: list[str] = []
+    items: list[Item] = []
+    width = 0
+    rows = _rows(el)
+    for r, tr in enumerate(rows):
+        c = 0
+        for cell in tr:
+            if tag(cell) not in ("td", "th") or hidden(cell):
+                continue
+            while (r, c) in grid:
+                c += 1
+            if c >= MAX_COLUMNS:
+                break
+            text, found = inline_of(cell)
+            items.extend(found)
+            down = min(_span(cell.get("rowspan")), len(rows) - r)
+            across = min(_span(cell.get("colspan")), MAX_COLUMNS - c)
+            for dr in range(down):
+                for dc in range(across):
+                    grid[(r + dr, c + dc)] = ""
+            grid[(r, c)] = text
+            if down > 1 or across > 1:
+                merged.append(range_ref(r, c, r + down - 1, c + across - 1))
+            c += across
+            width = max(width, c)
+    if not grid:
+        return None
+    table = [[grid.get((r, c), "") for c in range(width)] for r in range(len(rows))]
+    return TableData(table, merged, items=items), caption

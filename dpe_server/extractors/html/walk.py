@@ -1,0 +1,402 @@
+"""A web page's `<body>` walked into blocks, in reading order: each block is one element to be
+(a heading, a paragraph, a list, a table, code...) with the elements found inside it (links,
+pictures) as items, and the facts the page plan needs (a heading's level, the text size).
+
+Inline content runs into paragraphs; a block tag ends one. Site furniture (navigation, the
+page's banner and footer, cookie banners) becomes a `header` or `footer` element with its
+links; scripts, styles and hidden elements are left out (`visible`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from dpe_server.extractors.html import media, tables, word
+from dpe_server.extractors.html.visible import BLOCKS, SKIPPED, furniture, hidden, tag
+from dpe_server.extractors.kit.forms import checkbox_glyph
+from dpe_server.extractors.kit.items import Item
+from dpe_server.extractors.kit.tables import TableData
+from dpe_server.model import summaries
+from dpe_server.model.content import (
+    CodeContent,
+    HeaderFooterContent,
+    HeadingContent,
+    ListContent,
+    ListItem,
+    SeparatorContent,
+    TextContent,
+)
+from dpe_server.model.tree import JSON, Category
+
+_SPACE = re.compile(r"[ \t\n\r\f\u00a0]+")
+_AROUND_BREAK = re.compile(r" *\n *")
+_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|brush:?)-?\s*([\w+#.-]+)", re.I)
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_LISTS = frozenset({"ul", "ol", "menu", "dir"})
+_CODE_BLOCKS = frozenset({"pre", "xmp", "listing", "plaintext"})
+_MAX_DEPTH = 200
+"""Below this depth, an element's text is taken whole (as one paragraph): the walk recurses."""
+
+
+@dataclass(slots=True)
+class Out:
+    """One block: its element (None for a run of inline content read as a paragraph) and
+    the items found inside it, emitted after it."""
+
+    category: Category | None
+    summary: str = ""
+    content: dict[str, JSON] = field(default_factory=dict)
+    metadata: dict[str, JSON] = field(default_factory=dict)
+    items: list[Item] = field(default_factory=list)
+    table: TableData | None = None
+    level: int | None = None
+    text: str = ""
+    section: int = 0
+
+
+def collapse(text: str) -> str:
+    """Inline white space as a browser shows it: runs of spaces one space, `\\n` (a `<br>`)
+    kept."""
+    text = _SPACE.sub(" ", text)
+    if "\x0b" in text:
+        text = _AROUND_BREAK.sub("\n", text.replace("\x0b", "\n"))
+    return text.strip()
+
+
+class Walker:
+    """Walks a page's body into `blocks`. `images` numbers every `<img>` of the page in
+    document order (how a picture is found again for a Level 3 read: `numbered`)."""
+
+    def __init__(self, images: dict[etree._Element, int], parts: dict[str, str]) -> None:
+        self.blocks: list[Out] = []
+        self.parts = parts
+        self.images = images
+        self._text: list[str] = []
+        self._items: list[Item] = []
+        self._section = 0
+        self._word_items: list[ListItem] = []
+        self._word_found: list[Item] = []
+
+    # ---- inline runs -------------------------------------------------------------------
+
+    def _inline_text(self, piece: str | None) -> None:
+        if piece:
+            self._text.append(piece)
+
+    def flush(self) -> None:
+        """Ends the paragraph being gathered: a text element (when it has text), its items."""
+        text = collapse("".join(self._text))
+        items = self._items
+        self._text, self._items = [], []
+        if (text or items) and self._word_items:
+            self._close_word_list()
+        if text:
+            content: TextContent = {"text": text}
+            self.blocks.append(
+                Out(Category.TEXT, summaries.text(text), dict(content), items=items, text=text)
+            )
+        elif items:
+            self.blocks.append(Out(None, items=items))
+        if text or items:
+            self.blocks[-1].section = self._section
+
+    def finish(self) -> None:
+        """Ends the walk: the paragraph and the Word list being gathered."""
+        self.flush()
+        self._close_word_list()
+
+    def _add(self, out: Out) -> None:
+        self._close_word_list()
+        out.section = self._section
+        self.blocks.append(out)
+
+    # ---- the walk ------------------------------------------------------------------------
+
+    def walk(self, el: etree._Element, depth: int = 0) -> None:
+        """Every child of `el`, with the text between them."""
+        self._inline_text(el.text)
+        for child in el:
+            self.node(child, depth + 1)
+            self._inline_text(child.tail)
+
+    def node(self, el: etree._Element, depth: int) -> None:
+        name = tag(el)
+        if name == "svg" and not hidden(el):  # an e-book's cover: a picture in an SVG
+            self._items.extend(self.image(i) for i in el.iter("image"))
+            return
+        if not name or name in SKIPPED or hidden(el):
+            return
+        if depth > _MAX_DEPTH:
+            self._inline_text(" " + " ".join(visible_text(el)) + " ")
+            return
+        kind = furniture(el, name)
+        if kind is not None:
+            self.flush()
+            self._furniture(el, kind)
+        elif name == "p" and word.is_list_paragraph(el):
+            self.flush()
+            self._word_item(el)
+        elif name in _HEADINGS:
+            self.flush()
+            self._heading(el, _HEADINGS[name])
+        elif name in _LISTS or name == "dl":
+            self.flush()
+            self._list(el, name)
+        elif name == "table":
+            self.flush()
+            self._table(el)
+        elif name in _CODE_BLOCKS:
+            self.flush()
+            self._code(el)
+        elif name == "hr":
+            self.flush()
+            rule: SeparatorContent = {"kind": "rule"}
+            self._add(Out(Category.SEPARATOR, summaries.separator("rule"), dict(rule)))
+        elif name == "br":
+            self._text.append("\x0b")
+        elif name == "img":
+            self._items.append(self.image(el))
+        elif name == "a":
+            self._link(el, depth)
+        elif name in media.PLAYERS:
+            self._items.append(media.player(el, name))
+        elif name == "math":
+            self._items.append(media.formula(el))
+        elif name == "form":
+            self.flush()
+            self.walk(el, depth)
+            self.flush()
+            form = media.form(el)
+            if form is not None:
+                self._add(Out(None, items=[form]))
+        elif name in ("input", "select", "textarea"):
+            return  # a form's field: its form element says it
+        elif name in ("section", "article") and depth <= 4:
+            self.flush()
+            self._section += 1
+            self.walk(el, depth)
+            self.flush()
+        elif name in BLOCKS:
+            self.flush()
+            self.walk(el, depth)
+            self.flush()
+        else:
+            self.walk(el, depth)
+
+    # ---- blocks --------------------------------------------------------------------------
+
+    def _heading(self, el: etree._Element, level: int) -> None:
+        text, items = self._inline_of(el)
+        text = " ".join(text.split("\n"))
+        if not text:
+            if items:
+                self._add(Out(None, items=items))
+            return
+        content: HeadingContent = {"level": level, "text": text}
+        self._add(
+            Out(
+                Category.HEADING,
+                summaries.heading(text, level),
+                dict(content),
+                items=items,
+                level=level,
+                text=text,
+            )
+        )
+
+    def _word_item(self, el: etree._Element) -> None:
+        """A list paragraph as Word saves one (`mso-list`, its number or bullet in a span
+        Word marks `mso-list:Ignore`): an item of the list being gathered."""
+        level, label, rest = word.list_paragraph(el)
+        text, found = self._inline_of(rest)
+        item: ListItem = {"text": text, "level": level}
+        if label:
+            item["label"] = label
+        self._word_items.append(item)
+        self._word_found.extend(found)
+
+    def _close_word_list(self) -> None:
+        items, found = self._word_items, self._word_found
+        if not items:
+            return
+        self._word_items, self._word_found = [], []
+        ordered = any("label" in i for i in items)
+        content: ListContent = {"ordered": ordered, "items": items}
+        text = "\n".join(i["text"] for i in items)
+        out = Out(Category.LIST, summaries.list_(list(items), ordered), dict(content), text=text)
+        out.items, out.section = found, self._section
+        self.blocks.append(out)
+
+    def _code(self, el: etree._Element) -> None:
+        text = "".join(visible_text(el, keep_space=True)).strip("\n")
+        if not text.strip():
+            return
+        language = _language(el)
+        content: CodeContent = {"text": text}
+        if language:
+            content["language"] = language
+        self._add(Out(Category.CODE, summaries.code(text, language), dict(content), text=text))
+
+    def _list(self, el: etree._Element, name: str) -> None:
+        items: list[ListItem] = []
+        found: list[Item] = []
+        if name == "dl":
+            self._terms(el, items, found)
+        else:
+            self._items_of(el, 0, items, found)
+        if not items:
+            if found:
+                self._add(Out(None, items=found))
+            return
+        ordered = name == "ol"
+        content: ListContent = {"ordered": ordered, "items": items}
+        start = el.get("start")
+        if ordered and start and start.strip().lstrip("-").isdigit() and int(start) != 1:
+            content["start"] = int(start)
+        text = "\n".join(i["text"] for i in items)
+        self._add(
+            Out(
+                Category.LIST,
+                summaries.list_(list(items), ordered),
+                dict(content),
+                items=found,
+                text=text,
+            )
+        )
+
+    def _items_of(
+        self, el: etree._Element, level: int, items: list[ListItem], found: list[Item]
+    ) -> None:
+        for li in el:
+            name = tag(li)
+            if not name or name in SKIPPED or hidden(li):
+                continue
+            if name in _LISTS:
+                self._items_of(li, level + 1, items, found)
+                continue
+            nested = [c for c in li if tag(c) in _LISTS and not hidden(c)]
+            text, inner = self._inline_of(li, skip=nested)
+            box = next((c for c in li.iter("input") if (c.get("type") or "") == "checkbox"), None)
+            if box is not None:
+                checked = box.get("checked") is not None
+                glyph = checkbox_glyph({"checked": checked})  # type: ignore[typeddict-item]
+                text = f"{glyph} {text}".strip()
+            if text:
+                items.append({"text": text, "level": level})
+            found.extend(inner)
+            for sub in nested:
+                self._items_of(sub, level + 1 if text else level, items, found)
+
+    def _terms(self, el: etree._Element, items: list[ListItem], found: list[Item]) -> None:
+        for child in el:
+            name = tag(child)
+            if name == "div":  # a term and its definitions grouped
+                self._terms(child, items, found)
+            elif name in ("dt", "dd") and not hidden(child):
+                text, inner = self._inline_of(child)
+                if text:
+                    items.append({"text": text, "level": 0 if name == "dt" else 1})
+                found.extend(inner)
+
+    def _inline_of(
+        self, el: etree._Element, skip: list[etree._Element] | None = None
+    ) -> tuple[str, list[Item]]:
+        """The text of `el` read as one paragraph (its blocks' texts on lines of their own),
+        and the items inside it; `skip` are children left out."""
+        inner = Walker(self.images, self.parts)
+        inner._inline_text(el.text)
+        for child in el:
+            if skip is None or child not in skip:
+                inner.node(child, 1)
+            inner._inline_text(child.tail)
+        inner.flush()
+        texts = [b.text for b in inner.blocks if b.text]
+        items = [i for b in inner.blocks for i in b.items]
+        return "\n".join(texts), items
+
+    def _table(self, el: etree._Element) -> None:
+        read = tables.read_table(el, self._inline_of)
+        if read is None:
+            return
+        table, caption = read
+        if caption:
+            content: TextContent = {"text": caption}
+            self._add(
+                Out(
+                    Category.TEXT,
+                    summaries.text(caption),
+                    dict(content),
+                    {"source": "caption"},
+                    text=caption,
+                )
+            )
+        text = "\n".join(" ".join(c for c in row if c) for row in table.grid)
+        self._add(Out(Category.TABLE, table=table, text=text))
+
+    def _furniture(self, el: etree._Element, kind: str) -> None:
+        text, items = self._inline_of(el)
+        links = [i for i in items if i.category is Category.LINK]
+        if not text and not links:
+            return
+        category = Category.FOOTER if kind == "site_footer" else Category.HEADER
+        content: HeaderFooterContent = {"text": text, "kind": kind}
+        summary = summaries.footer(text) if category is Category.FOOTER else summaries.header(text)
+        self._add(Out(category, summary, dict(content), items=links, text=text))
+
+    # ---- inline elements -----------------------------------------------------------------
+
+    def _link(self, el: etree._Element, depth: int) -> None:
+        start = len(self._text)
+        self.walk(el, depth)
+        href = (el.get("href") or "").strip()
+        if not href or href.lower().startswith(("javascript:", "data:")):
+            return
+        pictured = next((i.get("alt") for i in el.iter("img") if i.get("alt")), "")
+        text = collapse("".join(self._text[start:])) or (el.get("title") or pictured or "").strip()
+        self._items.append(media.link(text, href, at=start + 1))
+
+    def image(self, el: etree._Element) -> Item:
+        return media.image(el, self.images.get(el, -1), self.parts)
+
+
+def numbered(root: etree._Element) -> dict[etree._Element, int]:
+    """Every `<img>` of the page by its place among them, in document order."""
+    return {img: n for n, img in enumerate(root.iter("img"))}
+
+
+def _language(el: etree._Element) -> str:
+    for candidate in (el, *el.iter("code")):
+        found = _LANGUAGE.search(candidate.get("class") or "")
+        if found:
+            return found[1].lower()
+        lang = candidate.get("data-lang") or candidate.get("data-language")
+        if lang:
+            return lang.strip().lower()
+    return ""
+
+
+def visible_text(el: etree._Element, keep_space: bool = False) -> list[str]:
+    """The text of `el` a browser shows, its pieces in order (iteratively: any depth)."""
+    out: list[str] = []
+    stack: list[tuple[etree._Element, bool]] = [(el, False)]
+    while stack:
+        node, closing = stack.pop()
+        if closing:
+            if node is not el and node.tail:
+                out.append(node.tail)
+            continue
+        name = tag(node)
+        shown = bool(name) and name not in SKIPPED and not hidden(node)
+        stack.append((node, True))
+        if not shown:
+            continue
+        if name == "br":
+            out.append("\n")
+        if node.text:
+            out.append(node.text)
+        stack.extend((child, False) for child in reversed(node))
+    if not keep_space:
+        return [collapse("".join(out))]
+    return out
