@@ -1,16 +1,29 @@
-"""Optical character recognition of pages that are pictures (the `dpe-server[ocr]` extra).
+"""Optical character recognition of pages that are pictures.
 
-- `ocr_engine`: the engine (RapidOCR: PP-OCR detection and recognition models for Chinese and
-  English, run on CPU by onnxruntime, shipped inside its wheel), loaded once per process;
-  `recognise(image)` gives the picture's words with their boxes (pixels) and confidence.
-  Without the extra installed, `available()` is False and nothing here imports it.
-- `ocr_settings`: the `--ocr` mode and languages, and the part of the cache key they make.
+- `ocr_engine`: the engines (`tesseract`: the `tesseract` command, used when found;
+  `rapidocr`: the `dpe-server[ocr]` extra's PP-OCR models run by onnxruntime), chosen by
+  `--ocr-engine`; `read(image, engine, languages)` gives the picture's words with their boxes
+  (pixels) and confidence, and which engine read them. `available()` says whether one is.
+- `ocr_settings`: the `--ocr` mode, engine and languages, and the part of the cache key they
+  make.
+- `ocr_deskew`: a scanned page's skew, corrected before Tesseract reads it.
+- `ocr_layout`: words → lines of text, for a picture whose text is one string.
 
 A format's extractor decides which pictures to recognise and lays the words out itself (the pdf
 extractor turns them into text runs, so the page's usual layout analysis applies to them).
 """
 
-from dpe_server.extractors.ocr.engine import Word, available, recognise
-from dpe_server.extractors.ocr.settings import LANGUAGES, MODES, cache_variant
+from dpe_server.extractors.ocr.engine import Reading, Word, available, read, recognise
+from dpe_server.extractors.ocr.settings import ENGINES, LANGUAGES, MODES, cache_variant
 
-__all__ = ["LANGUAGES", "MODES", "Word", "available", "cache_variant", "recognise"]
+__all__ = [
+    "ENGINES",
+    "LANGUAGES",
+    "MODES",
+    "Reading",
+    "Word",
+    "available",
+    "cache_variant",
+    "read",
+    "recognise",
+]
