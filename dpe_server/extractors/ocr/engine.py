@@ -3,8 +3,9 @@
 `engine` is `--ocr-engine`: `tesseract` (the command, `ocr.tesseract`), `rapidocr` (the `ocr`
 extra, `ocr.rapid`), or `auto` (Tesseract when its command is found, else RapidOCR when the
 extra is installed: `settings.chosen`). Pictures larger than `MAX_SIDE` pixels on a side are
-scaled down first (smaller ones of thin strokes, enlarged for Tesseract: `SMALL_SIDE`); the
-words' boxes are in the pixels of the picture as read (turned upright when Tesseract found it
+scaled down first (for Tesseract, those over `LARGE_SIDE`; smaller ones of thin strokes are
+enlarged for it: `SMALL_SIDE`); RapidOCR's are deskewed first (Tesseract's own pass deskews);
+the words' boxes are in the pixels of the picture as read (turned upright when Tesseract found it
 on its side: `Reading.width`, `height`, `rotated`).
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dpe_server.extractors.ocr import rapid, settings, tesseract
+from dpe_server.extractors.ocr import deskew, rapid, settings, tesseract
 from dpe_server.extractors.ocr.words import (
     MIN_CONFIDENCE,
     EngineExhausted,
@@ -38,6 +39,9 @@ __all__ = [
 MAX_SIDE = 4000
 """Pixels on the long side at most (a 200 dpi A3 page is 3300)."""
 SMALL_SIDE = 2400
+LARGE_SIDE = 2600
+"""A larger picture is reduced to `SMALL_SIDE` for Tesseract (an A4 page at 300 dpi, 3508
+pixels, to some 200 dpi): a third of the pixels, as well read."""
 MAX_UPSCALE = 3.0
 """A smaller picture whose strokes are thin (`tesseract.thick`: small letters) is enlarged for
 Tesseract (at most this many times), which reads letters some 20 pixels tall best: a page
@@ -77,12 +81,16 @@ def read(
 ) -> Reading:
     """Recognise a PIL image; `Unavailable` when no engine is (see the module). `dpi`: the
     picture's resolution when known (Tesseract sizes its text by it)."""
+    from PIL import Image
+
     name = settings.chosen(engine)
     if not name:
         raise Unavailable(f"no OCR engine ({engine}) is installed")
     scale = 1.0
     if max(image.size) > MAX_SIDE:
         scale = MAX_SIDE / max(image.size)
+    elif name == "tesseract" and max(image.size) > LARGE_SIDE:
+        scale = SMALL_SIDE / max(image.size)
     elif (
         name == "tesseract"
         and max(image.size) < SMALL_SIDE
@@ -90,8 +98,6 @@ def read(
     ):
         scale = min(MAX_UPSCALE, SMALL_SIDE / max(image.size))
     if scale != 1.0:
-        from PIL import Image
-
         size = (round(image.width * scale), round(image.height * scale))
         image = image.resize(size, Image.Resampling.LANCZOS if scale > 1 else Image.Resampling.BOX)
         dpi = round(dpi * scale)
@@ -101,7 +107,12 @@ def read(
         )
         words, (width, height), rotated, skew = found.words, found.size, found.rotated, found.skew
     else:
-        words, (width, height), rotated, skew = rapid.recognise(image), image.size, 0, 0.0
+        skew = deskew.skew(image.convert("L"))
+        if skew:
+            image = image.convert("RGB").rotate(
+                skew, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=(255, 255, 255)
+            )
+        words, (width, height), rotated = rapid.recognise(image), image.size, 0
     if scale != 1.0:
         words = [
             Word(w.text, w.x0 / scale, w.y0 / scale, w.x1 / scale, w.y1 / scale, w.confidence)

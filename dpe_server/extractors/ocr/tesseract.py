@@ -19,8 +19,9 @@ standard input:
    `GOOD_CONFIDENCE`: the page is on its side, upside down, or in another script), Tesseract's
    orientation and script detection (`--psm 0`, the `osd` data) runs: a picture on its side or
    upside down is turned upright (and deskewed again), and recognised again in the languages
-   of the script found (Han, Arabic, Hangul…) among those asked for (every installed one by
-   default); the better of the two readings is kept.
+   of the script found (Han, Arabic, Hangul…) among those asked for (by default the script's
+   first installed language: `chi_sim` for Han; `--ocr-languages zh` reads Traditional too);
+   the better of the two readings is kept.
 
 The words of a line become one `Word` (joined by one space, none between two Chinese or
 Japanese characters), split where a gap wider than `CELL_GAP` line heights parts it (the cells
@@ -105,6 +106,8 @@ def recognise(image: Any, languages: Sequence[str], dpi: int = 0, asked: bool = 
             return first
     rotate, script = orientation(upright, dpi)
     langs = for_script(languages, script) if script else latin
+    if not asked and script in SCRIPTS and SCRIPTS[script][0] in langs:
+        langs = [SCRIPTS[script][0]]  # Simplified Chinese for Han (`zh` asks for both)
     if not rotate and langs == latin and first.words:
         return first
     if rotate:  # Tesseract's `Rotate`: degrees clockwise
