@@ -198,3 +198,32 @@ def test_default_limits_read_pictures_without_error(built: Path) -> None:
     for name in (pictures.PHOTO, pictures.BLANK):
         doc = _extract(built / name, DEFAULT_LIMITS)
         assert doc.pages[0].elements[0].category.value == "image"
+
+
+def test_the_command_line_keeps_a_location_only_when_asked(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dpe_server.cli.command import main
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "trip.jpg").write_bytes((built / pictures.GPS_PHOTO).read_bytes())
+    read = ["read", str(folder), "dpe://local.dpe.photos", "--no-cache", "--ocr", "off"]
+    assert main(read) == 0
+    assert "latitude" not in capsys.readouterr().out
+    assert main([*read, "--keep-location"]) == 0
+    assert '"latitude": 48.8584' in capsys.readouterr().out
+
+
+def test_an_engine_that_cannot_read_a_language_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dpe_server.cli.command import main
+    from dpe_server.extractors.ocr.settings import chosen
+
+    if chosen("rapidocr") != "rapidocr":
+        pytest.skip("rapidocr is not installed (pip install -e '.[ocr]')")
+    argv = ["read", str(tmp_path), "dpe://x", "--ocr-engine", "rapidocr", "--ocr-languages", "ar"]
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert "RapidOCR reads en, zh only, not ar" in str(exited.value.code)
