@@ -1,8 +1,12 @@
 """OCR bench (issue 20): seconds per scanned page, and a folder of scanned pages listed and
 recognised.
 
-    python bench/ocr.py [--runs N] [--pages N] [--long N] [--pictures N] [--tesseract]
+    python bench/ocr.py [--engine auto|tesseract|rapidocr] [--runs N] [--pages N] [--long N]
+                        [--pictures N] [--scans] [--tesseract]
                         [--skip-pages] [--skip-folder] [--skip-long]
+
+`--engine` (auto: Tesseract when found, else RapidOCR) is the engine every part but
+`--tesseract` runs; CPU seconds count the engine's subprocesses (Tesseract's) too.
 
 1. Per page: the English and Chinese fixture pages (`fixtures/builders/scanned.py`) extracted
    by the pdf extractor in this process, the engine loaded first (not timed; its load time
@@ -16,7 +20,11 @@ recognised.
    seeds), served the same way: the same times, and seconds per page.
 4. `--pictures N` (0: not run): a folder of N docx, each the fixture's picture of a table
    (`scanned.write_docx`), served the same way: its text is read first, its pictures after.
-5. `--tesseract`: the same two pages' images recognised by the `tesseract` command (Debian's
+5. `--scans`: the pages scanned badly (`scanned.build_scans`: English, Chinese and Arabic fed
+   sideways and skewed 3°, two columns, a borderless table; PNG pictures, 200 dpi letter) and
+   the English page redrawn as an A4 page at 300 dpi, read by the picture extractor in this
+   process: CPU seconds per page and the recall of each.
+6. `--tesseract`: the same two pages' images recognised by the `tesseract` command (Debian's
    tesseract-ocr, tesseract-ocr-chi-sim), for the engine choice (docs/ocr.md).
 
 Prints Markdown lines; figures are wall times on this machine at its load (printed first).
@@ -40,22 +48,31 @@ sys.path.insert(0, str(ROOT))
 import anyio  # noqa: E402
 
 from dpe_server.catalog.catalog import Catalog, Change  # noqa: E402
-from dpe_server.extractors import DEFAULT_LIMITS  # noqa: E402
+from dpe_server.extractors import Limits, for_path  # noqa: E402
 from dpe_server.extractors.ocr import engine  # noqa: E402
+from dpe_server.extractors.ocr.settings import engine_name  # noqa: E402
 from dpe_server.extractors.pdf.extract import extract  # noqa: E402
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings  # noqa: E402
 from fixtures.builders import scanned  # noqa: E402
 
 OUT = ROOT / "bench" / "out" / "ocr"
+LIMITS = [Limits()]
+"""The limits every part runs under (`--engine` sets its engine)."""
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its reaped children (Tesseract's runs)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _text(path: Path) -> tuple[float, float, str]:
     """Wall and CPU seconds of extracting the page (one engine thread: on an idle core the
     two agree; on a busy machine CPU seconds say what the page costs), and its OCR text."""
-    start, cpu = time.perf_counter(), time.process_time()
+    start, cpu = time.perf_counter(), _cpu()
     with path.open("rb") as f:
-        page = extract(f, DEFAULT_LIMITS).pages[0]
-    took, used = time.perf_counter() - start, time.process_time() - cpu
+        page = extract(f, LIMITS[0]).pages[0]
+    took, used = time.perf_counter() - start, _cpu() - cpu
     text = "\n".join(str(e.content.get("text", "")) for e in page.elements if e.metadata.get("ocr"))
     return took, used, text
 
@@ -63,8 +80,11 @@ def _text(path: Path) -> tuple[float, float, str]:
 def per_page(runs: int) -> None:
     files = scanned.build_pictures(OUT / "pages")
     start = time.perf_counter()
-    engine.available()
-    print(f"- engine load: {time.perf_counter() - start:.2f} s (once per worker process)")
+    engine.available(LIMITS[0].ocr_engine)
+    print(
+        f"- engine {engine_name(LIMITS[0].ocr_engine)}: load {time.perf_counter() - start:.2f} s "
+        "(once per worker process)"
+    )
     for path, recall in (
         (OUT / "pages" / "scanned_en.pdf", scanned.recall_en),
         (OUT / "pages" / "scanned_zh.pdf", scanned.recall_zh),
@@ -97,8 +117,8 @@ async def _serve(where: Path, label: str, pages: int) -> None:
             recognised_at.append(time.perf_counter())
 
     before = os.times()
-    backend = ProcessBackend(WorkerSettings())
-    catalog = Catalog(where, "local.dpe.bench", backend, listen)
+    backend = ProcessBackend(WorkerSettings(), LIMITS[0])
+    catalog = Catalog(where, "local.dpe.bench", backend, listen, limits=LIMITS[0])
     try:
         start = time.perf_counter()
         await catalog.start()
@@ -155,6 +175,48 @@ async def pictures(count: int) -> None:
     await _serve(where, f"folder of {count} docx, each a picture of a table", count)
 
 
+def scans(runs: int) -> None:
+    """`--scans` (see the module)."""
+    from PIL import Image
+
+    where = OUT / "scans"
+    files = scanned.build_scans(where)
+    a4 = scanned.clean_page(scanned.EN_TITLE, scanned.EN_TEXT, False)
+    a4 = scanned._scan(a4.resize((2480, 3208), Image.Resampling.LANCZOS), 5, tilt=3.0)
+    a4 = a4.crop((0, 0, 2480, 3508)) if a4.height >= 3508 else a4
+    a4.save(where / "a4_300dpi_en.png", dpi=(300, 300))
+    checks = {
+        "turned_en.png": scanned.recall_en,
+        "turned_zh.png": scanned.recall_zh,
+        "turned_ar.png": scanned.recall_ar,
+        "columns_en.png": lambda t: scanned.recall_words(scanned.LEFT_TEXT + scanned.RIGHT_TEXT, t),
+        "table_en.png": lambda t: scanned.recall_words(
+            [" ".join(r) for r in scanned.PRICE_LIST], t
+        ),
+        "a4_300dpi_en.png": scanned.recall_en,
+    }
+    for name, recall in checks.items():
+        path = where / name
+        if path not in files and name != "a4_300dpi_en.png":
+            print(f"- {name}: not built (no font)")
+            continue
+        extractor = for_path(path)
+        assert extractor is not None
+        times, cpus, text = [], [], ""
+        for _ in range(runs):
+            start, cpu = time.perf_counter(), _cpu()
+            with path.open("rb") as f:
+                page = extractor.extract(f, LIMITS[0]).pages[0]
+            times.append(time.perf_counter() - start)
+            cpus.append(_cpu() - cpu)
+            text = "\n".join(str(e.content) for e in page.elements if e.metadata.get("ocr") is True)
+        read_by = page.metadata.get("ocr_engine")
+        print(
+            f"- {name} ({read_by}): median {statistics.median(times):.2f} s (n={runs}), "
+            f"CPU {statistics.median(cpus):.2f} s; recall {recall(text):.3f}"
+        )
+
+
 def tesseract(runs: int) -> None:
     if shutil.which("tesseract") is None:
         print("- tesseract: not installed (apt-get install tesseract-ocr tesseract-ocr-chi-sim)")
@@ -198,14 +260,19 @@ def main() -> None:
     parser.add_argument("--long", type=int, default=40)
     parser.add_argument("--pictures", type=int, default=0)
     parser.add_argument("--tesseract", action="store_true")
+    parser.add_argument("--scans", action="store_true")
+    parser.add_argument("--engine", choices=("auto", "tesseract", "rapidocr"), default="auto")
     parser.add_argument("--skip-folder", action="store_true")
     parser.add_argument("--skip-pages", action="store_true")
     parser.add_argument("--skip-long", action="store_true")
     args = parser.parse_args()
+    LIMITS[0] = Limits(ocr_engine=args.engine)
     load = os.getloadavg()[0]
     print(f"OCR bench: {os.cpu_count()} CPUs, load average {load:.1f}")
     if not args.skip_pages:
         per_page(args.runs)
+    if args.scans:
+        scans(args.runs)
     if args.tesseract:
         tesseract(args.runs)
     if not args.skip_folder:

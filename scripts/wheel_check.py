@@ -13,8 +13,9 @@ fixture builders and the tests use:
    extras can (cryptography for AES, PIL for pdf pictures);
 4. fixtures/build.py writes the fixture documents (with the project virtualenv, which has the
    fixture libraries), every file's mtime set as for the goldens;
-5. that virtualenv's `dpe-server serve <fixtures> --transport stdio --no-watch --no-cache` is
-   driven over stdio by the SDK's `Client` from the project virtualenv: resources/list, then
+5. that virtualenv's `dpe-server serve <fixtures> --transport stdio --no-watch --no-cache
+   --ocr off` (as the goldens: what OCR reads depends on the engine installed) is driven over
+   stdio by the SDK's `Client` from the project virtualenv: resources/list, then
    for every document Level 1 (metadata, and depth=pages), every page and every element, and
    Level 0; each json body (and each picture's size and digest) is compared with
    fixtures/expected/ (see fixtures/goldens.py).
@@ -259,7 +260,16 @@ async def _walk(server: Path, folder: Path) -> dict[str, Any]:
     out: dict[str, str] = {}
     counts = {"documents": 0, "pages": 0, "elements": 0, "pictures": 0, "reads": 0}
 
-    serve = ["serve", str(folder), "--transport", "stdio", "--no-watch", "--no-cache"]
+    serve = [
+        "serve",
+        str(folder),
+        "--transport",
+        "stdio",
+        "--no-watch",
+        "--no-cache",
+        "--ocr",
+        "off",
+    ]
     target = StdioServerParameters(
         command=str(server),
         args=[*serve, "--dpe-host", host, "--log-level", "warning"],

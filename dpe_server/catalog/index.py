@@ -72,9 +72,18 @@ from dpe_server.model.metadata import (
 from dpe_server.model.tree import Document, Element, Page, Properties, page_of_element_id
 from dpe_server.model.uri import DpeUri, check_host, format_uri
 
-LISTED_METADATA = ("truncated", "has_macros", "read_as")
+LISTED_METADATA = (
+    "truncated",
+    "has_macros",
+    "read_as",
+    "taken",
+    "camera",
+    "orientation",
+    "location",
+)
 """Document metadata shown at Level 0 and 1 as extension fields: the tree was cut, the file
-holds macros (never run), a legacy file under a new suffix was read as what it is."""
+holds macros (never run), a legacy file under a new suffix was read as what it is, a picture's
+EXIF facts (its location only with `--keep-location`)."""
 
 
 class Entry:
@@ -273,9 +282,9 @@ class Index(ABC, Generic[E]):
         self.pages_lru = PageCache()
         self._entries: dict[str, E] = {}
         self._by_ref: dict[str, E] = {}
-        # The settings that change trees (OCR) are part of every key, like the code.
+        # The settings that change trees (OCR, locations) are part of every key, like the code.
         self._fingerprint = extractor_fingerprint() + ocr.cache_variant(
-            limits.ocr, limits.ocr_languages
+            limits.ocr, limits.ocr_languages, limits.ocr_engine, limits.keep_location
         )
         self._touched: dict[Entry, list[str] | tuple[()]] = {}
         """Entries whose served version changed since the search index was last told, with

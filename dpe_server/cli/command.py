@@ -367,14 +367,26 @@ def _worker_options(parser: argparse.ArgumentParser) -> None:
         choices=("auto", "off", "force"),
         default="auto",
         help="recognise pages that are pictures (auto), none (off), every pdf page (force); "
-        "needs the dpe-server[ocr] extra",
+        "needs Tesseract or the dpe-server[ocr] extra",
+    )
+    parser.add_argument(
+        "--ocr-engine",
+        choices=("auto", "tesseract", "rapidocr"),
+        default="auto",
+        help="OCR engine: the tesseract command when found, else the dpe-server[ocr] extra (auto)",
     )
     parser.add_argument(
         "--ocr-languages",
         type=_ocr_languages,
-        default=("en", "zh"),
+        default=(),
         metavar="LANGS",
-        help="comma list of the languages OCR reads: en, zh (default: both)",
+        help="comma list of the languages OCR reads: ISO codes (en, zh, ar...) or Tesseract's "
+        "names (default: every language the engine has)",
+    )
+    parser.add_argument(
+        "--keep-location",
+        action="store_true",
+        help="keep the GPS position of photos in their metadata (left out by default)",
     )
 
 
@@ -389,8 +401,16 @@ def _ocr_languages(value: str) -> tuple[str, ...]:
 
 def _limits(args: argparse.Namespace) -> Limits:
     from dpe_server.extractors import Limits
+    from dpe_server.extractors.ocr.settings import check_languages
 
-    return Limits(ocr=args.ocr, ocr_languages=args.ocr_languages)
+    if args.ocr != "off" and (problem := check_languages(args.ocr_engine, args.ocr_languages)):
+        sys.exit(f"dpe-server: error: --ocr-languages: {problem}")
+    return Limits(
+        ocr=args.ocr,
+        ocr_languages=args.ocr_languages,
+        ocr_engine=args.ocr_engine,
+        keep_location=args.keep_location,
+    )
 
 
 def _passwords_file(value: str) -> str:
@@ -580,6 +600,7 @@ def _read(args: argparse.Namespace) -> int:
     from dpe_server.model.errors import RequestError
     from dpe_server.model.uri import check_host, parse
 
+    _limits(args)  # a usage error before the URI's
     try:
         parsed = parse(args.uri)
         # Before anything is parsed: Level 0 parses the whole folder.

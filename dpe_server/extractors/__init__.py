@@ -5,7 +5,8 @@ checks, picture reader), one line each. The formats, a subpackage each: `xlsx`, 
 `pptx` (OOXML), `pdf`, `odt`, `odp` (OpenDocument), `sheets` (.xls, .xlsb, .ods through
 calamine), `delimited` (.csv, .tsv), `legacy` (.doc, .rtf, .ppt, converted by LibreOffice),
 `html` (web pages and web archives), `markdown` (through the web page reader), `text` (plain
-text) and `epub` (e-books, their chapters through the web page reader).
+text), `epub` (e-books, their chapters through the web page reader) and `picture` (.png, .jpg,
+.tif, .webp, .bmp, .gif: a picture and its recognised text).
 Each one's face defines its `Format` (`FORMAT`; `legacy`'s `WORD` and `POWERPOINT`,
 `delimited`'s `CSV` and `TSV`), importing nothing heavy, and names its `extract` module, whose
 `EXTRACTOR` is imported, with its library, when a file of the format is first read.

@@ -34,8 +34,12 @@ class Limits:
     """Compression ratio (inflated / compressed) of one member at most, for members > 1 MiB."""
     ocr: str = "auto"
     """Which pages that are pictures are recognised: auto, off, force (`extractors.ocr`)."""
-    ocr_languages: tuple[str, ...] = ("en", "zh")
-    """Languages OCR reads (`--ocr-languages`)."""
+    ocr_languages: tuple[str, ...] = ()
+    """Languages OCR reads (`--ocr-languages`; none: every one the engine has)."""
+    ocr_engine: str = "auto"
+    """The OCR engine (`--ocr-engine`): auto, tesseract, rapidocr (`extractors.ocr`)."""
+    keep_location: bool = False
+    """A photo's GPS position is kept in its metadata (`--keep-location`); private otherwise."""
     ocr_later: bool = False
     """Pdf pages and office pictures to recognise are not recognised now but say
     `ocr: "pending"` (the server's extraction jobs: each such page is then recognised by a job

@@ -23,6 +23,7 @@ from dpe_server.extractors import (
     odt,
     ooxml,
     pdf,
+    picture,
     pptx,
     sheets,
     text,
@@ -31,6 +32,7 @@ from dpe_server.extractors import (
 from dpe_server.extractors.base import Extractor, Format
 from dpe_server.extractors.kit.media import PACKAGE_KINDS
 from dpe_server.model.content import TableContent
+from dpe_server.model.tree import PageBuilder
 
 if TYPE_CHECKING:
     from dpe_server.extractors.ocr import Word
@@ -62,6 +64,7 @@ register(html.FORMAT)
 register(markdown.FORMAT)
 register(text.FORMAT)
 register(epub.FORMAT)
+register(picture.FORMAT)
 
 
 def _picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
@@ -72,15 +75,24 @@ def _picture_table(words: Sequence[Word], width: int, height: int) -> TableConte
     return picture_table(words, width, height)
 
 
+def _picture_elements(words: Sequence[Word], width: int, height: int, b: PageBuilder) -> None:
+    """A picture file's recognised words laid out as a scanned pdf page's (the pdf layout
+    imported on first use)."""
+    from dpe_server.extractors.pdf.picture_page import picture_elements
+
+    picture_elements(words, width, height, b)
+
+
 # What formats read through other formats is handed to them here, the one place that knows
 # every format: legacy reads its converted files with the registered docx and pptx, ooxml
-# finds a picture's table with the pdf page layout, Markdown is read as the HTML it renders
-# to and an e-book's chapters as web pages by the web page reader. None imports another
-# format.
+# finds a picture's table, and picture lays a picture's words out, with the pdf page layout;
+# Markdown is read as the HTML it renders to and an e-book's chapters as web pages by the web
+# page reader. None imports another format.
 legacy.read_converted_with(FORMATS)
 markdown.read_html_with(html.read_text)
 epub.read_chapters_with(html.read_chapter)
 ooxml.read_picture_tables_with(_picture_table)
+picture.lay_out_words_with(_picture_elements)
 
 
 def suffix_of(path: PurePath | str) -> str:

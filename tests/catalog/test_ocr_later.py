@@ -95,7 +95,7 @@ class FakeEngine:
     now: float = 0.0
     seen: list[Any] = field(default_factory=list)
 
-    def recognise(self, image: Any) -> list[Word]:
+    def recognise(self, image: Any, *settings: Any) -> list[Word]:
         self.calls += 1
         self.now += self.seconds
         return [Word("SEEN", 0, 0, 40, 12, 0.9)]
@@ -108,7 +108,7 @@ class FakeEngine:
 def engine(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
     """The extra as if installed, its engine the fake (extraction runs in this process)."""
     fake = FakeEngine()
-    monkeypatch.setattr(states, "installed", lambda: True)
+    monkeypatch.setattr(states, "installed", lambda engine="auto": True)
     monkeypatch.setattr(picture_text, "recognise", fake.recognise)
     monkeypatch.setattr(picture_text, "time", SimpleNamespace(monotonic=fake.monotonic))
     return fake
@@ -220,10 +220,10 @@ async def test_the_pixel_cap_counts_a_pictures_own_pixels_not_its_shown_size(
 async def test_without_the_extra_pictures_say_unavailable_at_once(
     office: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def no_engine(image: Any) -> list[Word]:
+    def no_engine(image: Any, *settings: Any) -> list[Word]:
         raise AssertionError("the engine was called")
 
-    monkeypatch.setattr(states, "installed", lambda: False)
+    monkeypatch.setattr(states, "installed", lambda engine="auto": False)
     monkeypatch.setattr(picture_text, "recognise", no_engine)
     catalog = Catalog(office, "h", _backend())
     await catalog.start()

@@ -20,7 +20,7 @@ from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.sqlite import SqliteStore
 from dpe_server.cli.command import main
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
-from dpe_server.extractors.ocr import Word, cache_variant
+from dpe_server.extractors.ocr import Word, cache_variant, rapid, settings, states
 from dpe_server.extractors.ocr import engine as ocr_engine
 from dpe_server.extractors.ocr.engine import MAX_SIDE
 from dpe_server.extractors.ocr.settings import ENGINE_PACKAGE, engine_version
@@ -112,10 +112,14 @@ def test_recognised_page_says_ocr_and_keeps_reading_order(english: Page) -> None
 @pytest.fixture
 def no_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The engine's import fails, as without the extra."""
-    ocr_engine._engine.cache_clear()
+    rapid._engine.cache_clear()
+    states.installed.cache_clear()
     monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)
+    monkeypatch.setattr(settings, "tesseract", lambda: ("", "", ()))
+    monkeypatch.setattr(settings, "engine_version", lambda: "")
     yield
-    ocr_engine._engine.cache_clear()
+    rapid._engine.cache_clear()
+    states.installed.cache_clear()
 
 
 @pytest.mark.usefixtures("no_engine")
@@ -185,9 +189,9 @@ def test_unknown_ocr_language_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exited:
-        main(["read", str(tmp_path), "dpe://x", "--ocr-languages", "en,fr"])
+        main(["read", str(tmp_path), "dpe://x", "--ocr-languages", "en,f-r"])
     assert exited.value.code == 2
-    assert "OCR languages fr not supported; choose among en, zh" in capsys.readouterr().err
+    assert "OCR languages f-r not understood; give ISO codes (en, zh" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(importlib.util.find_spec("pypdfium2") is None, reason="pypdfium2 absent")
@@ -204,18 +208,20 @@ def test_a_huge_page_is_rendered_within_the_pixel_cap(tmp_path: Path) -> None:
     assert image.size == (MAX_SIDE, MAX_SIDE // 2)
 
 
-def _docx_picture(path: Path) -> Element:
+def _docx_picture(path: Path, limits: Limits = DEFAULT_LIMITS) -> Element:
     from dpe_server.extractors.docx.extract import extract as extract_docx
 
     with path.open("rb") as f:
-        doc = extract_docx(f, DEFAULT_LIMITS)
+        doc = extract_docx(f, limits)
     (picture,) = [e for p in doc.pages for e in p.elements if e.category.value == "image"]
     return picture
 
 
 @needs_ocr
 def test_a_picture_of_a_table_in_a_docx_gives_its_text(scans: Path) -> None:
-    picture = _docx_picture(scans / "picture_table.docx")
+    # RapidOCR's boxes: Tesseract's read the cells right, but the aligned-table rule does not
+    # take its boxes as a table (docs/ocr.md, what is left)
+    picture = _docx_picture(scans / "picture_table.docx", Limits(ocr_engine="rapidocr"))
     assert picture.metadata["ocr"] is True
     text = str(picture.content["text"])
     rows = [line.split() for line in text.splitlines()]
@@ -346,7 +352,7 @@ async def test_the_server_lists_scans_pending_and_recognises_each_page(tmp_path:
         (doc,) = catalog.documents()
         assert _states(await catalog.page_infos(doc.doc_ref)) == ["pending", "pending"]
         assert catalog.indexing() == 1  # its words are not all searchable yet
-        assert "Maintenance" not in doc.summary
+        assert "Maintenance" not in f"{doc.title} {doc.summary}"
         changes.clear()  # the warm-up's own (titles refined from the probe's)
 
         page = await catalog.page(doc.doc_ref, 1)  # read: recognised now, ahead of the queue
@@ -360,7 +366,8 @@ async def test_the_server_lists_scans_pending_and_recognises_each_page(tmp_path:
         assert catalog.indexing() == 0
         assert changes[-1] == Change(list_changed=True, updated=frozenset({doc.doc_ref}))
         (doc,) = catalog.documents()
-        assert "Maintenance" in doc.summary  # its first line of recognised text
+        # its recognised title (a heading, or the first line of text)
+        assert "Maintenance" in f"{doc.title} {doc.summary}"
     finally:
         await backend.aclose()
 

@@ -112,8 +112,9 @@ class _ExhaustedOnce:
 
 
 def ocr_exhausted_once(job: Job) -> dict[str, Any]:
-    from dpe_server.extractors.ocr import engine, states
+    from dpe_server.extractors.ocr import rapid, settings, states
 
-    states.installed = lambda: True  # type: ignore[assignment]
-    engine._engine = lambda: _ExhaustedOnce(Path(job.root).parent)  # type: ignore[assignment]
+    states.installed = lambda engine="auto": True  # type: ignore[assignment]
+    settings.chosen = lambda engine: "rapidocr"  # type: ignore[assignment]
+    rapid._engine = lambda: _ExhaustedOnce(Path(job.root).parent)  # type: ignore[assignment]
     return run_job(job)

@@ -97,14 +97,14 @@ def test_the_engines_refused_allocations_are_told_from_other_errors() -> None:
 def test_recognise_raises_engine_exhausted(monkeypatch: pytest.MonkeyPatch) -> None:
     from PIL import Image
 
-    from dpe_server.extractors.ocr import engine
+    from dpe_server.extractors.ocr import rapid
 
     def refuse(pixels: object) -> None:
         raise RuntimeError(ONNX_OUT_OF_MEMORY)
 
-    monkeypatch.setattr(engine, "_engine", lambda: refuse)
+    monkeypatch.setattr(rapid, "_engine", lambda: refuse)
     with pytest.raises(EngineExhausted):
-        recognise(Image.new("L", (240, 60), 255))
+        recognise(Image.new("L", (240, 60), 255), "rapidocr")
 
 
 def test_an_ocr_job_out_of_memory_is_transient_an_extraction_is_not(tmp_path: Path) -> None:

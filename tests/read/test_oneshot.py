@@ -66,14 +66,17 @@ def _picture(body: Body) -> dict[str, object]:
 
 def test_every_golden_of_levels_1_to_3(folder: Path, want: dict[str, str]) -> None:
     norm = goldens.Normaliser(folder)
-    refs = {e.rel: e.doc_ref for e in OneShotReader(folder, HOST, cache=False).entries()}
+    limits = goldens.LIMITS  # OCR off, as the goldens were taken
+    refs = {
+        e.rel: e.doc_ref for e in OneShotReader(folder, HOST, cache=False, limits=limits).entries()
+    }
     assert refs
     checked = 0
     for rel, doc_ref in refs.items():
         doc = goldens.golden_dir(rel)
         # A fresh reader per document: its first read is a page (per-page extraction of a pdf
         # or pptx), its last the document (from the outline that page reads built or not).
-        with OneShotReader(folder, HOST, cache=False) as reader:
+        with OneShotReader(folder, HOST, cache=False, limits=limits) as reader:
             for name, uri in _uris(want, doc, doc_ref):
                 for fmt, ext in EXT.items():
                     variant = (

@@ -1,12 +1,15 @@
-"""Optical character recognition of pages that are pictures (the `dpe-server[ocr]` extra).
+"""Optical character recognition of pages that are pictures.
 
-- `engine`: the engine (RapidOCR: PP-OCR detection and recognition models for Chinese and
-  English, run on CPU by onnxruntime, shipped inside its wheel), loaded once per process;
-  `recognise(image)` gives the picture's words with their boxes (pixels) and confidence.
-  Without the extra installed, `available()` is False and nothing here imports it.
-- `settings`: the `--ocr` mode and languages, and the part of the cache key they make.
-- `layout`: recognised words as lines of text in reading order (for pictures, whose text is
-  one string).
+- `engine`: the engines (`tesseract`: the `tesseract` command, used when found;
+  `rapidocr`: the `dpe-server[ocr]` extra's PP-OCR models run by onnxruntime), chosen by
+  `--ocr-engine`; `read(image, engine, languages)` gives the picture's words with their boxes
+  (pixels) and confidence, and which engine read them. `available()` says whether one is.
+- `settings`: the `--ocr` mode, engine and languages, and the part of the cache key they
+  make.
+- `deskew`: a scanned page's skew, corrected before Tesseract reads it.
+- `layout`: words → lines of text, for a picture whose text is one string.
+- `rapid`: RapidOCR (the `ocr` extra), one of the engines `engine` runs; `words`: what an
+  engine gives back (`Word`: text, box, confidence) and the errors every engine raises.
 - `states`: what a page says of its recognition (`metadata.ocr`), and the `pending` and
   `failed` states the server moves a page between.
 
@@ -14,7 +17,17 @@ A format's extractor decides which pictures to recognise and lays the words out 
 extractor turns them into text runs, so the page's usual layout analysis applies to them).
 """
 
-from dpe_server.extractors.ocr.engine import Word, available, recognise
-from dpe_server.extractors.ocr.settings import LANGUAGES, MODES, cache_variant
+from dpe_server.extractors.ocr.engine import Reading, Word, available, read, recognise
+from dpe_server.extractors.ocr.settings import ENGINES, LANGUAGES, MODES, cache_variant
 
-__all__ = ["LANGUAGES", "MODES", "Word", "available", "cache_variant", "recognise"]
+__all__ = [
+    "ENGINES",
+    "LANGUAGES",
+    "MODES",
+    "Reading",
+    "Word",
+    "available",
+    "cache_variant",
+    "read",
+    "recognise",
+]

@@ -1,109 +1,127 @@
-"""The OCR engine, loaded once per process, and `recognise(image)`: words with boxes.
+"""The OCR engines, and `read(image, engine, languages)`: the picture's words with boxes.
 
-The engine is RapidOCR (`rapidocr_onnxruntime`): PP-OCRv4 text detection, a 0°/180°
-direction classifier and PP-OCRv4 recognition for Chinese and English, run by onnxruntime on
-CPU with one thread (the server runs one worker process per core). Its models are inside its
-wheel: nothing is downloaded at run time.
-
-Each detected text box becomes one `Word` (a run of text on one line, which may hold several
-words separated by spaces) with its box in the picture's pixels (y down) and the recogniser's
-confidence (0..1). Pictures larger than `MAX_SIDE` pixels on a side are scaled down first.
+`engine` is `--ocr-engine`: `tesseract` (the command, `ocr.tesseract`), `rapidocr` (the `ocr`
+extra, `ocr.rapid`), or `auto` (Tesseract when its command is found, else RapidOCR when the
+extra is installed: `settings.chosen`). Pictures larger than `MAX_SIDE` pixels on a side are
+scaled down first (for Tesseract, those over `LARGE_SIDE`; smaller ones of thin strokes are
+enlarged for it: `SMALL_SIDE`); RapidOCR's are deskewed first (Tesseract's own pass deskews);
+the words' boxes are in the pixels of the picture as read (turned upright when Tesseract found it
+on its side: `Reading.width`, `height`, `rotated`).
 """
 
 from __future__ import annotations
 
-import functools
-import logging
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-log = logging.getLogger(__name__)
+from dpe_server.extractors.ocr import deskew, rapid, settings, tesseract
+from dpe_server.extractors.ocr.words import (
+    MIN_CONFIDENCE,
+    EngineExhausted,
+    Unavailable,
+    Word,
+    exhausted,
+)
+
+__all__ = [
+    "MAX_SIDE",
+    "MIN_CONFIDENCE",
+    "EngineExhausted",
+    "Reading",
+    "Unavailable",
+    "Word",
+    "available",
+    "exhausted",
+    "read",
+    "recognise",
+]
 
 MAX_SIDE = 4000
 """Pixels on the long side at most (a 200 dpi A3 page is 3300)."""
-MIN_CONFIDENCE = 0.5
-"""Text the recogniser is less sure of is dropped."""
+SMALL_SIDE = 2400
+LARGE_SIDE = 2600
+"""A larger picture is reduced to `SMALL_SIDE` for Tesseract (an A4 page at 300 dpi, 3508
+pixels, to some 200 dpi): a third of the pixels, as well read."""
+MAX_UPSCALE = 3.0
+"""A smaller picture whose strokes are thin (`tesseract.thick`: small letters) is enlarged for
+Tesseract (at most this many times), which reads letters some 20 pixels tall best: a page
+scanned at 72 dpi, a screenshot."""
 
 
 @dataclass(frozen=True, slots=True)
-class Word:
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    """The box in the picture's pixels, y growing downwards."""
-    confidence: float
+class Reading:
+    """What an engine read of a picture."""
+
+    words: list[Word]
+    width: int
+    height: int
+    """The picture's size as read (after `rotated`), which the words' boxes are in."""
+    engine: str
+    """The engine and its version (`tesseract 5.3.0`)."""
+    rotated: int = 0
+    """Degrees (clockwise) the picture was turned to stand upright."""
+    skew: float = 0.0
+    """Degrees of skew corrected."""
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
-class Unavailable(Exception):
-    """The OCR extra is not installed (or its engine cannot load here)."""
+def available(engine: str = "auto") -> bool:
+    """Whether pictures can be recognised in this process (loads RapidOCR on first call)."""
+    name = settings.chosen(engine)
+    if name == "rapidocr":
+        try:
+            rapid.load()
+        except Unavailable:
+            return False
+    return bool(name)
 
 
-class EngineExhausted(Exception):
-    """The engine ran out of memory (or another resource) recognising a picture: not the
-    picture's fault (it decoded), but the worker's, whose address space had grown; the job
-    that raised it is run again in a fresh worker (`isolation.workers`)."""
+def read(
+    image: Any, engine: str = "auto", languages: tuple[str, ...] = (), dpi: int = 0
+) -> Reading:
+    """Recognise a PIL image; `Unavailable` when no engine is (see the module). `dpi`: the
+    picture's resolution when known (Tesseract sizes its text by it)."""
+    from PIL import Image
 
-
-_RESOURCE = re.compile(
-    r"fail(?:ed)? to allocate|bad_alloc|out of memory|insufficient memory|not enough space"
-    r"|cannot allocate|unable to allocate",
-    re.IGNORECASE,
-)
-"""What onnxruntime (`[ONNXRuntimeError] : 6 : RUNTIME_EXCEPTION : ... BFCArena::
-AllocateRawInternal Failed to allocate memory for requested buffer of size N`), OpenCV
-(`Insufficient memory`) and C++ (`std::bad_alloc`) say when an allocation is refused."""
-
-
-def exhausted(exc: BaseException) -> bool:
-    """Whether `exc`, raised by the engine, says it ran out of a resource."""
-    return isinstance(exc, MemoryError) or bool(_RESOURCE.search(str(exc)))
-
-
-@functools.cache
-def _engine() -> Any:
-    try:
-        from rapidocr_onnxruntime import RapidOCR
-    except ImportError as exc:  # the extra is not installed
-        raise Unavailable(str(exc)) from exc
-    logging.getLogger("RapidOCR").setLevel(logging.WARNING)
-    return RapidOCR(intra_op_num_threads=1, inter_op_num_threads=1, text_score=MIN_CONFIDENCE)
-
-
-def available() -> bool:
-    """Whether pictures can be recognised in this process (loads the engine on first call)."""
-    try:
-        _engine()
-    except Unavailable:
-        return False
-    return True
-
-
-def recognise(image: Any) -> list[Word]:
-    """The words of a PIL image, in the engine's order; `Unavailable` without the extra."""
-    engine = _engine()
-    import numpy as np
-
+    name = settings.chosen(engine)
+    if not name:
+        raise Unavailable(f"no OCR engine ({engine}) is installed")
     scale = 1.0
     if max(image.size) > MAX_SIDE:
         scale = MAX_SIDE / max(image.size)
-        image = image.resize((round(image.width * scale), round(image.height * scale)))
-    pixels = np.asarray(image.convert("RGB"))[:, :, ::-1]  # the engine takes BGR, like OpenCV
-    try:
-        result, _ = engine(pixels)
-    except Exception as exc:  # onnxruntime's errors have no common Python base to name
-        if exhausted(exc):
-            log.debug("the OCR engine ran out of memory: %s", str(exc)[-200:])
-            raise EngineExhausted(type(exc).__name__) from None
-        raise
-    words: list[Word] = []
-    for box, raw, score in result or ():
-        text = " ".join(str(raw).split())
-        if not text or float(score) < MIN_CONFIDENCE:
-            continue
-        xs = [float(p[0]) / scale for p in box]
-        ys = [float(p[1]) / scale for p in box]
-        words.append(Word(text, min(xs), min(ys), max(xs), max(ys), round(float(score), 3)))
-    return words
+    elif name == "tesseract" and max(image.size) > LARGE_SIDE:
+        scale = SMALL_SIDE / max(image.size)
+    elif (
+        name == "tesseract"
+        and max(image.size) < SMALL_SIDE
+        and not tesseract.thick(image.convert("L"))
+    ):
+        scale = min(MAX_UPSCALE, SMALL_SIDE / max(image.size))
+    if scale != 1.0:
+        size = (round(image.width * scale), round(image.height * scale))
+        image = image.resize(size, Image.Resampling.LANCZOS if scale > 1 else Image.Resampling.BOX)
+        dpi = round(dpi * scale)
+    if name == "tesseract":
+        found = tesseract.recognise(
+            image, settings.tesseract_languages(languages), dpi, asked=bool(languages)
+        )
+        words, (width, height), rotated, skew = found.words, found.size, found.rotated, found.skew
+    else:
+        skew = deskew.skew(image.convert("L"))
+        if skew:
+            image = image.convert("RGB").rotate(
+                skew, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=(255, 255, 255)
+            )
+        words, (width, height), rotated = rapid.recognise(image), image.size, 0
+    if scale != 1.0:
+        words = [
+            Word(w.text, w.x0 / scale, w.y0 / scale, w.x1 / scale, w.y1 / scale, w.confidence)
+            for w in words
+        ]
+        width, height = round(width / scale), round(height / scale)
+    return Reading(words, width, height, settings.engine_name(name), rotated, skew)
+
+
+def recognise(image: Any, engine: str = "auto", languages: tuple[str, ...] = ()) -> list[Word]:
+    """The words of a PIL image (`read`'s)."""
+    return read(image, engine, languages).words

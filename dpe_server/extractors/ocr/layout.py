@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dpe_server.extractors.ocr.engine import Word
+from dpe_server.extractors.ocr.words import Word
 
 
 def _same_line(a: Word, b: Word) -> bool:

@@ -1,23 +1,56 @@
-"""The OCR settings (`--ocr`, `--ocr-languages`) and what of them enters the cache key.
+"""The OCR settings (`--ocr`, `--ocr-engine`, `--ocr-languages`) and what of them enters the
+cache key.
 
 `auto` recognises pages that are pictures (a pdf page without a text layer whose images cover
-much of it); `force` recognises every pdf page, its text layer ignored (for a broken text
-layer); `off` recognises nothing. Languages: the engine's one model reads Chinese and English
-(`zh`, `en`); others are refused when the options are read.
+much of it, a picture file); `force` recognises every pdf page, its text layer ignored (for a
+broken text layer); `off` recognises nothing.
+
+Engines: `tesseract` (the `tesseract` command, Debian `tesseract-ocr` and its language packages,
+Homebrew `tesseract`), `rapidocr` (the `ocr` extra); `auto` takes Tesseract when its command is
+found, else RapidOCR when the extra is installed.
+
+Languages are ISO 639-1 codes (`en`, `zh`, `ja`…, `LANGUAGE_CODES`) or Tesseract's own names
+(`eng`, `chi_sim`); none given means every language the engine has (Tesseract: those installed,
+its script detection choosing per page; RapidOCR: Chinese and English, its one model).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
+import shutil
+import subprocess
 import sys
 
 MODES = ("auto", "off", "force")
-LANGUAGES = ("en", "zh")
+ENGINES = ("auto", "tesseract", "rapidocr")
+RAPID_LANGUAGES = ("en", "zh")
+"""What RapidOCR's one model reads."""
+LANGUAGES = RAPID_LANGUAGES
 ENGINE_PACKAGE = "rapidocr-onnxruntime"
+LANGUAGE_CODES = {
+    "en": ("eng",),
+    "zh": ("chi_sim", "chi_tra"),
+    "zh-hans": ("chi_sim",),
+    "zh-hant": ("chi_tra",),
+    "ja": ("jpn",),
+    "ko": ("kor",),
+    "ar": ("ara",),
+    "de": ("deu",),
+    "fr": ("fra",),
+    "es": ("spa",),
+    "it": ("ita",),
+    "pt": ("por",),
+    "nl": ("nld",),
+    "ru": ("rus",),
+}
+"""ISO 639-1 codes → Tesseract's language names."""
+_TESSERACT_NAME = re.compile(r"[a-z]{3}(?:_[a-z]+)*")
 
 
 def engine_version() -> str:
-    """The installed engine's version, or "" when the extra is not installed: the name of the
+    """The installed RapidOCR's version, or "" when the extra is not installed: the name of the
     first `rapidocr_onnxruntime-VERSION.dist-info` folder on `sys.path`, as the import system
     would find the package. Cheap: one listing per path entry; neither the engine nor
     `importlib.metadata` (~40 ms of imports on every start) is imported."""
@@ -34,21 +67,105 @@ def engine_version() -> str:
     return ""
 
 
+@functools.cache
+def tesseract() -> tuple[str, str, tuple[str, ...]]:
+    """The `tesseract` command found on PATH: (path, version, installed languages without
+    `osd`); ("", "", ()) when there is none (or it does not answer)."""
+    path = shutil.which("tesseract")
+    if path is None:
+        return "", "", ()
+    try:
+        version = _output([path, "--version"]).split()[1]
+        listed = _output([path, "--list-langs"]).splitlines()[1:]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return "", "", ()
+    names = tuple(sorted(n.strip() for n in listed if n.strip() and n.strip() != "osd"))
+    return path, version, names
+
+
+def _output(argv: list[str]) -> str:
+    done = subprocess.run(
+        argv, stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=30, text=True
+    )
+    return done.stdout + done.stderr  # older versions print --version on stderr
+
+
+def chosen(engine: str) -> str:
+    """The engine `--ocr-engine` resolves to here: `tesseract`, `rapidocr`, or "" (none)."""
+    if engine in ("auto", "tesseract") and tesseract()[0]:
+        return "tesseract"
+    if engine in ("auto", "rapidocr") and engine_version():
+        return "rapidocr"
+    return ""
+
+
+def engine_name(engine: str) -> str:
+    """What a recognised page says read it: `tesseract 5.3.0`, `rapidocr 1.4.4`."""
+    name = chosen(engine)
+    if name == "tesseract":
+        return f"tesseract {tesseract()[1]}"
+    return f"rapidocr {engine_version()}" if name else ""
+
+
 def parse_languages(text: str) -> tuple[str, ...]:
-    """`en,zh` → ("en", "zh"); ValueError naming what is not supported."""
+    """`en,zh` → ("en", "zh"); ValueError naming what is not a language code."""
     wanted = tuple(dict.fromkeys(part.strip().lower() for part in text.split(",") if part.strip()))
-    unknown = [lang for lang in wanted if lang not in LANGUAGES]
+    unknown = [
+        lang
+        for lang in wanted
+        if lang not in LANGUAGE_CODES and not _TESSERACT_NAME.fullmatch(lang)
+    ]
     if unknown or not wanted:
         raise ValueError(
-            f"OCR languages {', '.join(unknown) or '(none)'} not supported; "
-            f"choose among {', '.join(LANGUAGES)}"
+            f"OCR languages {', '.join(unknown) or '(none)'} not understood; give ISO codes "
+            f"({', '.join(LANGUAGE_CODES)}) or Tesseract's names (eng, chi_sim)"
         )
     return wanted
 
 
-def cache_variant(mode: str, languages: tuple[str, ...]) -> str:
-    """What of the OCR settings changes a tree: the mode, the languages and the engine's version
-    (installing or upgrading the extra re-extracts the pages it would read)."""
+def tesseract_languages(languages: tuple[str, ...]) -> tuple[str, ...]:
+    """Tesseract's names for `languages` (every installed one when none is given)."""
+    if not languages:
+        return tesseract()[2]
+    names = (n for lang in languages for n in LANGUAGE_CODES.get(lang, (lang,)))
+    return tuple(dict.fromkeys(names))
+
+
+def check_languages(engine: str, languages: tuple[str, ...]) -> str:
+    """Why the engine `engine` resolves to cannot read `languages` ("" when it can)."""
+    name = chosen(engine)
+    if not languages or not name:
+        return ""
+    if name == "rapidocr":
+        other = [lang for lang in languages if lang not in RAPID_LANGUAGES]
+        if other:
+            return (
+                f"RapidOCR reads {', '.join(RAPID_LANGUAGES)} only, not {', '.join(other)}; "
+                "install Tesseract and its language data (docs/ocr.md)"
+            )
+        return ""
+    installed = tesseract()[2]
+    missing = [n for n in tesseract_languages(languages) if n not in installed]
+    if missing:
+        return (
+            f"Tesseract has no data for {', '.join(missing)} (installed: "
+            f"{', '.join(installed) or 'none'}); install its package, e.g. Debian's "
+            f"tesseract-ocr-{missing[0].replace('_', '-')}"
+        )
+    return ""
+
+
+def cache_variant(
+    mode: str, languages: tuple[str, ...], engine: str = "auto", keep_location: bool = False
+) -> str:
+    """What of the settings changes a tree: the OCR mode, the languages, the engine chosen and
+    its version (installing or upgrading one re-extracts the pages it would read), and
+    whether a photo's location is kept."""
+    where = ":keep-location" if keep_location else ""
     if mode == "off":
-        return "ocr=off"
-    return f"ocr={mode}:{','.join(languages)}:{engine_version() or 'none'}"
+        return "ocr=off" + where
+    name = engine_name(engine) or "none"
+    langs = ",".join(languages) if languages else "installed"
+    if chosen(engine) == "tesseract":
+        langs += "=" + "+".join(tesseract_languages(languages))
+    return f"ocr={mode}:{langs}:{name}{where}"

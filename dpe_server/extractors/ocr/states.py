@@ -14,7 +14,7 @@ import dataclasses
 import functools
 from collections.abc import Iterable, Mapping
 
-from dpe_server.extractors.ocr.settings import engine_version
+from dpe_server.extractors.ocr.settings import chosen
 from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import JSON, Page
 
@@ -24,16 +24,16 @@ UNAVAILABLE = "unavailable"
 
 
 @functools.cache
-def installed() -> bool:
-    """Whether the `ocr` extra is installed (cheap: its distribution is looked for, the engine
-    is not loaded)."""
-    return bool(engine_version())
+def installed(engine: str = "auto") -> bool:
+    """Whether an engine `--ocr-engine` accepts is installed (cheap: the command or the
+    extra's distribution is looked for, the engine is not loaded)."""
+    return bool(chosen(engine))
 
 
-def later() -> str:
+def later(engine: str = "auto") -> str:
     """The state of what is to be recognised by a job of its own: `pending`, or `unavailable`
-    without the extra (which no later job would change)."""
-    return PENDING if installed() else UNAVAILABLE
+    without an engine (which no later job would change)."""
+    return PENDING if installed(engine) else UNAVAILABLE
 
 
 def is_pending(metadata: Mapping[str, JSON]) -> bool:

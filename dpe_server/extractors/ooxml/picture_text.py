@@ -31,6 +31,7 @@ from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.ocr import recognise, states
 from dpe_server.extractors.ocr.engine import Unavailable
 from dpe_server.extractors.ocr.layout import text_of
+from dpe_server.extractors.ocr.settings import engine_name
 from dpe_server.extractors.ooxml import picture_table
 from dpe_server.extractors.ooxml.pictures import image_size
 from dpe_server.model.content import ImageContent
@@ -56,7 +57,7 @@ def recognise_picture(
     if width < MIN_WIDTH or height < MIN_HEIGHT or _pixels(pkg, part, width * height) > MAX_PIXELS:
         return
     if pkg.limits.ocr_later:
-        meta["ocr"] = states.later()
+        meta["ocr"] = states.later(pkg.limits.ocr_engine)
         return
     if _spent.get(pkg, 0.0) >= BUDGET_SECONDS:
         meta["ocr"] = "skipped"
@@ -92,12 +93,14 @@ def _read_text(pkg: Package, part: str, content: ImageContent, meta: dict[str, J
     except (ExtractionError, OSError, ValueError, Image.DecompressionBombError) as exc:
         log.debug("picture %s not decoded: %s", part, exc)
         return
+    limits = pkg.limits
     try:
-        words = recognise(image)
+        words = recognise(image, limits.ocr_engine, limits.ocr_languages)
     except Unavailable:
         meta["ocr"] = "unavailable"
         return
     meta["ocr"] = True
+    meta["ocr_engine"] = engine_name(limits.ocr_engine)
     if words:
         content["text"] = text_of(words)
         table = picture_table(words, image.width, image.height)

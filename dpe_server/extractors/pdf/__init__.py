@@ -8,9 +8,10 @@ Opening and reading a page: `checks` (what a file under .pdf really is, before t
 properties and the outline's page map), `collect` (one PDFium pass over a page, its types in
 `items`: text runs from `glyphs`, through PDFium's private calls in `prototypes`, with
 `textnorm` and `accents`; ruling segments and image draws from `shapes`), `visual`
-(right-to-left text from visual order back to logical), `scanned` (pages that are pictures,
-recognised, their words as runs), `plaintext` (PDFium's own text, the word check's second
-reader).
+(right-to-left text from visual order back to logical), `picture_page` (a picture file's
+recognised words laid out as a scanned page's, what the registry hands the picture format),
+`scanned` (pages that are pictures, recognised, their words as runs), `plaintext` (PDFium's own
+text, the word check's second reader).
 
 The layout recovered from them: `lines` (runs into reading-order groups and lines),
 `furniture` (running headers and footers), `blocks` (lines into headings, paragraphs, lists,

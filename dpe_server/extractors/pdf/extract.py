@@ -423,7 +423,8 @@ def _take_draw(draws: list[Draw], width: int, height: int) -> Draw | None:
     return None
 
 
-def _add_block(b: PageBuilder, block: Block) -> None:
+def add_block(b: PageBuilder, block: Block) -> None:
+    """Add the element `block` makes to `b`."""
     c = block.content
     kind = block.kind
     if kind == "text":
@@ -477,7 +478,9 @@ def _page(doc: _Doc, index: int) -> Page:
     images = _image_blocks(doc, index, content, scanned)
     recognised = None
     if to_recognise(content, box, images, limits):
-        recognised = later() if limits.ocr_later else recognise_page(doc.f, index, box)
+        recognised = (
+            later(limits) if limits.ocr_later else recognise_page(doc.f, index, box, limits)
+        )
         meta.update(recognised.meta)
     if recognised is not None and recognised.replaces_text_layer:
         body_runs, furniture = recognised.runs, []
@@ -497,7 +500,7 @@ def _page(doc: _Doc, index: int) -> Page:
         if edge.top:
             b.add(Category.HEADER, summaries.header(edge.line.text), _furniture(edge.line.text))
     for block in blocks:
-        _add_block(b, block)
+        add_block(b, block)
     _add_annotations(doc.annots(index, content, _text_at(body_runs)), b, meta)
     for edge in furniture:
         if not edge.top:

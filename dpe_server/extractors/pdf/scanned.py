@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.ocr import Word, recognise, states
+from dpe_server.extractors.ocr import Word, read, states
 from dpe_server.extractors.ocr.engine import MAX_SIDE, Unavailable
 from dpe_server.extractors.ocr.states import PENDING, failure
 from dpe_server.extractors.pdf.blocks import Block, lay_out
@@ -89,14 +89,15 @@ def to_recognise(content: PageContent, box: Box, images: Sequence[Block], limits
     return limits.ocr == "force" or (limits.ocr == "auto" and is_picture(content, box, images))
 
 
-def later() -> Recognised:
-    """A page to recognise by a job of its own: `pending` (`unavailable` without the extra,
+def later(limits: Limits) -> Recognised:
+    """A page to recognise by a job of its own: `pending` (`unavailable` without an engine,
     which no later job would change)."""
-    return Recognised(states.later())
+    return Recognised(states.later(limits.ocr_engine))
 
 
-def recognise_page(f: BinaryIO, index: int, box: Box) -> Recognised:
-    """Render page `index` of the pdf in `f` and recognise it."""
+def recognise_page(f: BinaryIO, index: int, box: Box, limits: Limits) -> Recognised:
+    """Render page `index` of the pdf in `f` and recognise it (with the engine and languages
+    of `limits`); the page's metadata names the engine."""
     try:
         image = _render(f, index, box)
     except ImportError:
@@ -106,18 +107,30 @@ def recognise_page(f: BinaryIO, index: int, box: Box) -> Recognised:
         reason = f"The page could not be rendered for OCR ({type(exc).__name__})."
         return Recognised("failed", meta=failure("corrupt", reason))
     try:
-        words = recognise(image)
+        reading = read(image, limits.ocr_engine, limits.ocr_languages, round(_scale(box) * 72))
     except Unavailable:
         return Recognised("unavailable")
-    return _as_runs(words, image.width, image.height, box)
+    # The picture as read (turned upright, deskewed) laid over the page from its top left
+    # corner, at the rendering's scale.
+    s = _scale(box)
+    frame = (box[0], box[3] - reading.height / s, box[0] + reading.width / s, box[3])
+    out = _as_runs(reading.words, reading.width, reading.height, frame)
+    out.meta["ocr_engine"] = reading.engine
+    if reading.rotated:
+        out.meta["ocr_rotated"] = reading.rotated
+    return out
+
+
+def _scale(box: Box) -> float:
+    """Pixels a point, rendering the page for recognition."""
+    return min(DPI / 72, MAX_SIDE / max(1.0, box[2] - box[0], box[3] - box[1]))
 
 
 def _render(f: BinaryIO, index: int, box: Box) -> Any:
     """The page as a grey PIL image at `DPI`, or smaller so that no side passes `MAX_SIDE`."""
     import pypdfium2 as pdfium
 
-    longest = max(1.0, box[2] - box[0], box[3] - box[1])
-    scale = min(DPI / 72, MAX_SIDE / longest)
+    scale = _scale(box)
     f.seek(0)
     data = f.read()
     with PDFIUM_LOCK:  # PDFium is not thread-safe: every call holds the lock

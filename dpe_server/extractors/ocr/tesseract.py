@@ -1,0 +1,304 @@
+"""Tesseract, through its command (`tesseract`, Apache-2.0; Debian `tesseract-ocr` and its
+`tesseract-ocr-LANG` packages, Homebrew `tesseract`).
+
+A picture is read with one thread (`OMP_THREAD_LIMIT=1`: the server runs one worker process
+per core) and the worker's own limits (the child inherits its address-space limit, and is
+killed with it: `PR_SET_PDEATHSIG`), each run of the command given the picture as a PNG on its
+standard input:
+
+1. a picture whose strokes are thick (`thick`: a scan, a photo) is cleaned of speckles (a 3 × 3
+   median filter: a scan's dust costs Tesseract words; its strokes survive it, where a
+   screenshot's one-pixel strokes would not), its skew measured and corrected (`deskew`), and
+   its ruled lines painted out (`unruled`: Tesseract reads a table's rules as `|`, or skips
+   boxed text);
+2. unless its lines run up and down (`deskew.sideways`), it is recognised (`--psm 3`,
+   automatic page layout, as TSV: every word with its block, paragraph and line) in the
+   Latin-script languages asked for (English alone when none were asked for: each language
+   more costs a recognition pass; `--ocr-languages` names others);
+3. when that reads little (fewer than `MIN_CHARS` characters, or a mean confidence under
+   `GOOD_CONFIDENCE`: the page is on its side, upside down, or in another script), Tesseract's
+   orientation and script detection (`--psm 0`, the `osd` data) runs: a picture on its side or
+   upside down is turned upright (and deskewed again), and recognised again in the languages
+   of the script found (Han, Arabic, Hangul…) among those asked for (by default the script's
+   first installed language: `chi_sim` for Han; `--ocr-languages zh` reads Traditional too);
+   the better of the two readings is kept.
+
+The words of a line become one `Word` (joined by one space, none between two Chinese or
+Japanese characters), split where a gap wider than `CELL_GAP` line heights parts it (the cells
+of a table stay apart for the layout).
+
+Words below `MIN_CONFIDENCE` (of 100) are dropped, and marks that hold no letter nor digit
+below `MIN_MARK_CONFIDENCE` (a speck read as a dash).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import io
+import itertools
+import os
+import re
+import signal
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dpe_server.extractors.ocr import deskew, settings
+from dpe_server.extractors.ocr.words import EngineExhausted, Unavailable, Word, exhausted
+
+MIN_CONFIDENCE = 10.0
+RULE_SHARE = 0.04
+MIN_RULE = 40
+MIN_CHARS = 20
+GOOD_CONFIDENCE = 0.75
+"""A first reading with fewer characters, or a lower mean confidence, is tried again after
+orientation and script detection."""
+MIN_MARK_CONFIDENCE = 60.0
+THICK_SHARE = 0.1
+CELL_GAP = 1.5
+TIMEOUT = 120.0
+"""Seconds one run of the command may take (the job's own deadline is usually shorter)."""
+SCRIPTS = {
+    "Han": ("chi_sim", "chi_tra"),
+    "HanS": ("chi_sim",),
+    "HanT": ("chi_tra",),
+    "Japanese": ("jpn",),
+    "Katakana": ("jpn",),
+    "Hiragana": ("jpn",),
+    "Hangul": ("kor",),
+    "Korean": ("kor",),
+    "Arabic": ("ara", "fas", "urd"),
+    "Cyrillic": ("rus", "ukr", "bul", "srp"),
+}
+"""The languages of each script OSD names (a language of none of them is Latin)."""
+_NON_LATIN = {name for names in SCRIPTS.values() for name in names}
+_CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    words: list[Word]
+    size: tuple[int, int]
+    rotated: int
+    skew: float
+
+
+def recognise(image: Any, languages: Sequence[str], dpi: int = 0, asked: bool = False) -> Found:
+    """Read a PIL image (see the module); `languages` are Tesseract's names, `asked`: given by
+    the user (else every installed one)."""
+    from PIL import ImageFilter
+
+    grey = image.convert("L")
+    if thick(grey):
+        grey = grey.filter(ImageFilter.MedianFilter(3))
+    dpi = dpi or 300
+    latin = for_script(languages, "Latin")
+    if not asked and "eng" in latin:
+        latin = ["eng"]
+    upright, angle = _level(grey)
+    first = Found([], upright.size, 0, angle)
+    if not deskew.sideways(upright):
+        first = Found(_read(upright, latin, dpi), upright.size, 0, angle)
+        if _good(first.words):
+            return first
+    rotate, script = orientation(upright, dpi)
+    langs = for_script(languages, script) if script else latin
+    if not asked and script in SCRIPTS and SCRIPTS[script][0] in langs:
+        langs = [SCRIPTS[script][0]]  # Simplified Chinese for Han (`zh` asks for both)
+    if not rotate and langs == latin and first.words:
+        return first
+    if rotate:  # Tesseract's `Rotate`: degrees clockwise
+        upright, angle = _level(grey.rotate(-rotate, expand=True))
+    second = Found(_read(upright, langs, dpi), upright.size, rotate, angle)
+    return second if _score(second.words) >= _score(first.words) else first
+
+
+def unruled(grey: Any) -> Any:
+    """`grey` with its ruled lines painted white: dark runs longer than `RULE_SHARE` of the
+    picture's long side (and at least `MIN_RULE` pixels) across or down it (a table's rules,
+    a frame, an underline), found by squeezing the picture along each axis."""
+    from PIL import Image, ImageChops, ImageFilter
+
+    run = max(MIN_RULE, round(max(grey.size) * RULE_SHARE))
+    ink = grey.point(lambda v: 255 if v < 128 else 0)
+    masks = []
+    for size in (
+        (max(1, grey.width // run), grey.height),
+        (grey.width, max(1, grey.height // run)),
+    ):
+        squeezed = ink.resize(size, Image.Resampling.BOX).point(lambda v: 255 if v > 235 else 0)
+        squeezed = squeezed.filter(ImageFilter.MaxFilter(3))  # a run across two blocks
+        if squeezed.getbbox() is not None:
+            masks.append(squeezed.resize(grey.size, Image.Resampling.NEAREST))
+    if not masks:
+        return grey
+    mask = masks[0] if len(masks) == 1 else ImageChops.lighter(masks[0], masks[1])
+    mask = mask.filter(ImageFilter.MaxFilter(3))
+    return Image.composite(Image.new("L", grey.size, 255), grey, mask)
+
+
+def _level(grey: Any) -> tuple[Any, float]:
+    from PIL import Image
+
+    angle = deskew.skew(grey)
+    if not angle:
+        return unruled(grey), 0.0
+    level = grey.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
+    return unruled(level), angle
+
+
+def thick(grey: Any) -> bool:
+    """Whether the ink of `grey` is in strokes at least three pixels wide (a scan at 150 dpi
+    or more, a photo): more than `THICK_SHARE` of its dark pixels survive an erosion by a
+    3 × 3 square. A screenshot's one-pixel strokes do not."""
+    from PIL import ImageFilter
+
+    def dark(image: Any) -> int:
+        return int(image.point(lambda v: 255 if v < 128 else 0).histogram()[255])
+
+    ink = dark(grey)
+    return ink > 0 and dark(grey.filter(ImageFilter.MaxFilter(3))) > THICK_SHARE * ink
+
+
+def _read(grey: Any, langs: Sequence[str], dpi: int) -> list[Word]:
+    return words(_run(["-l", "+".join(langs), "--psm", "3", "--dpi", str(dpi), "tsv"], grey))
+
+
+def _score(found: Sequence[Word]) -> float:
+    """Confident characters read."""
+    return sum(len(w.text) * w.confidence for w in found)
+
+
+def _good(found: Sequence[Word]) -> bool:
+    chars = sum(len(w.text) for w in found)
+    return chars >= MIN_CHARS and _score(found) / chars >= GOOD_CONFIDENCE
+
+
+def for_script(languages: Sequence[str], script: str) -> list[str]:
+    """The languages to read a page of `script` in (see the module)."""
+    if script in SCRIPTS:
+        found = [lang for lang in languages if lang in SCRIPTS[script]]
+    else:
+        found = [lang for lang in languages if lang not in _NON_LATIN]
+    return found or list(languages) or ["eng"]
+
+
+def orientation(grey: Any, dpi: int) -> tuple[int, str]:
+    """Tesseract's orientation and script detection: (degrees to turn clockwise, script);
+    (0, "") when it cannot tell (too little text) or has no `osd` data."""
+    try:
+        out = _run(
+            ["--psm", "0", "-l", "osd", "--dpi", str(dpi), "-c", "min_characters_to_try=20"], grey
+        )
+    except RuntimeError:
+        return 0, ""
+    rotate = re.search(r"^Rotate:\s*(\d+)", out, re.MULTILINE)
+    script = re.search(r"^Script:\s*(\w+)", out, re.MULTILINE)
+    confidence = re.search(r"^Orientation confidence:\s*([\d.]+)", out, re.MULTILINE)
+    degrees = int(rotate.group(1)) if rotate else 0
+    if confidence is None or float(confidence.group(1)) < 1.0:
+        degrees = 0
+    return degrees % 360, script.group(1) if script else ""
+
+
+def words(tsv: str) -> list[Word]:
+    """Tesseract's TSV → one `Word` per stretch of a line (see the module)."""
+    lines: dict[tuple[str, ...], list[tuple[str, float, float, float, float, float]]] = {}
+    for row in tsv.splitlines()[1:]:
+        cells = row.split("\t")
+        if len(cells) < 12 or cells[0] != "5":
+            continue
+        text = cells[11].strip()
+        try:
+            left, top, width, height = (float(v) for v in cells[6:10])
+            conf = float(cells[10])
+        except ValueError:
+            continue
+        if not text or conf < MIN_CONFIDENCE:
+            continue
+        if conf < MIN_MARK_CONFIDENCE and not any(c.isalnum() for c in text):
+            continue
+        key = tuple(cells[1:5])
+        lines.setdefault(key, []).append((text, left, top, left + width, top + height, conf))
+    out: list[Word] = []
+    for items in lines.values():
+        tall = sorted(i[4] - i[2] for i in items)[len(items) // 2]
+        stretch = [items[0]]
+        for item in items[1:]:
+            if item[1] - stretch[-1][3] > CELL_GAP * max(tall, 1.0):
+                out.append(_joined(stretch))
+                stretch = []
+            stretch.append(item)
+        out.append(_joined(stretch))
+    return out
+
+
+def _joined(items: list[tuple[str, float, float, float, float, float]]) -> Word:
+    text = items[0][0]
+    for before, item in itertools.pairwise(items):
+        cjk = _CJK.match(before[0][-1]) and _CJK.match(item[0][0])
+        text += ("" if cjk else " ") + item[0]
+    confidence = sum(i[5] for i in items) / len(items) / 100
+    return Word(
+        text,
+        min(i[1] for i in items),
+        min(i[2] for i in items),
+        max(i[3] for i in items),
+        max(i[4] for i in items),
+        round(confidence, 3),
+    )
+
+
+def _run(args: list[str], grey: Any) -> str:
+    """Run the command on the picture (PNG on its standard input); its standard output.
+    `RuntimeError` when it fails, `EngineExhausted` when it ran out of memory."""
+    path = settings.tesseract()[0]
+    if not path:
+        raise Unavailable("the tesseract command is not found")
+    buf = io.BytesIO()
+    grey.save(buf, "PNG", compress_level=1)
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    try:
+        done = subprocess.run(
+            [path, "stdin", "stdout", *args],
+            input=buf.getvalue(),
+            capture_output=True,
+            timeout=TIMEOUT,
+            env=env,
+            preexec_fn=_dies_with_parent(),
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError(f"tesseract ran past {TIMEOUT:g} s") from exc
+    except OSError as exc:
+        if exhausted(exc):
+            raise EngineExhausted(type(exc).__name__) from None
+        raise RuntimeError(f"tesseract did not start: {exc}") from exc
+    err = done.stderr.decode("utf-8", "replace")
+    if done.returncode != 0:
+        if exhausted(RuntimeError(err)) or done.returncode == -signal.SIGKILL:
+            raise EngineExhausted(err[-200:] or f"tesseract killed ({done.returncode})")
+        raise RuntimeError(f"tesseract failed ({done.returncode}): {err[-300:]}")
+    return done.stdout.decode("utf-8", "replace")
+
+
+@functools.cache
+def _dies_with_parent() -> Callable[[], None] | None:
+    """What the child runs before exec: ask for SIGKILL when its parent (a worker killed at
+    its deadline) dies. Resolved here, in the parent; None where there is no `prctl`."""
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name, use_errno=True) if name else None
+    except OSError:
+        libc = None
+    prctl = getattr(libc, "prctl", None)
+    if prctl is None:
+        return None
+
+    def setup() -> None:  # pragma: no cover - runs in the child before exec
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+    return setup
