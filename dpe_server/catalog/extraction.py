@@ -227,6 +227,13 @@ class Extraction(Recognition[Entry]):
         assert self._tg is not None
         self._tg.start_soon(guarded)
 
+    def _children_found(self, entry: IndexEntry, fresh: list[Entry], listed: bool) -> None:
+        """Extract the new children in the background (once the warm-up runs), and say the
+        list changed when any came or went."""
+        self._warm_later(fresh)
+        if listed and self._tg is not None:
+            self._in_background(functools.partial(self._announce, Change(list_changed=True)))
+
     def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> Entry:
         return Entry(rel, doc_ref, st, key)
 

@@ -16,6 +16,7 @@ from dpe_server.extractors import (
     delimited,
     docx,
     legacy,
+    mail,
     odp,
     odt,
     ooxml,
@@ -54,6 +55,9 @@ register(legacy.POWERPOINT)
 register(sheets.FORMAT)
 register(delimited.CSV)
 register(delimited.TSV)
+register(mail.EML)
+register(mail.MSG)
+register(mail.MBOX)
 
 
 def _picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
@@ -66,8 +70,10 @@ def _picture_table(words: Sequence[Word], width: int, height: int) -> TableConte
 
 # What formats read through other formats is handed to them here, the one place that knows
 # every format: legacy reads its converted files with the registered docx and pptx, ooxml
-# finds a picture's table with the pdf page layout. Neither imports another format.
+# finds a picture's table with the pdf page layout, e-mail reads HTML bodies with the html
+# format when one is registered. None imports another format.
 legacy.read_converted_with(FORMATS)
+mail.read_bodies_with(FORMATS)
 ooxml.read_picture_tables_with(_picture_table)
 
 
@@ -76,7 +82,7 @@ def suffix_of(path: PurePath | str) -> str:
     of every file: a relative POSIX path, names never empty nor `.` or `..`)."""
     if not isinstance(path, str):
         return path.suffix
-    name = path.rstrip("/").rpartition("/")[2]
+    name = path.rstrip("/").rpartition("/")[2].rpartition("\0")[2]  # a child's: its own
     i = name.rfind(".")
     return name[i:] if 0 < i < len(name) - 1 else ""
 

@@ -26,9 +26,11 @@ from dpe_server.extractors import (
 )
 from dpe_server.extractors.ocr.engine import EngineExhausted
 from dpe_server.extractors.passwords import TRY_SECONDS, trying
+from dpe_server.isolation.children import child_of
 from dpe_server.isolation.confine import NotConfined, open_confined
 from dpe_server.isolation.pictures import picture
 from dpe_server.isolation.precheck import precheck
+from dpe_server.model import children
 from dpe_server.model.errors import (
     CorruptError,
     ExtractionError,
@@ -111,12 +113,14 @@ def out_of_memory(job: Job) -> dict[str, JSON]:
 
 
 def _run(job: Job) -> JSON:
-    extractor = for_path(job.rel)
+    file_rel, inner = children.split(job.rel)
+    name = inner[-1] if inner else file_rel
+    extractor = for_path(name)
     if extractor is None:
-        raise UnsupportedError(f"Files of type {PurePosixPath(job.rel).suffix} are not read.")
-    if "\0" in job.rel or PurePosixPath(job.rel).is_absolute():
+        raise UnsupportedError(f"Files of type {PurePosixPath(name).suffix} are not read.")
+    if "\0" in file_rel or PurePosixPath(file_rel).is_absolute():
         raise NotConfined("not a relative path inside the folder")
-    with open_confined(Path(job.root), job.rel) as f:
+    with open_confined(Path(job.root), file_rel) as f:
         size = f.seek(0, 2)
         f.seek(0)
         if size > MAX_FILE_BYTES:
@@ -124,7 +128,8 @@ def _run(job: Job) -> JSON:
                 f"The file is {size // (1024 * 1024)} MiB, over the limit of "
                 f"{MAX_FILE_BYTES // (1024 * 1024)} MiB."
             )
-        suffix = read_as(f, job.rel)
+        f = child_of(f, file_rel, inner, job.limits)  # noqa: PLW2901 (a child: its bytes)
+        suffix = read_as(f, name)
         extractor = for_suffix(suffix) or extractor
         f = unlocked(f, suffix)  # noqa: PLW2901 (a protected package: its decrypted copy)
         precheck(f, suffix, job.limits)
@@ -139,7 +144,7 @@ def _run(job: Job) -> JSON:
         if job.op in ("pages", "ocr") and extractor.extract_pages is not None:
             return [p.to_json() for p in extractor.extract_pages(f, job.pages, limits)]
         doc = extractor.extract(f, limits)
-        if suffix != PurePosixPath(job.rel).suffix.lower():  # a legacy file under a new suffix
+        if suffix != PurePosixPath(name).suffix.lower():  # a legacy file under a new suffix
             doc = dataclasses.replace(doc, metadata={**doc.metadata, "read_as": suffix[1:]})
         if job.op in ("pages", "ocr"):
             wanted = set(job.pages)
