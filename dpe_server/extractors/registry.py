@@ -13,6 +13,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, BinaryIO
 
 from dpe_server.extractors import (
+    archive,
     delimited,
     docx,
     legacy,
@@ -58,6 +59,7 @@ register(delimited.TSV)
 register(mail.EML)
 register(mail.MSG)
 register(mail.MBOX)
+register(archive.FORMAT)
 
 
 def _picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:

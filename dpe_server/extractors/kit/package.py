@@ -109,6 +109,20 @@ def normalize_name(name: str) -> str:
     return name.replace("\\", "/").lstrip("/")
 
 
+def directory(f: BinaryIO, expected: str) -> list[zipfile.ZipInfo]:
+    """A zip's directory (what an archive lists: every member, folders too), read without
+    inflating anything."""
+    f.seek(0)
+    try:
+        with zipfile.ZipFile(f) as z:
+            return z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise CorruptError(
+            f"The .{expected} archive is damaged or incomplete ({exc}); if it is being "
+            "written, it will be read again when it settles."
+        ) from None
+
+
 @dataclass(frozen=True, slots=True)
 class Relationship:
     rid: str
@@ -179,11 +193,11 @@ class Package:
         info = self._by_name.get(normalize_name(name).lower())
         return 0 if info is None else info.file_size
 
-    def _stream(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
+    def _stream(self, info: zipfile.ZipInfo, password: bytes | None = None) -> Iterator[bytes]:
         limits = self.limits
         done = 0
         try:
-            with self._zip.open(info) as member:
+            with self._zip.open(info, pwd=password) as member:
                 while chunk := member.read(_CHUNK):
                     done += len(chunk)
                     self._inflated += len(chunk)
@@ -216,10 +230,15 @@ class Package:
 
     def read(self, name: str) -> bytes:
         """A part's bytes, inflated under the caps. KeyError when the part is absent."""
+        return self.read_encrypted(name, None)
+
+    def read_encrypted(self, name: str, password: bytes | None) -> bytes:
+        """A part's bytes, encrypted with ZipCrypto, inflated under the caps: zipfile's
+        RuntimeError when `password` is wrong. KeyError when the part is absent."""
         info = self._by_name.get(normalize_name(name).lower())
         if info is None:
             raise KeyError(name)
-        return b"".join(self._stream(info))
+        return b"".join(self._stream(info, password))
 
     def head(self, name: str, size: int = 256 * 1024) -> bytes:
         """The first `size` bytes of a part (a picture's header), inflating no more than that;
