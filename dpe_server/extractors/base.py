@@ -67,6 +67,9 @@ Member = Callable[[BinaryIO, str, Limits], bytes]
 """`member(f, path, limits)`: the bytes of the document at `path` inside `f` (an attachment,
 an archive member, an embedded file: a child, docs/children.md), read under the limits;
 KeyError when there is none, else the project's error when it cannot be read."""
+Embedded = Callable[[BinaryIO, Limits], list[JSON]]
+"""`embedded(f, limits)`: the documents embedded in `f` that its extractor does not list
+(`{path, name, mime_type, size}` each): the job lists them as the tree's children."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +98,9 @@ class Format:
     member: Member | None = None
     """How a document inside one of its files (a child its tree lists in `metadata.children`)
     is read (None: its files hold none)."""
+    embedded: Embedded | None = None
+    """The documents embedded in one of its files, for formats whose extractor does not list
+    them itself (a pdf's attached files, an Office package's embedded packages)."""
     package_prefix: str | None = None
     """For an OOXML format, the folder its package keeps its parts in (`xl/`)."""
     tools: tuple[str, ...] = ()

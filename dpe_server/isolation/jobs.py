@@ -14,10 +14,11 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from dpe_server.extractors import (
     DEFAULT_LIMITS,
+    FORMATS,
     Limits,
     for_path,
     for_suffix,
@@ -139,7 +140,11 @@ def _run(job: Job) -> JSON:
                 return None
             return {"data": base64.b64encode(found[0]).decode("ascii"), "mime_type": found[1]}
         if job.op == "probe":
-            return extractor.probe(f, job.limits).to_json()
+            props = extractor.probe(f, job.limits)
+            inside = embedded(f, suffix, job.limits)
+            if inside:  # a document extracted in page chunks lists its children from here
+                props = dataclasses.replace(props, extra={**props.extra, "children": inside})
+            return props.to_json()
         limits = dataclasses.replace(job.limits, ocr_later=job.op != "ocr")
         if job.op in ("pages", "ocr") and extractor.extract_pages is not None:
             return [p.to_json() for p in extractor.extract_pages(f, job.pages, limits)]
@@ -149,7 +154,25 @@ def _run(job: Job) -> JSON:
         if job.op in ("pages", "ocr"):
             wanted = set(job.pages)
             return [p.to_json() for p in doc.pages if p.page_index in wanted]
+        inside = embedded(f, suffix, job.limits) if "children" not in doc.metadata else []
+        if inside:
+            doc = dataclasses.replace(doc, metadata={**doc.metadata, "children": inside})
         return doc.to_json()
+
+
+def embedded(f: BinaryIO, suffix: str, limits: Limits) -> list[JSON]:
+    """The documents embedded in `f` its format lists (`Format.embedded`; docs/children.md);
+    none when it cannot list them: the file itself is read all the same."""
+    fmt = FORMATS.get(suffix)
+    if fmt is None or fmt.embedded is None:
+        return []
+    try:
+        return fmt.embedded(f, limits)
+    except ExtractionError:
+        log.debug("the documents embedded in a %s file not listed", suffix, exc_info=True)
+        return []
+    finally:
+        f.seek(0)
 
 
 def decode_probe(data: JSON) -> Properties:

@@ -31,6 +31,18 @@ def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int
     return None if found is None else found[0]
 
 
+def _attachments(f: BinaryIO, limits: Limits) -> list[JSON]:
+    from dpe_server.extractors.pdf.embedded import attachments
+
+    return attachments(f, limits)
+
+
+def _attachment(f: BinaryIO, path: str, limits: Limits) -> bytes:
+    from dpe_server.extractors.pdf.embedded import attachment
+
+    return attachment(f, path, limits)
+
+
 FORMAT = Format(
     name="pdf",
     suffixes=(".pdf",),
@@ -40,4 +52,6 @@ FORMAT = Format(
     extractor="dpe_server.extractors.pdf.extract:EXTRACTOR",
     check=_check,
     picture=_picture,
+    member=_attachment,
+    embedded=_attachments,
 )
