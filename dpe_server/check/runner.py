@@ -155,6 +155,8 @@ class EraWalk:
             return []
         docs = [d for d in payload["documents"] if isinstance(d, dict)]
         r.check(rules.l0_unique, uri, docs)
+        if payload.get("total_count") == len(docs):  # the whole listing: every parent is in it
+            r.check(rules.l0_parent, uri, docs)
         for doc in docs:
             for check in rules.DOCUMENT_RULES:
                 r.check(check, f"{uri} ({doc.get('doc_ref')})", doc)
