@@ -90,17 +90,18 @@ def _document(f: BinaryIO, limits: Limits) -> Document:
 
 def member(f: BinaryIO, path: str, limits: Limits) -> bytes:
     """The bytes of the member `path`, inflated in memory under the caps; KeyError if none."""
-    info = next((i for i in directory(f, "zip") if i.filename == path and not i.is_dir()), None)
-    if info is None:
-        raise KeyError(path)
-    why = _refusal(info, limits)
-    if why:
-        error = UnsupportedError if unsafe(path) else TooLargeError
-        raise error(f"The member {path} is not read: {why}.")
+    if unsafe(path):  # never looked up: the kit's names lose a leading slash
+        raise UnsupportedError(f"The member {path} is not read: {unsafe(path)}.")
     # The archive's member count was capped when it was listed; the ratio is the archive's.
     package_limits = dataclasses.replace(limits, max_members=2**31, max_ratio=MAX_RATIO)
     f.seek(0)
     with Package(f, "zip", package_limits) as package:
+        info = package.info(path)
+        if info is None or info.filename != path or info.is_dir():
+            raise KeyError(path)
+        why = _refusal(info, limits)
+        if why:
+            raise TooLargeError(f"The member {path} is not read: {why}.")
         if not info.flag_bits & 1:
             return package.read(path)
         for password in candidates(""):

@@ -188,6 +188,10 @@ class Package:
     def has(self, name: str) -> bool:
         return normalize_name(name).lower() in self._by_name
 
+    def info(self, name: str) -> zipfile.ZipInfo | None:
+        """A part's directory entry (sizes as declared, flags), or None when it is absent."""
+        return self._by_name.get(normalize_name(name).lower())
+
     def size(self, name: str) -> int:
         """The declared (uncompressed) size of a part; 0 when absent. Declared sizes may lie."""
         info = self._by_name.get(normalize_name(name).lower())
