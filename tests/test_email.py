@@ -206,3 +206,24 @@ def test_bytes_io_of_an_eml_reads_as_the_file(fixture_dir: Path) -> None:
     fmt = FORMATS[".eml"]
     data = (fixture_dir / mail.EML).read_bytes()
     assert fmt.load().extract(io.BytesIO(data), Limits()) == extract(fixture_dir, mail.EML)
+
+
+def test_an_outlook_message_attached_whole_is_a_page_of_its_own(tmp_path: Path) -> None:
+    inner = "__attach_version1.0_#00000000/__substg1.0_3701000D/"
+    data = cfb.write(
+        {
+            "__properties_version1.0": bytes(32),
+            "__substg1.0_0037001F": "Fw: thread".encode("utf-16-le"),
+            "__substg1.0_1000001F": "See below.".encode("utf-16-le"),
+            "__attach_version1.0_#00000000/__properties_version1.0": bytes(8),
+            f"{inner}__properties_version1.0": bytes(24),
+            f"{inner}__substg1.0_0037001F": "THREAD-INNER-SENTINEL".encode("utf-16-le"),
+            f"{inner}__substg1.0_0C1A001F": "Dana".encode("utf-16-le"),
+            f"{inner}__substg1.0_1000001F": "The first message.".encode("utf-16-le"),
+        }
+    )
+    (tmp_path / "thread.msg").write_bytes(data)
+    doc = extract(tmp_path, "thread.msg")
+    assert [p.title for p in doc.pages] == ["Fw: thread", "THREAD-INNER-SENTINEL"]
+    assert doc.pages[1].metadata == {"from": "Dana", "subject": "THREAD-INNER-SENTINEL"}
+    assert "children" not in doc.metadata
