@@ -19,8 +19,10 @@ from dpe_server.catalog.fulltext import Position, Scope, TextQuery
 from dpe_server.catalog.sqlite import SqliteStore
 from dpe_server.catalog.store import MemoryStore, Store
 from dpe_server.isolation.backends import ThreadBackend
+from dpe_server.model.errors import DocumentNotFound
 from dpe_server.model.tree import Category
 from dpe_server.model.uri import format_uri
+from dpe_server.read.oneshot import OneShotReader
 from fixtures.builders import mail
 from fixtures.builders.protected import plain_docx
 
@@ -154,3 +156,19 @@ async def test_churn_an_attachment_replaced_is_announced(tmp_path: Path) -> None
     change = await catalog.rescan()
     assert change.list_changed
     assert catalog.entries() == []
+
+
+async def test_dpe_server_read_reads_a_child_the_cache_lists(folder: Path, tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "cache")
+    server = _catalog(folder, store)
+    refs = await _served(server)  # a server extracted the folder into the cache
+    store.close()
+    child = refs[f"in/{mail.MSG}\0{CHILD}"]
+    with OneShotReader(folder, "h", cache_dir=tmp_path / "cache") as reader:
+        (body,) = reader.read(format_uri("h", child, page_index=0))
+    assert "MSG-DOCX-SENTINEL" in (body.text or "")
+    with (
+        OneShotReader(folder, "h", cache_dir=tmp_path / "empty") as reader,
+        pytest.raises(DocumentNotFound),  # nothing is extracted for an unknown doc_ref
+    ):
+        reader.read(format_uri("h", child, page_index=0))
