@@ -5,6 +5,7 @@
   pptx 100 slides (title, 5 bullets on 2 levels, a table, a picture, notes); docx ~200
   paragraphs with headings, bulleted and numbered lists and a 20x5 table.
 - `folder(out, per_format)`: many small, varied documents of the four formats.
+- `large("xlsx1m", ...)`: that sheet's shape over 1,000,000 rows (200,000 in quick mode).
 - `large("ods", ...)`: the xlsx sheet's shape as an OpenDocument spreadsheet (calamine reads it).
 
 A file that exists already is reused (the content is a pure function of its name and size).
@@ -110,6 +111,66 @@ def write_xlsx(path: Path, sheets: list[tuple[str, int, int]], seed: int) -> Non
             ws.append(row)
     wb.save(str(path))
     fix_zip(path)
+
+
+def write_xlsx_big(path: Path, rows: int, cols: int, seed: int) -> None:
+    """One sheet of `rows` x `cols` shaped as `write_xlsx`'s (a header row, then ints, text,
+    floats, dates, ints), its cells written as XML straight into the zip: openpyxl takes
+    minutes over millions of cells. The small parts are those openpyxl writes for a 2-row
+    sheet."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as scratch:
+        small = Path(scratch, "small.xlsx")
+        write_xlsx(small, [("Data", 2, cols)], seed=seed)
+        with zipfile.ZipFile(small) as src:
+            parts = {i.filename: src.read(i.filename) for i in src.infolist()}
+    sheet = parts.pop("xl/worksheets/sheet1.xml")
+    head = sheet[: sheet.index(b"<sheetData>") + len(b"<sheetData>")]
+    tail = sheet[sheet.index(b"</sheetData>") :]
+    letters = [chr(ord("A") + c) for c in range(cols)]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name, data in parts.items():
+            dst.writestr(_fixed_info(name), data)
+        with dst.open(_fixed_info("xl/worksheets/sheet1.xml"), "w", force_zip64=True) as out:
+            out.write(head)
+            cells = "".join(
+                f'<c r="{x}1" t="inlineStr"><is><t>{WORDS[c % len(WORDS)].title()} {c}</t></is></c>'
+                for c, x in enumerate(letters)
+            )
+            out.write(f'<row r="1">{cells}</row>'.encode())
+            batch: list[str] = []
+            for r in range(rows - 1):
+                n = r + 2
+                row = [f'<row r="{n}">']
+                for c, x in enumerate(letters):
+                    kind = c % 5
+                    if kind == 0:
+                        row.append(f'<c r="{x}{n}" t="n"><v>{r + 1}</v></c>')
+                    elif kind == 1:
+                        word = rng.choice(WORDS)
+                        row.append(f'<c r="{x}{n}" t="inlineStr"><is><t>{word}</t></is></c>')
+                    elif kind == 2:
+                        row.append(
+                            f'<c r="{x}{n}" t="n"><v>{round(rng.random() * 1000, 2)}</v></c>'
+                        )
+                    elif kind == 3:
+                        row.append(f'<c r="{x}{n}" s="1" t="n"><v>{43831 + r % 1500}</v></c>')
+                    else:
+                        row.append(f'<c r="{x}{n}" t="n"><v>{rng.randint(-500, 500)}</v></c>')
+                row.append("</row>")
+                batch.append("".join(row))
+                if len(batch) == 10_000:
+                    out.write("".join(batch).encode())
+                    batch = []
+            out.write("".join(batch).encode())
+            out.write(tail)
+
+
+def _fixed_info(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=(2024, 1, 2, 3, 4, 6))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    return info
 
 
 def write_ods(path: Path, rows: int, cols: int, seed: int) -> None:
@@ -265,13 +326,16 @@ def write_docx(path: Path, sections: int, seed: int, table_rows: int = 20) -> No
 def large(kind: str, out: Path, quick: bool) -> Path:
     """The large file of one format (smaller with `quick`)."""
     tag = "quick" if quick else "full"
-    path = out / f"large-{tag}" / f"large.{kind}"
+    name = "large-rows.xlsx" if kind == "xlsx1m" else f"large.{kind}"
+    path = out / f"large-{tag}" / name
     if path.exists():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name("tmp-" + path.name)
     if kind == "xlsx":
         write_xlsx(tmp, [("Data", 10_000 if quick else 50_000, 10)], seed=1)
+    elif kind == "xlsx1m":  # 1,000,000 rows x 10 (issue 37); quick: 200,000
+        write_xlsx_big(tmp, 200_000 if quick else 1_000_000, 10, seed=6)
     elif kind == "ods":
         write_ods(tmp, 10_000 if quick else 50_000, 10, seed=5)
     elif kind == "xls":

@@ -3,7 +3,7 @@
     .venv/bin/python bench/run.py [--quick] [--only NAME[,NAME...]]
 
 NAME: xlsx, pdf, pptx, docx (rows 1a and 1b of that format), sheets (row 1e: .ods, .xls),
-bug65649, pdf400, folder (rows 2
+bigsheet (row 1f: 1,000,000 rows x 10), bug65649, pdf400, folder (rows 2
 and 4), latency (row 3), bigelement (row 5). Inputs are generated from code into bench/out/
 (git-ignored); markitdown is installed into bench/out/venv-markitdown on first use. See
 bench/README.md for what each figure means.
@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -40,10 +42,11 @@ from measure import (
     whole_process,
 )
 
-OUT = Path(__file__).resolve().parent / "out"
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
 CORPUS = Path("/work/shared/corpus")
 FORMATS = ("xlsx", "pdf", "pptx", "docx")
-NAMES = (*FORMATS, "sheets", "bug65649", "pdf400", "folder", "latency", "bigelement")
+NAMES = (*FORMATS, "sheets", "bigsheet", "bug65649", "pdf400", "folder", "latency", "bigelement")
 BARE = {
     "xlsx": "python-calamine, every cell",
     "pdf": "pypdf extract_text, all pages",
@@ -201,6 +204,58 @@ def sheets_rows(cfg: Config) -> list[Row]:
         )
         figure = f"1e {what} in-process: EXTRACTOR.extract vs python-calamine, every cell"
         rows.append(compare(figure, ours, bare, target, target_text))
+    return rows
+
+
+def big_sheet_rows(cfg: Config) -> list[Row]:
+    """Row 1f (issue 37): the 1,000,000-row x 10 sheet (200,000 in quick mode) served by
+    `dpe-server serve` with its default worker limits, start to Level 0 without `indexing`
+    (its full extraction done in a worker), against python-calamine reading every cell in a
+    process of its own; and in-process, `EXTRACTOR.extract` against that same read."""
+    path = gen.large("xlsx1m", OUT, cfg.quick)
+    folder = OUT / "bigsheet"
+    folder.mkdir(exist_ok=True)
+    if not (folder / path.name).exists():
+        shutil.copy2(path, folder / path.name)
+    rows_n = "200,000" if cfg.quick else "1,000,000"
+    served: list[dict[str, object]] = []
+
+    def ours() -> Sample:
+        out = subprocess.run(
+            [PYTHON, str(HERE / "big_sheet.py"), str(folder), str(OUT / "cache" / "bigsheet")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if out.returncode != 0:
+            raise Failed(f"big_sheet.py exited {out.returncode}: {out.stderr.strip()[-200:]}")
+        served.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        return Sample(
+            float(str(served[-1]["settled"])), None, float(str(served[-1]["worker_peak_mb"]))
+        )
+
+    bare = [PYTHON, str(HERE / "inproc.py"), "bare_xlsx", str(path)]
+    runs = 1 if cfg.quick else 3
+    mine, theirs = alternate(runs, ours, lambda: whole_process(bare))
+    row = compare(
+        f"1f xlsx ({rows_n} rows x 10) served: `serve` start -> Level 0 without `indexing` "
+        "(extracted in a worker, default limits) vs python-calamine every cell, whole process",
+        mine,
+        theirs,
+        None,
+        "info (issue 37)",
+    )
+    last = served[-1]
+    row.extra = (
+        f"peak MB worker {_mb(mine)} / calamine {_mb(theirs)}; Level 0 listed at "
+        f"{float(str(last['listed'])):.1f} s; page 0 read {float(str(last['page0'])):.2f} s "
+        f"({last['page0_chars']} chars); error {last['error']}; n={mine.runs}"
+    )
+    figure = f"1f xlsx ({rows_n} rows x 10) in-process: EXTRACTOR.extract vs {BARE['xlsx']}"
+    rows = [row]
+    rows.append(
+        _in_process_row(cfg, path, ("dpe_extract", "bare_xlsx"), figure, target=None, text="info")
+    )
     return rows
 
 
@@ -497,6 +552,8 @@ def main(argv: list[str] | None = None) -> int:
                 rows += large_rows(name, cfg)
             elif name == "sheets":
                 rows += sheets_rows(cfg)
+            elif name == "bigsheet":
+                rows += big_sheet_rows(cfg)
             elif name == "bug65649":
                 rows += bug65649_rows(cfg)
             elif name == "pdf400":

@@ -116,13 +116,13 @@ def corpus() -> Path:
 
 
 LONGEST_MODULES = (
-    "tests/test_ocr.py",
-    "tests/test_check.py",
-    "tests/test_replicas.py",
+    "tests/extractors/test_ocr.py",
+    "tests/check/test_check.py",
+    "tests/catalog/test_replicas.py",
     "tests/hostile/test_corpus_sweep.py",
     "tests/hostile/test_hostile.py",
-    "tests/test_watcher.py",
-    "tests/test_legacy.py",
+    "tests/catalog/test_watcher.py",
+    "tests/extractors/test_legacy.py",
     "tests/e2e/test_legacy_network.py",
     "tests/e2e/test_http_connections.py",
     "tests/e2e/test_search_load.py",

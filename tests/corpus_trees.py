@@ -1,7 +1,7 @@
 """Every document of ../shared/corpus extracted once per test session, for every corpus test.
 
-The format sweeps (tests/test_*_corpus.py), the Markdown-recall rule and the content shapes
-all look at the same trees: `extract_corpus` reads each file the registry knows once, with
+The format sweeps (tests/extractors/test_*_corpus.py), the Markdown-recall rule and the content
+shapes all look at the same trees: `extract_corpus` reads each file the registry knows once, with
 the production limits (OCR off), two worker processes at a time (largest first), and hands back its
 `Document` or its error, with what it wrote to stderr. Crash and hang isolation per file is
 the server's (tests/hostile/test_corpus_sweep.py reads the whole corpus through a real
@@ -27,7 +27,8 @@ from dpe_server.model.tree import Document
 
 LIMITS = dataclasses.replace(DEFAULT_LIMITS, ocr="off")
 """The production limits without OCR: the corpus tests look at structure, words of text layers
-and shapes; OCR (tests/test_ocr.py) would add minutes of CPU for the corpus's few scans."""
+and shapes; OCR (tests/extractors/test_ocr.py) would add minutes of CPU for the corpus's few
+scans."""
 DEADLINE_S = 600.0
 """For the whole corpus, generous for a busy machine: extracting a file in a fresh process, the
 slowest (a pdf) takes about 2 s of CPU, the whole corpus about 10 s."""

@@ -106,7 +106,7 @@ def segment(text: str, open_end: bool = False) -> str:
             tokens.append(run[-1])
         return " " + " ".join(tokens) + " "
 
-    if not text or max(text) < _CJK_FIRST:
+    if not text or text.isascii() or max(text) < _CJK_FIRST:  # isascii: a flag, not a pass
         return " ".join(text.split())
     return " ".join(_cjk().sub(cut, text).split())
 

@@ -7,14 +7,12 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, get_args
 
-from dpe_server.check import fidelity, spec
+from dpe_server.check import fidelity, phrases, spec
 from dpe_server.check.report import Problem, problem_if, rule
 from dpe_server.check.rules import JSON, span
 from dpe_server.check.shapes import Kind, all_kind, fields, items_of
 from dpe_server.model.content import FieldKind
 from dpe_server.model.integers import uint_or_none
-from dpe_server.model.words import missing
-from dpe_server.views.element_cap import kept_part
 
 L2_FIELDS: Final[dict[str, Kind]] = {
     "page_index": "int",
@@ -165,14 +163,14 @@ def l2_table_preview(elements: Sequence[JSON]) -> list[Problem]:
 @rule(
     "L2.markdown_recall",
     "a page's Level 2 Markdown carries every phrase of each element's text content "
-    "(model/words.py: table rows past the preview and chart points past the cap excepted)",
+    "(check/phrases.py: table rows past the preview and chart points past the cap excepted)",
 )
 def l2_markdown_recall(elements: Sequence[JSON], markdown: str) -> list[Problem]:
     out: list[Problem] = []
     for e in elements:
         content = e.get("content")
         if isinstance(content, dict):
-            lost = missing(str(e.get("category")), content, markdown)
+            lost = phrases.lost(str(e.get("category")), content, markdown)
             if lost:
                 out.append(Problem(f"{e.get('element_id')}: every phrase", _clip(lost)))
     return out[:5]
@@ -274,7 +272,7 @@ def _agrees(full: JSON, preview: JSON, cut: bool) -> bool:
     if not cut or full == preview:
         return bool(full == preview)
     if isinstance(full, str) and isinstance(preview, str):
-        kept = kept_part(full)
+        kept = phrases.kept(full)
         return kept is not None and preview.startswith(kept)
     if isinstance(full, list) and isinstance(preview, list):
         return len(full) == len(preview) and all(

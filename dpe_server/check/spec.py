@@ -1,5 +1,6 @@
-"""The facts of SPEC.md the checker holds servers to, written out independently of the
-server's own code (so a mistake in the server's model is caught, not copied)."""
+"""The facts of the DPE contract (docs/spec.md) the checker holds servers to, written out
+independently of the server's own code (so a mistake in the server's model is caught, not
+copied)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,28 @@
-"""Extractors: one subpackage per format, and the registry that knows them.
+"""Extractors: the formats, the registry that knows them, and what they build with.
 
-Each format subpackage (`xlsx`, `pdf`, `pptx`, `docx`; `ooxml` holds what the OOXML formats
-share) defines a `FORMAT` (`base.Format`: suffixes, page unit, paging, checks, picture reader)
-that imports nothing heavy, and an `extract` module, the only importer of its library, with its
-`EXTRACTOR`: three entry points layered by cost (DESIGN.md):
+`registry` registers one `Format` per format (`base.Format`: suffixes, page unit, paging,
+checks, picture reader), one line each. The formats, a subpackage each: `xlsx`, `docx`,
+`pptx` (OOXML), `pdf`, `odt`, `odp` (OpenDocument), `sheets` (.xls, .xlsb, .ods through
+calamine), `delimited` (.csv, .tsv), `legacy` (.doc, .rtf, .ppt, converted by LibreOffice),
+`mail` (.eml, .msg, .mbox) and `archive` (.zip), the two whose files hold documents of their
+own (docs/children.md).
+Each one's face defines its `Format` (`FORMAT`; `legacy`'s `WORD` and `POWERPOINT`,
+`delimited`'s `CSV` and `TSV`), importing nothing heavy, and names its `extract` module, whose
+`EXTRACTOR` is imported, with its library, when a file of the format is first read.
+
+Beneath the formats, importing one way (`tests/test_layout.py`, `EXTRACTOR_LAYERS`): what some
+formats share, `ooxml` (the OOXML packages' checks, DrawingML, Office Math, decryption) and
+`odf` (the OpenDocument package, styles, paragraphs, frames, tables and flow); `ocr` (the
+words of pictures); `kit` (what any format builds with: the guarded zip and XML readers,
+tables, list items, page plans, media types); then `base` (`Extractor`, `Limits`, `Format`),
+`magic` (what a file is by its first bytes), `passwords` (the passwords to try on the file
+being read) and `gcpause` (the garbage collector paused while a sheet's rows are built). A
+format imports neither the registry (a format reading through another, `legacy` or `mail`,
+is handed it) nor another
+format, but for the one exception the layer test names: `sheets` and `delimited` lay their
+sheets out with `xlsx.values`.
+
+An `Extractor` has three entry points, layered by cost:
 
 1. `probe(f, limits)`: page count, page titles and document properties, without the bodies;
 2. `extract_pages(f, indices, limits)`: some pages only, where the format allows it

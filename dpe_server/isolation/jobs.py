@@ -1,6 +1,6 @@
 """One extraction job, as a pure function that any backend runs (a thread, a worker process).
 
-`run_job` opens the file through `paths.open_confined` (so what is parsed is what was checked),
+`run_job` opens the file through `confine.open_confined` (so what is parsed is what was checked),
 sniffs its real type, calls the format's extractor and returns the result as JSON-ready data,
 or the project's error: it never raises for a bad file. Library exceptions that an extractor
 let escape are reported as `corrupt` with the exception's type, never with a traceback.

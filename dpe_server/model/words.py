@@ -142,4 +142,43 @@ def _chart_phrases(series: JSON) -> Iterator[str]:
 def element_text(category: str, content: Mapping[str, JSON]) -> str:
     """The text the search index holds of an element: its phrases, whitespace collapsed, one
     a line (no Markdown escapes to undo: they come from the content, not from a body)."""
-    return "\n".join(" ".join(p.split()) for p in phrases(category, content))
+    parts: list[str] = []
+    for key in content:
+        if key == "rows" and category in ("table", "pivot_table"):
+            cells = _cells_text(content[key])
+            if cells is not None:
+                parts.extend([cells] if cells else [])
+                continue
+        parts.extend(" ".join(p.split()) for p in key_phrases(category, content, key))
+    return "\n".join(parts)
+
+
+_ODD_SPACE = re.compile(r"[^\S \n]")
+"""Whitespace other than a space or a newline (a tab, a line separator...)."""
+_ODD_ASCII = ("\t", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+
+
+def _plain(text: str) -> bool:
+    """No whitespace a phrase would collapse or cut: newlines and single spaces inside lines
+    only (C-level searches; the one regular expression only for text beyond ASCII)."""
+    if "  " in text or " \n" in text or "\n " in text or text[:1] == " " or text[-1:] == " ":
+        return False
+    if text.isascii():
+        return not any(c in text for c in _ODD_ASCII)
+    return _ODD_SPACE.search(text) is None
+
+
+def _cells_text(rows: JSON) -> str | None:
+    """A table's rows (lists of strings) as `element_text` gives them, in a few C-level calls
+    rather than a generator per cell (a 50,000 x 10 sheet is 500,000 cells): cells joined a
+    line each, empty lines left out; where whitespace needs collapsing, phrase by phrase.
+    None for rows of another shape (`walk` reads them)."""
+    if not isinstance(rows, list) or (rows and set(map(type, rows)) != {list}):
+        return None
+    try:
+        text = "\n".join(map("\n".join, rows))
+    except TypeError:  # a cell that is not a string
+        return None
+    if _plain(text):
+        return "\n".join(filter(None, text.split("\n")))
+    return "\n".join(" ".join(p.split()) for p in walk(rows))

@@ -1,6 +1,6 @@
 """What a read of a dpe:// URI returns, free of any transport: `Reader.read(uri)`.
 
-The MCP handler (`server.py`), the `read` tool and `dpe-server read` of the catalog (Level 0)
+The MCP handler (`surface.app`), the `read` tool and `dpe-server read` of the catalog (Level 0)
 go through it, so they return the same bodies; it imports nothing of the MCP SDK. It performs
 the read plan (`plan`), as `dpe-server read` of one document does in `oneshot.OneShotReader`
 without an event loop.

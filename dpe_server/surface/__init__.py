@@ -4,6 +4,7 @@
 - `errors`: the one mapping of domain errors to JSON-RPC errors;
 - `notify`: the one fan-out of changes to sessions of both protocol eras;
 - `tools`: the `read` and `search` tools;
-- `transports`: stdio and streamable HTTP, and stopping on a signal;
+- `transports`: stdio and streamable HTTP, and stopping on a signal; `connections`: the bounds
+  on HTTP connections, beneath the ASGI app;
 - `progress`: the progress bar on a terminal (indexing a folder, reading it whole).
 """

@@ -3,7 +3,7 @@
 past that a search is answered "busy" at once; another session's page reads do not wait for
 them. How much a read slows beside them (the cores are shared) is not asserted here: a test's
 timing is the machine's; that reads never wait on a search is shown without a clock by
-`tests/test_search_index.py` (searches held inside the index)."""
+`tests/catalog/test_search_index.py` (searches held inside the index)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ READS = 4
 BOOK_PAGES = FIRST_UNCACHED + 5 + ROUNDS * READS
 
 
-def _words_docs(folder: Path) -> None:
+def words_docs(folder: Path) -> None:
     """Four documents of 600 paragraphs of 60 words each, from a vocabulary of 20,000 random
     words (seeded), whose first characters are every prefix of `WORST`."""
     from docx import Document
@@ -62,29 +62,31 @@ def _words_docs(folder: Path) -> None:
         doc.save(str(folder / f"words{n}.docx"))
 
 
-def _book(path: Path) -> None:
-    """`BOOK_PAGES` chapters (pages), each a heading and 40 paragraphs of 30 words: a page
+def book(path: Path, pages: int = BOOK_PAGES) -> None:
+    """`pages` chapters (pages), each a heading and 40 paragraphs of 30 words: a page
     read is some work (tens of milliseconds), not only a round trip."""
     from docx import Document
 
     rng = random.Random(32)
     doc = Document()
     doc.core_properties.title = "The Book"
-    for i in range(BOOK_PAGES):
+    for i in range(pages):
         doc.add_heading(f"Chapter {i}", level=1)
         for _ in range(40):
             doc.add_paragraph(" ".join(rng.choice(("alpha", "beta", "gamma")) for _ in range(30)))
     doc.save(str(path))
 
 
-async def _read_page(client: Client, host: str, ref: str, index: int) -> float:
+async def read_page(client: Client, host: str, ref: str, index: int) -> float:
     start = time.perf_counter()
     res = await client.read_resource(f"dpe://{host}/{ref}/pages/{index}")
     assert isinstance(res.contents[0], types.TextResourceContents)
     return time.perf_counter() - start
 
 
-async def _search(client: Client, answered: anyio.Event, outcomes: list[tuple[str, float]]) -> None:
+async def worst_search(
+    client: Client, answered: anyio.Event, outcomes: list[tuple[str, float]]
+) -> None:
     """One worst-case search: what it got ("found", "busy", or what else) and when."""
     try:
         result = await client.call_tool("search", {"query": WORST})
@@ -107,8 +109,8 @@ async def test_costly_searches_of_twenty_sessions_do_not_delay_another_sessions_
     the first read wait for a whole search, and 20 searches delayed reads by 8-13 s."""
     folder = tmp_path / "docs"
     folder.mkdir()
-    _words_docs(folder)
-    _book(folder / "book.docx")
+    words_docs(folder)
+    book(folder / "book.docx")
     with http_server(folder) as server:
         async with connect("http", "legacy", folder, url=server.url, read_timeout=120) as reader:
             host = await host_of(reader)
@@ -117,7 +119,7 @@ async def test_costly_searches_of_twenty_sessions_do_not_delay_another_sessions_
             ref = next(d.uri for d in docs if d.name == "The Book").split("/")[3]
             pages = iter(range(FIRST_UNCACHED, BOOK_PAGES))  # each read once: uncached
             for index in itertools.islice(pages, 5):
-                await _read_page(reader, host, ref, index)  # warm up the code paths
+                await read_page(reader, host, ref, index)  # warm up the code paths
             rounds: list[tuple[list[tuple[str, float]], float]] = []
             for _ in range(ROUNDS):
                 answered = anyio.Event()
@@ -131,10 +133,10 @@ async def test_costly_searches_of_twenty_sessions_do_not_delay_another_sessions_
                     ]
                     async with anyio.create_task_group() as tg:
                         for client in searchers:
-                            tg.start_soon(_search, client, answered, outcomes)
+                            tg.start_soon(worst_search, client, answered, outcomes)
                         await answered.wait()  # the others run: the server said it is busy
                         for _ in range(READS):
-                            await _read_page(reader, host, ref, next(pages))
+                            await read_page(reader, host, ref, next(pages))
                         reads_done = time.perf_counter()
                 rounds.append((outcomes, reads_done))
             for outcomes, reads_done in rounds:

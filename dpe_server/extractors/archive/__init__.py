@@ -1,7 +1,7 @@
-"""Zip archives (.zip): the archive is a document whose one page lists its members, each a
-link; a member of a kind the server reads is a child, a document of its own the catalog
-serves (`Format.member` reads it; docs/children.md). 7z and tar are not read (docs/formats.md
-says why)."""
+"""Zip archives (.zip): the archive is a document whose one page (`extract`) lists its
+members, each a link; a member of a kind the server reads is a child, a document of its own
+the catalog serves (`Format.member` reads it; docs/children.md). 7z and tar are not read
+(docs/formats.md says why)."""
 
 from __future__ import annotations
 

@@ -4,11 +4,11 @@ The body XML is walked directly (lxml, through `Package` so the zip and XML chec
 python-docx does not see inside content controls, text boxes or altChunks, and its object
 layer is slower than a plain walk. Modules:
 
-- `docx_xml`: tag names and part loading (Strict OOXML mapped onto Transitional);
-- `docx_styles`: heading levels, code styles; `numbering`, `numformat`: list numbering;
-- `docx_pages`: the page plan (where pages begin, continuation pages, titles);
-- `docx_body`, `docx_runs`, `docx_tables`, `docx_drawing`, `docx_forms`: elements;
-- `docx_parts`: main part lookup, notes, headers/footers, altChunk HTML; `comments`: comments
+- `xml`: tag names and part loading (Strict OOXML mapped onto Transitional);
+- `styles`: heading levels, code styles; `numbering` (and `kit.numformat`): list numbering;
+- `pages`: the page plan (where pages begin, continuation pages, titles);
+- `body`, `runs`, `tables`, `drawing`, `forms`: elements;
+- `parts`: main part lookup, notes, headers/footers, altChunk HTML; `comments`: comments
   with Word's reply threads nested.
 
 Decisions (where SPEC leaves room):

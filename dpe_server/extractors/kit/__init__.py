@@ -1,12 +1,13 @@
 """What any format builds with, whatever its file: no format's names, no library of one.
 
-`items` (elements found inside a paragraph), `forms` (form elements), `tables` (a table's
-grid written as row blocks and nested tables), `row_blocks` (long tables cut into row
-blocks), `threads` (comment threads: replies under the comment they answer), `pages` (a
-flowing text's page plan), `numformat` (list counters), `fonts` (the monospace fonts), `xml`
-(XML parsed safely, namespace-agnostic helpers), `package` (the guarded zip reader OOXML and
-OpenDocument files are read through: caps while inflating, no DTDs), `zips` (what a zip is,
-before a format reads it), `media` (media types, what a package is in words), `pictures` (a
+`items` (elements found inside a paragraph), `forms` (form elements), `tables` (a table's grid
+written as row blocks and nested tables), `row_blocks` (long tables cut into row blocks),
+`threads` (comment threads: replies under the comment they answer), `pages` (a flowing text's
+page plan), `numformat` (list counters), `fonts` (the monospace fonts), `xml` (XML parsed
+safely, namespace-agnostic helpers), `package` (the guarded zip reader OOXML and OpenDocument
+files are read through: caps while inflating, no DTDs), `repack` (a zip written from members
+copied as they were compressed, for a library that opens the zip itself), `zips` (what a zip
+is, before a format reads it), `media` (media types, what a package is in words), `pictures` (a
 picture read from a package), `a1` (A1 references), `charts` (a chart's data summary),
 `diagrams` (a diagram's content). A format imports these; they import no format
 (`tests/test_layout.py`).

@@ -15,7 +15,8 @@ Every extractor of an OOXML format goes through `Package`:
 
 `Package.sanitized()` gives a clean in-memory copy (normalised names, every member inflated
 once under the caps) for libraries that open the zip themselves (python-pptx, python-docx,
-openpyxl).
+openpyxl). `Package.raw` gives a part's compressed bytes once they inflated under the caps, for
+a clean copy that stays compressed (`kit.repack`: the one python-calamine reads for xlsx).
 """
 
 from __future__ import annotations
@@ -137,6 +138,19 @@ class Relationship:
         return self.type.rsplit("/", 1)[-1]
 
 
+@dataclass(frozen=True, slots=True)
+class RawMember:
+    """A zip member's compressed bytes, with what a zip directory says of it (`kit.repack`)."""
+
+    name: str
+    method: int
+    """zipfile.ZIP_STORED or zipfile.ZIP_DEFLATED."""
+    crc: int
+    data: bytes
+    size: int
+    """The inflated size, as counted while it was inflated (not as declared)."""
+
+
 class Package:
     """An OOXML zip opened under `Limits`. Use as a context manager or call `close()`."""
 
@@ -171,6 +185,8 @@ class Package:
                 self._by_name[key] = info
         self._inflated = 0
         self._heads: dict[tuple[str, int], bytes] = {}
+        self._sizes: dict[str, int] = {}
+        """Inflated sizes of the parts read whole so far, by lower-case name (`raw`)."""
 
     def __enter__(self) -> Package:
         return self
@@ -197,7 +213,18 @@ class Package:
         info = self._by_name.get(normalize_name(name).lower())
         return 0 if info is None else info.file_size
 
-    def _stream(self, info: zipfile.ZipInfo, password: bytes | None = None) -> Iterator[bytes]:
+    def chunks(self, name: str) -> Iterator[bytes]:
+        """A part inflated a chunk at a time, for a reader that keeps only some of it: the
+        package's caps hold (inflated in all, compression ratio), the part's own
+        (`max_part_bytes`) is the reader's to apply to what it keeps. KeyError when absent."""
+        info = self._by_name.get(normalize_name(name).lower())
+        if info is None:
+            raise KeyError(name)
+        return self._stream(info, whole=False)
+
+    def _stream(
+        self, info: zipfile.ZipInfo, whole: bool = True, password: bytes | None = None
+    ) -> Iterator[bytes]:
         limits = self.limits
         done = 0
         try:
@@ -205,7 +232,7 @@ class Package:
                 while chunk := member.read(_CHUNK):
                     done += len(chunk)
                     self._inflated += len(chunk)
-                    if done > limits.max_part_bytes:
+                    if whole and done > limits.max_part_bytes:
                         raise TooLargeError(
                             f"The part {normalize_name(info.filename)} inflates past "
                             f"{limits.max_part_bytes // (1024 * 1024)} MiB."
@@ -221,6 +248,8 @@ class Package:
                             f"{limits.max_ratio:.0f} to 1, as a zip bomb is."
                         )
                     yield chunk
+            if done <= limits.max_part_bytes:  # inflated whole under every cap (`raw`)
+                self._sizes[normalize_name(info.filename).lower()] = done
         except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
             raise CorruptError(
                 f"The part {normalize_name(info.filename)} of the .{self.expected} package is "
@@ -242,7 +271,37 @@ class Package:
         info = self._by_name.get(normalize_name(name).lower())
         if info is None:
             raise KeyError(name)
-        return b"".join(self._stream(info, password))
+        return b"".join(self._stream(info, password=password))
+
+    def raw(self, name: str) -> RawMember | None:
+        """A part as the zip holds it (deflated or stored), once it has inflated whole under
+        the caps (inflated now if it was not read yet), for a reader that opens the zip
+        itself: the same bytes inflate to the same checked part, without holding it inflated.
+        None for another compression method or an encrypted member. KeyError when absent."""
+        key = normalize_name(name).lower()
+        info = self._by_name.get(key)
+        if info is None:
+            raise KeyError(name)
+        if key not in self._sizes:
+            for _ in self._stream(info):  # checked, not kept
+                pass
+        fp = self._zip.fp
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or (
+            info.flag_bits & 1 or fp is None
+        ):
+            return None
+        fp.seek(info.header_offset)
+        header = fp.read(30)
+        if len(header) < 30 or header[:4] != b"PK\x03\x04":
+            return None
+        skip = int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
+        fp.seek(info.header_offset + 30 + skip)
+        data = fp.read(info.compress_size)
+        if len(data) != info.compress_size:
+            return None
+        return RawMember(
+            normalize_name(info.filename), info.compress_type, info.CRC, data, self._sizes[key]
+        )
 
     def head(self, name: str, size: int = 256 * 1024) -> bytes:
         """The first `size` bytes of a part (a picture's header), inflating no more than that;

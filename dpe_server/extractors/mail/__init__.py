@@ -1,6 +1,9 @@
 """E-mail: Internet messages (.eml), Outlook messages (.msg, read with `olefile`) and
-mailboxes (.mbox), one page per message (`extract`). Attachments are children: documents of
-their own the catalog serves (`Format.member` reads one; docs/children.md).
+mailboxes (.mbox), one page per message (`extract`): `mime` reads an Internet message,
+`outlook` an Outlook one, `mbox` splits a mailbox, each into a `message`; `paths` names each
+part inside the file; `html` reads an HTML body's text when no HTML format is registered.
+Attachments are children: documents of their own the catalog serves (`Format.member` reads
+one; docs/children.md).
 
 The HTML body is read by the registered HTML reader when there is one, handed over by the
 registry (`read_bodies_with`), never imported; else the plain body is read."""

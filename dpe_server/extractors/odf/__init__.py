@@ -1,12 +1,14 @@
-"""What the OpenDocument formats (odt, odp) share: the `Format` of each (their checks and
-picture reader), and, imported when a file is read, the package and its metadata (`package`),
-styles and list numbering (`styles`), paragraphs and what sits in them (`inline`, `frames`),
-tables (`tables`) and the block flow of a text (`flow`).
+"""What the OpenDocument formats (odt, odp) share: how each makes its `Format` (`odf_format`:
+their checks, `checks`, and picture reader), and, imported when a file is read, the package and
+its metadata (`package`), the entry points around an opened file (`reader`), styles and list
+numbering (`styles`), paragraphs and what sits in them (`inline`, `frames`, form fields written
+inside a paragraph: `fields`), form controls (`forms`), tables (`tables`) and the block flow of
+a text (`flow`).
 
 An OpenDocument file is a zip with a `mimetype` member and XML parts (content.xml,
 styles.xml, meta.xml), read through the same guarded package reader as OOXML
 (`extractors.kit.package.Package`: size caps while inflating, no DOCTYPE, no entities); or
-one flat XML document (.fodt, .fodp) read as such a package (`flat`).
+one flat XML document (.fodt, .fodp, .fods) read as such a package (`flat`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """OpenDocument tables (`table:table` in a text or a presentation frame) as grids of strings,
-in the shape of Word tables (`docx.tables.TableData`, emitted by `docx.tables.emit_table`):
+in the shape of Word tables (`kit.tables.TableData`, emitted by `kit.tables.emit_table`):
 
 - header rows (`table:table-header-rows`), row groups and `table:table-rows` are read in
   order; `number-rows-repeated` / `number-columns-repeated` repeat a row or cell (each at most

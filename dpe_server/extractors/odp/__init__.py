@@ -1,5 +1,8 @@
-"""OpenDocument presentations (.odp, .otp): a page is a slide (one is read without the others).
-`extract` is the extractor, imported when a file of the format is first read."""
+"""OpenDocument presentations (.odp, .otp, flat .fodp): a page is a slide (one is read without the
+others). `extract` is the extractor, imported when a file of the format is first read;
+`connectors` turns shapes linked by connectors into one diagram element, as the pptx reader
+does.
+"""
 
 from __future__ import annotations
 

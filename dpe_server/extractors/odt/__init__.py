@@ -1,5 +1,6 @@
-"""OpenDocument texts (.odt, .ott): a page is a section between top-level headings, as for
-docx. `extract` is the extractor, imported when a file of the format is first read."""
+"""OpenDocument texts (.odt, .ott, flat .fodt): a page is a section between top-level headings, as
+for docx. `extract` is the extractor, imported when a file of the format is first read.
+"""
 
 from __future__ import annotations
 

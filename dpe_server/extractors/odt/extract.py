@@ -1,7 +1,7 @@
 """OpenDocument text (.odt, .ott, flat .fodt) → DPE tree, with the page rules of docx (SPEC §5).
 
 content.xml's `office:text` is flattened into blocks (paragraphs, headings, lists, tables,
-frames; sections and indexes read through) and cut into pages by `docx.pages.plan_pages`:
+frames; sections and indexes read through) and cut into pages by `kit.pages.plan_pages`:
 a page starts at each heading of the highest level the text uses, a page over 200 blocks or
 60,000 characters continues as "{title} (cont. N)", a page's title is its first heading,
 else "Section N". A paragraph or table whose style names a master page starts a section

@@ -1,9 +1,10 @@
-"""What the OOXML formats share: the checks of their packages (`checks`), Strict namespaces,
-DrawingML charts, SmartArt and pictures (`drawingml`, `pictures`), Office Math (`omml`),
-macros (`macros`), decryption (`decrypt`, `ecma376`) and what a picture's text is
-(`picture_text`), the packages embedded in a package (`embedded`: documents of their own,
-docs/children.md). The functions below are what the OOXML formats' `Format` objects point at;
-they import the package reader (`kit.package`) when called."""
+"""What the OOXML formats share: the checks of their packages (`checks`), Strict namespaces read
+as Transitional (`strict`), DrawingML charts, SmartArt and pictures (`drawingml`, `pictures`),
+Office Math (`omml`), macros (`macros`), decryption (`decrypt`, `ecma376`), what a picture's
+text is (`picture_text`) and the packages embedded in a package (`embedded`: documents of
+their own, docs/children.md). The functions below are what the OOXML formats' `Format`
+objects point at; they import the package reader (`kit.package`) when called.
+"""
 
 from __future__ import annotations
 

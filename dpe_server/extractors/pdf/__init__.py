@@ -2,6 +2,26 @@
 
 `FORMAT` is all the server knows of the format; `extract` is its extractor (its modules are the
 only importers of pypdf and pypdfium2), imported when a file of it is first read.
+
+The files attached to a pdf (`embedded`) are documents of their own (docs/children.md).
+
+Opening and reading a page: `checks` (what a file under .pdf really is, before the extractor),
+`open` (sniffing, PDFium first, pypdf when needed, errors translated), `props` (document
+properties and the outline's page map), `collect` (one PDFium pass over a page, its types in
+`items`: text runs from `glyphs`, through PDFium's private calls in `prototypes`, with
+`textnorm` and `accents`; ruling segments and image draws from `shapes`), `visual`
+(right-to-left text from visual order back to logical), `scanned` (pages that are pictures,
+recognised, their words as runs), `plaintext` (PDFium's own text, the word check's second
+reader).
+
+The layout recovered from them: `lines` (runs into reading-order groups and lines),
+`furniture` (running headers and footers), `blocks` (lines into headings, paragraphs, lists,
+code and tables), `headings` (which lines are headings, at what level), `sideheads`
+(headings in a narrow column left of the body), `runin` (a numbered heading run into its
+body), `markers` (list markers and their values), `aligned` (borderless tables), `wrapped`
+(their rows whose cells wrap onto several lines), `tables` (ruled tables). Beside the text:
+`annots` (links, markup, form fields, widgets, audio and video), `images` (image XObjects and
+their alt text).
 """
 
 from __future__ import annotations

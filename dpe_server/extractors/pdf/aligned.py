@@ -15,7 +15,7 @@ footnote mark is no cell). So prose set in several runs, or in two columns the p
 detection missed, is not read as a table.
 
 The rows are the lines, unless a column carries one value per item (amounts, quantities,
-ids: `pdf_wrapped`) and some lines do not fill it: then the values' lines start the rows, the
+ids: `wrapped`) and some lines do not fill it: then the values' lines start the rows, the
 other lines are the wrapped lines of their cells, and the lines above the first value are the
 header row (a header cell wrapped onto two lines is one header). Without such a column the
 header's lines that fill one cell each join it and the table ends before the next line that

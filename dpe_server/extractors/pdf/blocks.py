@@ -2,13 +2,13 @@
 
 In order of precedence, for the line at hand:
 - code: runs of lines set entirely in a monospace font, indentation kept from x offsets;
-- heading larger than the body or named by the outline (`pdf_headings`); lines in the same
+- heading larger than the body or named by the outline (`headings`); lines in the same
   style that follow it closely continue it, up to 200 characters (more lines in that style
   are a paragraph set larger than the small print that carries most of the page);
-- borderless table (`pdf_aligned`): three or more lines whose runs stand in the same columns,
+- borderless table (`aligned`): three or more lines whose runs stand in the same columns,
   a cell's wrapped lines in its row (rows starting with a list marker only when each fills
   three cells or more: a marker and its text are a list item, not two cells);
-- list item (`pdf_markers`): a line starting with a bullet or a number, letter, roman or CJK
+- list item (`markers`): a line starting with a bullet or a number, letter, roman or CJK
   marker; level by indent rank; lines indented under an item continue it; ordered items keep
   their label, a list not starting at 1 its start; an item numbered 1 at the list's own indent
   after one numbered higher starts a new list;
@@ -329,7 +329,7 @@ def build_blocks(
     styles: Callable[[], Styles] = Styles,
 ) -> list[Block]:
     """Blocks in reading order from the line groups of `pdf_lines.reading_groups`;
-    heading levels from the document's heading styles `styles()` (see `pdf_headings`)."""
+    heading levels from the document's heading styles `styles()` (see `headings`)."""
     builder = _Builder(body, outline, styles)
     for lines in groups:
         builder.run(lines)

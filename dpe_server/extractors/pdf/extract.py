@@ -5,26 +5,26 @@ image positions and box, and reads the Info dictionary; pypdf reads the objects 
 (outline, annotations, forms, images, structure tree, XMP), and only when the document has
 them: a page without annotations, in a file without images, outline or XMP, is read without
 pypdf, which is then never imported. An encrypted, damaged or perhaps unfinished file is
-opened with pypdf first (passwords, errors: see `pdf_open`).
+opened with pypdf first (passwords, errors: see `open`).
 
-Modules: `pdf_open` (sniffing, empty password, error translation), `pdf_collect` (one PDFium
-pass over a page: text runs from `pdf_glyphs` with `pdf_textnorm`, rules and image draws from
-`pdf_shapes`; the types in `pdf_items`), `pdf_lines` (columns and
-lines), `pdf_sideheads` (headings in a narrow column left of the body), `pdf_blocks`
+Modules: `open` (sniffing, empty password, error translation), `collect` (one PDFium
+pass over a page: text runs from `glyphs` with `textnorm`, rules and image draws from
+`shapes`; the types in `items`), `lines` (columns and
+lines), `sideheads` (headings in a narrow column left of the body), `blocks`
 (headings, paragraphs, lists, code, aligned tables, in that module's
-order of precedence), `pdf_headings` (which lines are headings, levels from the document's
-heading styles), `pdf_markers` (list markers and their numbers), `pdf_aligned` (borderless
-tables), `pdf_tables` (ruled tables), `pdf_furniture` (running headers and footers),
-`pdf_annots` (links, annotations, forms, widgets, media), `pdf_images` (image XObjects and alt
-text), `pdf_props` (document properties and the outline).
+order of precedence), `headings` (which lines are headings, levels from the document's
+heading styles), `markers` (list markers and their numbers), `aligned` (borderless
+tables), `tables` (ruled tables), `furniture` (running headers and footers),
+`annots` (links, annotations, forms, widgets, media), `images` (image XObjects and alt
+text), `props` (document properties and the outline).
 
 Extraction is per page: `extract_pages(f, [37], limits)` reads page 37 and, for header and
-footer detection, at most four neighbours (see `pdf_furniture`), and, when page 37 has a line
+footer detection, at most four neighbours (see `furniture`), and, when page 37 has a line
 styled as a heading, the first two pages, which give the document's heading styles (see
-`pdf_headings`); the outline → page map and the heading styles are computed once per reader.
+`headings`); the outline → page map and the heading styles are computed once per reader.
 A page with no text layer gets `metadata.no_text_layer: true` and its images are described as
 scanned pages; a page that is a picture is recognised (OCR, the `dpe-server[ocr]` extra: see
-`pdf_scanned`), or, with `Limits.ocr_later`, says `ocr: "pending"` for a job of its own.
+`scanned`), or, with `Limits.ocr_later`, says `ocr: "pending"` for a job of its own.
 
 Page title: the page's first heading in reading order (a document's title before the first
 section the outline names), else its first outline entry, else `Page {N+1}`; never a line of
@@ -251,7 +251,7 @@ class _Doc:
         return read_annots(reader.pages[index], reader, text_at) if reader is not None else None
 
     def styles(self) -> Styles:
-        """The document's heading styles, from its first pages (see `pdf_headings`)."""
+        """The document's heading styles, from its first pages (see `headings`)."""
         if self._styles is None:
             pages = []
             for i in range(min(PROFILE_PAGES, self.count, self.limits.max_pages)):

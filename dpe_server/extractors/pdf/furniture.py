@@ -13,7 +13,7 @@ the same normalised text sits within 4 pt of the same height on enough neighbour
 and N±2 (two when three or more neighbours exist, else one). When that would take every line
 of the page (a page holding nothing but one repeated line), nothing is taken.
 
-Cost: the neighbours come from the same per-page pass as the page itself (`pdf_collect`),
+Cost: the neighbours come from the same per-page pass as the page itself (`collect`),
 kept per reader: whole-document extraction runs each page's pass once and reuses it for its
 neighbours, and a page's edge lines, built once when a neighbour first needs them, serve the
 page itself (while the pass they came from is still the page's); a single-page read runs the

@@ -17,14 +17,14 @@ lists, captions, wide listings) split the page into bands read top to bottom; in
 the left column is read before the right one (the right one first when the band's text is
 predominantly right-to-left, `model.direction`); a band with text on one side only is no
 columns and is read in the flow with the lines across around it. A ruled table across the
-gutter, taken out of the flow before (`pdf_tables`), ends a band as a line across does: the
+gutter, taken out of the flow before (`tables`), ends a band as a line across does: the
 columns above it are read before it, those under it after. Blank space across the
 whole page (more than two ems between a line and the next) also ends a band, unless the
 band above it already holds column text on both sides (three full lines each): a line above
 the columns with words at both ends (a page number and a date) is read before them, while
 blank space that happens to run across both columns (figures side by side) does not cut
 them. Each side is searched again, so three columns work too. A page without columns may have
-side heads (`pdf_sideheads`): each head is read before the body lines beside and under it.
+side heads (`sideheads`): each head is read before the body lines beside and under it.
 
 Lines: runs whose baselines are within 0.4 em of each other; a superscript (a run of a few
 characters set smaller than the line under it and raised 0.4 to 0.6 em over its baseline: a
@@ -459,7 +459,7 @@ def reading_groups(runs: list[Run], depth: int = 0, cuts: Sequence[Cut] = ()) ->
 
 
 def _side_headed(runs: list[Run], g0: float) -> list[list[Run]]:
-    """A page with side heads (`pdf_sideheads`) in reading order: each head (the lines left of
+    """A page with side heads (`sideheads`) in reading order: each head (the lines left of
     the gutter that follow each other closely) before the body lines beside and under it,
     down to the next head, so a head's first line is not read into the body line on its
     baseline."""

@@ -1,5 +1,5 @@
 """PDFium's own text of each page of a pdf, without the extractor's layout: the second
-independent reader of the word check (`check/fidelity.py`, tests/test_pdf_words.py).
+independent reader of the word check (`check/fidelity.py`, tests/extractors/test_pdf_words.py).
 
 The text within the page's visible box (`FPDFText_GetBoundedText` over the crop box, as
 pdftotext reads only what a viewer shows), in PDFium's order, with its line breaks; the

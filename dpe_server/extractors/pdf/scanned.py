@@ -156,7 +156,7 @@ def _as_runs(words: Sequence[Word], width: int, height: int, box: Box) -> Recogn
 
 def picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
     """The table in a picture (docx, pptx, xlsx) whose recognised boxes stand in columns over
-    several rows: the page layout's aligned table (`pdf_aligned`), its words laid out as a
+    several rows: the page layout's aligned table (`aligned`), its words laid out as a
     page's runs (the largest table, when it finds several); None when it finds none.
 
     A picture's pixels have no size on a page: it is scaled so that its median box is

@@ -12,7 +12,7 @@ holds at least three lines with a stretch of text (runs less than half an em apa
 filling 60 % of its width (prose, not a table's cells), and the left side holds short
 lines (at most 40 characters, two of them with letters) that are at most half as many as the
 right side's lines (one label per row beside each line is a two-column table, not side
-heads). Column detection (`pdf_lines`) asks first: its columns are both wider than this.
+heads). Column detection (`lines`) asks first: its columns are both wider than this.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Ruled tables: grids drawn with line and rectangle operators, their text assigned to cells.
 
-Ruling segments (horizontal and vertical, from `pdf_collect`) that touch each other form
+Ruling segments (horizontal and vertical, from `collect`) that touch each other form
 connected components; a component whose distinct horizontal rules (≥ 2) and column edges (≥ 3)
 make at least a 2 × 1 lattice is a table (a frame with rules between its columns only is one
 band). The column edges are its vertical rules and, for a
@@ -13,9 +13,9 @@ A band between two horizontal rules is one row, the lines of each of its cells j
 bottom (a cell wrapped over several lines), unless it holds the rows of a table ruled only
 around its header: three or more lines that each fill the same two or more cells, each
 column's cells starting or ending at one x (a centred cell's wrapped lines do not) and short
-(`pdf_aligned.cell_like`: no cell over 60 characters or ending in a hyphen, on average at most
+(`aligned.cell_like`: no cell over 60 characters or ending in a hyphen, on average at most
 four words); then each line is a row. Else, when a column of the band carries one value per
-item (amounts, quantities, ids: `pdf_wrapped`), its values' lines start the rows and the
+item (amounts, quantities, ids: `wrapped`), its values' lines start the rows and the
 other lines are wrapped cells of those rows; in the table's first band the lines above the
 first value are its header row. Merged cells are not reconstructed (their text lands
 in the cell where it starts). A lattice that is not filled like a table (fewer than two rows
@@ -174,7 +174,7 @@ def _table_like(rows: list[list[str]]) -> bool:
 def _band_rows(band: dict[int, list[Run]], cols: int, first: bool) -> list[list[str]]:
     """The rows of one band between two horizontal rules, from its runs by column: one row a
     baseline when the band is rows of a table ruled only around its header (`_rows_of`); the
-    rows of its value column when its cells wrap (`pdf_wrapped`; the band's first lines are
+    rows of its value column when its cells wrap (`wrapped`; the band's first lines are
     its header when it is the table's first band); else one row, a cell's lines its text (a
     cell wrapped over several lines)."""
     column = {id(r): j for j, runs in band.items() for r in runs if r.text.strip()}
@@ -201,7 +201,7 @@ def _rows_of(lines: list[Line], column: dict[int, int], cols: int) -> list[list[
     """The band's lines as rows, or None when they are not rows: every line must fill the same
     two or more cells, each column's cells must start or end at one x (a table's column is
     aligned; the lines of a centred cell are not) and the cells must be short
-    (`pdf_aligned.cell_like`: the lines of wrapped prose are not)."""
+    (`aligned.cell_like`: the lines of wrapped prose are not)."""
     rows: list[list[str]] = []
     filled: set[int] | None = None
     edges: dict[int, list[tuple[float, float]]] = {}

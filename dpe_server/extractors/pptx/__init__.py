@@ -1,5 +1,12 @@
-"""PowerPoint decks: a page is a slide (one is read without the others). `extract` is the extractor
-(the only importer of its library), imported when a file of the format is first read."""
+"""PowerPoint decks: a page is a slide (one is read without the others). `extract` is the extractor,
+imported when a file of the format is first read.
+
+`context` (what the walker needs around one slide: relationships, layout and master, the page
+being built, links), `shapes` (the slide's shape tree in reading order, each shape turned into
+its elements), `text` (text bodies: paragraphs as text, list, code and formula blocks),
+`objects` (graphic frames: tables, charts, SmartArt; pictures, audio, video), `extras` (what
+sits beside the shapes: ActiveX controls, speaker notes, comments).
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """PowerPoint (.pptx, .pptm): every slide a page, every shape an element.
 
-Read with lxml straight from the parts of `ooxml.Package` rather than through python-pptx:
+Read with lxml straight from the parts of `kit.package.Package` rather than through python-pptx:
 python-pptx parses every XML part of the package when it opens it, so reading slide 50 would
 cost the whole deck; here a page read parses `presentation.xml`, that slide, its layout and
 master (cached per read), its notes and comments, and nothing else. The probe reads
@@ -8,8 +8,8 @@ master (cached per read), its notes and comments, and nothing else. The probe re
 
 Pages (SPEC §5): title = the slide's title placeholder, else `Slide {N+1}`; page metadata
 `hidden: true` for hidden slides and `layout` (the layout's name). Elements come from the
-shape tree in reading order (`pptx_shapes`), then ActiveX controls, speaker notes and
-comments (`pptx_extras`).
+shape tree in reading order (`shapes`), then ActiveX controls, speaker notes and
+comments (`extras`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 workbooks (.xlsb) and OpenDocument spreadsheets (.ods, and flat XML .fods). A page is a sheet,
 in workbook order; cell values (and merged ranges where calamine gives them: .xls) become the
 tables, headings and text an xlsx sheet's cells become. `extract` is the extractor, imported
-when a file of the format is first read."""
+when a file of the format is first read; `checks` are what a file must be before calamine reads
+it."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 (and merged ranges where it gives them), `xlsx.values` turns each sheet into a page.
 
 A .xlsb or .ods is a zip: every member is first inflated once by the guarded package reader
-(`ooxml.Package.check`: member count, inflated sizes and ratio capped, DOCTYPEs refused), so
+(`kit.package.Package.check`: member count, inflated sizes and ratio capped, DOCTYPEs refused), so
 calamine never meets a zip bomb. A flat .fods is parsed by the same guarded parser, then given
 to calamine as the content.xml of a package made in memory. A panic inside calamine (a
 malformed file) is reported as `corrupt`.

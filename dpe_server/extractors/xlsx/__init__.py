@@ -1,5 +1,18 @@
 """Excel workbooks: a page is a worksheet (chartsheets too), in workbook order. `extract` is the
-extractor (the only importer of its library), imported when a file of the format is first read."""
+extractor, imported when a file of the format is first read.
+
+The workbook: `book` (sheets, styles, shared strings, cell references). A worksheet: `part`
+(its part read no further into its cells than the cell cap reaches), `scan`
+(one pass over its part's bytes for what python-calamine does not give), `dense` (calamine's
+rows as display strings, a few thousand at a time), `cells` (its cells
+as display-string grids, cut into tables and headings), `format` (cell values as Excel
+shows them), `formulas` (formulas grouped by pattern), `totals` (a total row kept with the
+table above it), `tables` (Excel tables and pivot tables), `parts` (the small parts: merges,
+links, notes and comments, validations, print header and footer), `drawing` (charts,
+pictures, shapes, SmartArt and form controls of its drawings), `page` (its elements in page
+order). `values`: pages of sheets known only by their cell values and merged ranges (the
+`sheets` and `delimited` formats lay theirs out with it).
+"""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Everything reads XML by local name, so Transitional (`schemas.openxmlformats.org`) and Strict
 (`purl.oclc.org/ooxml`) packages are read alike. Nothing here touches cell values of big
-sheets: see `xlsx_scan` for those.
+sheets: see `scan` for those.
 """
 
 from __future__ import annotations

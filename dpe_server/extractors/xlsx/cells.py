@@ -1,7 +1,7 @@
 """A worksheet's cells as display-string grids, and the grids cut into tables and headings.
 
 Values come from calamine when the sheet's used rectangle is dense enough for its dense grid
-(`SheetScan.dense`), else from `xlsx_scan.read_cells`, clustered here into small grids so a
+(`SheetScan.dense`), else from `scan.read_cells`, clustered here into small grids so a
 sheet with cells in A1 and XFD1048576 never allocates the rectangle between them.
 
 Blocks are found by splitting on empty rows, then empty columns within each band of rows,
@@ -24,13 +24,11 @@ from dpe_server.extractors.kit.a1 import range_ref
 from dpe_server.extractors.kit.row_blocks import split_rows
 from dpe_server.extractors.xlsx.format import (
     CELL_MAX_CHARS,
-    Styles,
     clip,
     general,
     show,
-    show_number,
 )
-from dpe_server.extractors.xlsx.scan import SheetScan, SparseCells
+from dpe_server.extractors.xlsx.scan import SparseCells
 from dpe_server.model import summaries
 from dpe_server.model.content import HeadingContent, TableContent, TextContent
 from dpe_server.model.direction import is_rtl
@@ -164,41 +162,11 @@ class SheetCells:
             g.blank(rect)
 
 
-def dense_cells(
-    raw: list[list[Any]],
-    origin: Cell,
-    scan: SheetScan,
-    *,
-    styles: Styles,
-    date1904: bool,
-    max_cells: int,
-) -> SheetCells:
-    """calamine's rows (values, `""` empty) as display strings, honouring number formats."""
-    truncated = False
-    width = max(map(len, raw), default=0)
-    if width and len(raw) * width > max_cells:
-        raw = raw[: max(max_cells // width, 1)]
-        truncated = True
-    rows = display_rows(raw)
-    r0, c0 = origin
-    for (r, c), xf in scan.styled.items():
-        i, j = r - r0, c - c0
-        if 0 <= i < len(raw) and 0 <= j < len(raw[i]):
-            v = raw[i][j]
-            if isinstance(v, float):
-                rows[i][j] = show_number(v, styles.format(xf), date1904)
-    for (r, c), text in scan.errors.items():
-        i, j = r - r0, c - c0
-        if 0 <= i < len(rows) and 0 <= j < len(rows[i]):
-            rows[i][j] = text
-    return SheetCells([Grid(r0, c0, rows)], truncated)
-
-
 def _numbers(col: tuple[float, ...]) -> list[str]:
     """Floats as General shows them: whole numbers as integers (C-level maps throughout)."""
+    if all(map(float.is_integer, col)) and min(col) > -1e15 and max(col) < 1e15:
+        return list(map(_WHOLE, col))
     whole = list(map(float.is_integer, col))
-    if all(whole) and min(col) > -1e15 and max(col) < 1e15:
-        return list(map(str, map(int, col)))
     # `repr` is the shortest string that reads back as the float: where that has at most 15
     # significant digits and no `.0`, it is what `{:.15g}` shows, at two thirds of the cost.
     shown = list(map(float.__repr__, col))
@@ -207,6 +175,10 @@ def _numbers(col: tuple[float, ...]) -> list[str]:
         for i in compress(range(len(col)), map(operator.or_, whole, long)):
             shown[i] = general(col[i])
     return shown
+
+
+_WHOLE = "%d".__mod__
+"""A whole float as an integer, in one call (`str(int(v))` makes an int first)."""
 
 
 _SHORT_REPR = 16

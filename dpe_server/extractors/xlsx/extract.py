@@ -1,24 +1,29 @@
 """The xlsx / xlsm extractor: every worksheet and chartsheet a page, in workbook order.
 
-How a workbook is read (all through `ooxml.Package`, so the zip and XML safety checks apply):
+How a workbook is read (all through `kit.package.Package`, so the zip and XML safety checks apply):
 
 - the probe reads workbook.xml (sheet names, hidden states) and docProps/core.xml only;
-- each worksheet part is split by `xlsx_scan` into its cells (scanned with regular
+- each worksheet part is split by `scan` into its cells (scanned with regular
   expressions for their real extent, formulas, special number formats, errors) and its
   tail (merges, links, validations, header/footer, drawing links; parsed with lxml);
 - cell values come from python-calamine when the real used rectangle is dense enough
-  (it allocates that rectangle), else from a streaming reader (`xlsx_scan.read_cells`);
-- blocks of used cells and Excel tables become tables (`xlsx_cells`, `xlsx_tables`), formulas
-  are grouped by pattern (`xlsx_formulas`), drawings give charts, images and diagrams
-  (`xlsx_drawing`), and the small parts give notes, links, validations, pivot tables, form
-  controls, print headers and footers (`xlsx_parts`, `xlsx_tables`, `xlsx_drawing`).
+  (it allocates that rectangle), else from a streaming reader (`scan.read_cells`);
+  calamine opens a copy of the package whose parts stay compressed (`_cell_package`), and
+  its rows are shown a few thousand at a time (`dense`); when no style of the workbook
+  could make a title, the sheet's bytes are let go before calamine reads it;
+- blocks of used cells and Excel tables become tables (`cells`, `tables`), formulas
+  are grouped by pattern (`formulas`), drawings give charts, images and diagrams
+  (`drawing`), and the small parts give notes, links, validations, pivot tables, form
+  controls, print headers and footers (`parts`, `tables`, `drawing`).
 """
 
 from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any, BinaryIO
 
 from lxml import etree
@@ -26,8 +31,10 @@ from python_calamine import CalamineError, CalamineWorkbook
 
 from dpe_server.extractors import xlsx
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.kit.a1 import parse_range
-from dpe_server.extractors.kit.package import Package, normalize_name
+from dpe_server.extractors.kit.package import Package, RawMember, normalize_name
+from dpe_server.extractors.kit.repack import repack
 from dpe_server.extractors.ooxml.macros import package_extractor
 from dpe_server.extractors.xlsx.book import (
     SheetInfo,
@@ -36,10 +43,12 @@ from dpe_server.extractors.xlsx.book import (
     read_workbook,
     shared_strings,
 )
-from dpe_server.extractors.xlsx.cells import CharBudget, Item, SheetCells, dense_cells, sparse_cells
+from dpe_server.extractors.xlsx.cells import CharBudget, Item, SheetCells, sparse_cells
+from dpe_server.extractors.xlsx.dense import dense_cells
 from dpe_server.extractors.xlsx.drawing import chartsheet_items
 from dpe_server.extractors.xlsx.format import Styles, clip
 from dpe_server.extractors.xlsx.page import build_sheet_items
+from dpe_server.extractors.xlsx.part import sheet_part
 from dpe_server.extractors.xlsx.scan import STREAM_MAX_CELLS, SheetScan, read_cells, scan_sheet
 from dpe_server.model.errors import CorruptError, DpeError, ExtractionError, UnsupportedError
 from dpe_server.model.metadata import from_core
@@ -82,20 +91,40 @@ _NOT_FOR_CELLS = (
 )
 
 
-def _cell_package(pkg: Package, known: dict[str, bytes]) -> io.BytesIO:
-    """What calamine needs, as a clean stored zip: like `Package.sanitized()` (normalised
-    names, every part inflated under the caps) but without pictures, embeddings and
-    drawings, and reusing the parts already inflated (`known`, by lower-case name)."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as clean:
-        for name in pkg.names():
-            key = name.lower()
-            if key.startswith(_NOT_FOR_CELLS):
-                continue
-            data = known.get(key)
-            clean.writestr(name, data if data is not None else pkg.read(name))
-    out.seek(0)
-    return out
+def _calamine(source: io.BytesIO) -> Any:
+    """calamine's workbook over `source`, or None when calamine cannot open it."""
+    try:
+        return CalamineWorkbook.from_filelike(source)
+    except _CALAMINE_ERRORS:
+        return None
+    except BaseException as exc:
+        if not _rust_panic(exc):
+            raise
+        return None
+
+
+def _cell_package(pkg: Package, cut: tuple[str, bytes] | None = None) -> io.BytesIO:
+    """What calamine needs, as a clean zip: like `Package.sanitized()` (normalised names,
+    every part inflated under the caps) but without pictures, embeddings and drawings, and
+    each part copied as it is compressed once it has inflated under the caps
+    (`Package.raw`): calamine inflates it again itself, so neither this copy nor calamine's
+    holds a sheet inflated. With `cut` (a sheet's part name and its bytes cut at the cell
+    cap: `xlsx_part`), that part is those bytes, stored, and the other sheets are left out."""
+    own = normalize_name(cut[0]).lower() if cut else ""
+    members: list[RawMember] = []
+    for name in pkg.names():
+        key = name.lower()
+        if cut and key == own:
+            body = cut[1]
+        elif key.startswith(_NOT_FOR_CELLS) or (own and key.startswith("xl/worksheets/")):
+            continue
+        elif (raw := pkg.raw(name)) is not None:
+            members.append(raw)
+            continue
+        else:  # a method calamine may not read: inflated here
+            body = pkg.read(name)
+        members.append(RawMember(name, zipfile.ZIP_STORED, zlib.crc32(body), body, len(body)))
+    return repack(members)
 
 
 def _properties(wb: Workbook, core: dict[str, str], limits: Limits) -> Properties:
@@ -158,18 +187,11 @@ class _Book:
             self._people = people(self.pkg, self.wb)
         return self._people
 
-    def calamine(self, part: str, data: bytes) -> Any:
+    def calamine(self) -> Any:
         """calamine over a clean copy of the package (see `_cell_package`), opened once."""
         if self._calamine is None and not self._calamine_failed:
-            source = _cell_package(self.pkg, {part.lower(): data})
-            try:
-                self._calamine = CalamineWorkbook.from_filelike(source)
-            except _CALAMINE_ERRORS:
-                self._calamine_failed = True
-            except BaseException as exc:
-                if not _rust_panic(exc):
-                    raise
-                self._calamine_failed = True
+            self._calamine = _calamine(_cell_package(self.pkg))
+            self._calamine_failed = self._calamine is None
         return self._calamine
 
     def sheet(
@@ -180,13 +202,24 @@ class _Book:
         if cached is not None:
             return cached
         assert info.part is not None
-        data = self.pkg.read(info.part)
+        data: bytes | None
+        data, cut = sheet_part(self.pkg, info.part, max(self.budget, 1))
         scan = scan_sheet(data, self.special, info.part, max(self.budget, 1))
         cells: SheetCells | None = None
         styles: dict[tuple[int, int], int] | None = None
         if scan.n_cells and scan.dense:
-            cells = self._dense(info, scan, data)
+            cal = _calamine(_cell_package(self.pkg, (info.part, data))) if cut else self.calamine()
+            if not self.styles.any_emphasised():
+                # No style makes a title (`page.style_at`): the part's bytes are not needed
+                # while calamine reads the sheet, nor after (read again if calamine fails).
+                data = scan.cells = None
+            cells = self._dense(cal, info, scan)
         if cells is None and scan.n_cells:
+            data = (
+                data
+                if data is not None
+                else sheet_part(self.pkg, info.part, max(self.budget, 1))[0]
+            )
             cap = min(max(self.budget, 0), STREAM_MAX_CELLS)
             sparse = read_cells(data, self.strings, self.styles, self.wb.date1904, cap)
             cells = sparse_cells(sparse, max(self.budget, 1))
@@ -194,35 +227,37 @@ class _Book:
             styles = sparse.styles
         if cells is None:
             cells = SheetCells([])
+        cells.truncated = cells.truncated or cut
         used = sum(len(g.rows) * g.width for g in cells.grids)
         self.budget -= used
         self.truncated = self.truncated or cells.truncated
         self._cells[info.name] = (cells, scan, styles)
         return cells, scan, styles
 
-    def _dense(self, info: SheetInfo, scan: SheetScan, data: bytes) -> SheetCells | None:
-        assert info.part is not None
-        cal = self.calamine(info.part, data)
+    def _dense(self, cal: Any, info: SheetInfo, scan: SheetScan) -> SheetCells | None:
         if cal is None:
             return None
         try:
             sheet = cal.get_sheet_by_name(info.name)
-            raw = sheet.to_python()
             origin = sheet.start or (0, 0)
+            # `iter_rows` yields the rows above the first used one too (empty), from column
+            # `origin[1]` on; `to_python` would give the used rectangle, but all at once.
+            rows = islice(sheet.iter_rows(), origin[0], None)
+            return dense_cells(
+                rows,
+                (sheet.height, sheet.width),
+                origin,
+                scan,
+                styles=self.styles,
+                date1904=self.wb.date1904,
+                max_cells=max(self.budget, 1),
+            )
         except _CALAMINE_ERRORS:
             return None  # the streaming reader takes over
         except BaseException as exc:
             if not _rust_panic(exc):
                 raise
             return None
-        return dense_cells(
-            raw,
-            origin,
-            scan,
-            styles=self.styles,
-            date1904=self.wb.date1904,
-            max_cells=max(self.budget, 1),
-        )
 
     def resolve(self, formula: str, default: SheetInfo | None) -> list[str]:
         """Display strings of the cells a reference names (`'Sheet 1'!$B$2:$B$5`)."""
@@ -268,7 +303,7 @@ class _Book:
             )
             if skipped:
                 meta["skipped_parts"] = skipped
-            scan.cells = b""  # the page is built: only the cells' values stay (for charts)
+            scan.cells = None  # the page is built: only the cells' values stay (for charts)
             if budget.truncated:
                 meta["truncated"] = True
                 self.truncated = True
@@ -321,11 +356,13 @@ def _run(f: BinaryIO, limits: Limits, indices: Sequence[int] | None) -> Document
 
 
 def extract(f: BinaryIO, limits: Limits) -> Document:
-    return _run(f, limits, None)
+    with collector_paused():  # a sheet's rows are lists of strings: no cycles to find
+        return _run(f, limits, None)
 
 
 def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
-    return list(_run(f, limits, indices).pages)
+    with collector_paused():
+        return list(_run(f, limits, indices).pages)
 
 
 EXTRACTOR = package_extractor(xlsx.FORMAT, VERSION, probe, extract, extract_pages)

@@ -127,6 +127,10 @@ class Styles:
         """Bold or larger than normal: what a title row looks like."""
         return 0 <= xf < len(self.bold) and (self.bold[xf] or self.big[xf])
 
+    def any_emphasised(self) -> bool:
+        """Whether any style is `emphasised`: else no cell's style makes it a title."""
+        return any(self.bold) or any(self.big)
+
     def special(self) -> set[int]:
         """Style indices whose numbers calamine does not show as Excel does (not General,
         text or a date): percent, fixed decimals, scientific."""

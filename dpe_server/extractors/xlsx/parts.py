@@ -1,6 +1,6 @@
 """The small parts of a worksheet: merges, links, notes and comments, validations, print
 header and footer, Excel tables and pivot tables. Each reader takes parsed XML (the sheet's
-tail from `xlsx_scan`, or a part from `Package.xml`) and returns plain data or `Item`s.
+tail from `scan`, or a part from `Package.xml`) and returns plain data or `Item`s.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ rest is small. So:
 - the cells are scanned with C-speed regular expressions for the few facts we need: the real
   extent of the used cells (never `<dimension>`), formulas, cells whose number format
   calamine does not apply (percentages, fixed decimals), error values;
-- the values themselves come from calamine (`xlsx_cells`) when the extent is dense enough
+- the values themselves come from calamine (`cells`) when the extent is dense enough
   for its dense grid, else from `read_cells` here (lxml iterparse, bounded by a cell cap),
   which also serves sheets whose cells have no `r` references.
 """
@@ -59,7 +59,9 @@ class SheetScan:
     """The facts of one worksheet part that are not cell values."""
 
     tail: etree._Element
-    cells: bytes
+    cells: bytes | None
+    """The part's cells (`sheetData`'s content); None once not needed (`style_of` then finds
+    no cell)."""
     prefix: bytes
     n_cells: int = 0
     rows: tuple[int, int] | None = None
@@ -75,7 +77,7 @@ class SheetScan:
 
     def columns(self) -> tuple[int, int] | None:
         """(col0, col1) of the cells, exactly (one pass over every cell reference; cached)."""
-        if self._cols is None and self.refs_ok and self.n_cells:
+        if self._cols is None and self.refs_ok and self.n_cells and self.cells is not None:
             p = re.escape(self.prefix)
             letters = set(re.findall(rb"<" + p + rb'c\b[^>]*?\br="([A-Z]{1,3})\d', self.cells))
             cols = [col_index(x.decode()) for x in letters]
@@ -113,6 +115,8 @@ class SheetScan:
 
     def style_of(self, row: int, col: int) -> int:
         """The style index of one cell (a targeted search; for a few cells only)."""
+        if self.cells is None:
+            return 0
         ref = cell_ref(row, col).encode()
         m = re.search(rb"<" + self.prefix + rb"c\b[^>]*?\br=\"" + ref + rb"\"[^>]*>", self.cells)
         if m is None:
@@ -125,12 +129,17 @@ _ROOT = re.compile(rb"<(\w+:)?(worksheet|chartsheet|dialogsheet|macrosheet)\b")
 _ATTR = re.compile(rb'\b(\w+)="([^"]*)"')
 
 
+def sheet_prefix(data: bytes) -> bytes:
+    """The namespace prefix of a worksheet part's elements (`x:`), from its first 8 KB."""
+    head = _ROOT.search(data, 0, 8192)
+    return (head.group(1) or b"") if head else b""
+
+
 def scan_sheet(
     data: bytes, special: set[int], part: str = "worksheet", max_cells: int = 2_000_000
 ) -> SheetScan:
     """Split a worksheet part into its tail (parsed) and its cells (scanned)."""
-    head = _ROOT.search(data, 0, 8192)
-    prefix = (head.group(1) or b"") if head else b""
+    prefix = sheet_prefix(data)
     open_tag = re.compile(rb"<" + re.escape(prefix) + rb"sheetData\b[^>]*?(/?)>")
     m = open_tag.search(data)
     if m is None or m.group(1):
@@ -145,13 +154,12 @@ def scan_sheet(
         tail_bytes = data[: m.start()] + data[end + len(close) :]
     scan = SheetScan(parse_xml(tail_bytes, part), cells, prefix)
     if cells:
-        _scan_cells(scan, special, max_cells)
+        _scan_cells(scan, cells, special, max_cells)
     return scan
 
 
-def _scan_cells(scan: SheetScan, special: set[int], max_cells: int) -> None:
+def _scan_cells(scan: SheetScan, cells: bytes, special: set[int], max_cells: int) -> None:
     p = re.escape(scan.prefix)
-    cells = scan.cells
     c_tag = b"<" + scan.prefix + b"c"
     # A `<c>` with no attributes at all has no reference either; Excel never writes one, and
     # calamine places it after its neighbour, so it cannot widen the rectangle much.

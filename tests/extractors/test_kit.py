@@ -37,3 +37,38 @@ def test_kit_one_strict_mapping_for_docx_and_pptx() -> None:
         b'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture" '
         b'xmlns:cdr="http://schemas.openxmlformats.org/drawingml/2006/chartDrawing"/>'
     )
+
+
+def test_kit_raw_members_inflate_under_the_caps_before_they_are_copied() -> None:
+    """`Package.raw` hands over a part's compressed bytes only once they inflated whole under
+    the caps; `repack` writes them as a zip that reads back to the same parts, names
+    normalised and sizes as counted."""
+    import dataclasses
+    import io
+    import zipfile
+
+    import pytest
+
+    from dpe_server.extractors import DEFAULT_LIMITS
+    from dpe_server.extractors.kit.package import Package
+    from dpe_server.extractors.kit.repack import repack
+    from dpe_server.model.errors import TooLargeError
+
+    parts = {"xl\\big.xml": b"<a>" + b"0" * 3_000_000 + b"</a>", "small.xml": b"<b/>"}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("xl\\big.xml", parts["xl\\big.xml"], zipfile.ZIP_DEFLATED)
+        z.writestr("small.xml", parts["small.xml"], zipfile.ZIP_STORED)
+    tight = dataclasses.replace(DEFAULT_LIMITS, max_part_bytes=1_000_000, max_ratio=1e9)
+    with Package(io.BytesIO(buf.getvalue()), "xlsx", tight) as pkg, pytest.raises(TooLargeError):
+        pkg.raw("xl/big.xml")
+    limits = dataclasses.replace(DEFAULT_LIMITS, max_ratio=1e9)
+    with Package(io.BytesIO(buf.getvalue()), "xlsx", limits) as pkg:
+        members = [pkg.raw("xl/big.xml"), pkg.raw("small.xml")]
+    assert all(m is not None for m in members)
+    assert len(members[0].data) < 100_000  # type: ignore[union-attr]
+    with zipfile.ZipFile(repack(m for m in members if m is not None)) as z:
+        assert z.testzip() is None
+        assert z.read("xl/big.xml") == parts["xl\\big.xml"]
+        assert z.read("small.xml") == parts["small.xml"]
+        assert z.getinfo("xl/big.xml").file_size == len(parts["xl\\big.xml"])

@@ -14,7 +14,7 @@ import pytest
 
 from dpe_server.model.tree import Category, Document, Page
 from tests.corpus_trees import Outcome
-from tests.test_pdf_columns import texts_of
+from tests.extractors.test_pdf_columns import texts_of
 
 pytestmark = pytest.mark.corpus
 

@@ -2,7 +2,7 @@
 an agile header whose hash is shorter than its AES key (keys padded with 0x36), a SHA-1
 verifier compared on its own length, a standard-encryption stream with a partial last block.
 The headers here are encrypted in the test, step by step as MS-OFFCRYPTO writes them; the real
-files (Apache POI's) are read in tests/test_folder_corpus.py."""
+files (Apache POI's) are read in tests/extractors/test_folder_corpus.py."""
 
 from __future__ import annotations
 

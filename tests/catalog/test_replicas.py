@@ -34,6 +34,7 @@ from dpe_server.model.errors import PageNotFound
 from dpe_server.model.tree import Document, Page
 from dpe_server.read.search import QueryError, search
 from tests import postgres
+from tests.catalog.test_catalog import Counting
 from tests.e2e.harness import (
     HttpServer,
     children,
@@ -43,7 +44,6 @@ from tests.e2e.harness import (
     write_deck,
     write_doc,
 )
-from tests.test_catalog import Counting
 
 pytestmark = pytest.mark.anyio
 

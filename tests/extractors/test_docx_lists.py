@@ -23,7 +23,7 @@ from dpe_server.model.tree import Category, Document
 from dpe_server.views.render import render_element
 from fixtures.builders.docx_lists import LISTS
 from tests.corpus_trees import Outcome
-from tests.test_docx_units import HEADINGS, NS, _numpr, docx, p, read
+from tests.extractors.test_docx_units import HEADINGS, NS, _numpr, docx, p, read
 
 # --- number formats ---------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 """Where a cap stops the extraction of a page, the document says `truncated` too, in every
-format (Level 0 and 1 show it); test_catalog.py checks the same of chunked extraction."""
+format (Level 0 and 1 show it); tests/catalog/test_catalog.py checks the same of chunked
+extraction."""
 
 from __future__ import annotations
 

@@ -162,5 +162,5 @@ def test_level3_table_with_dropped_rows_does_not_point_to_itself() -> None:
 def test_default_cap_is_stated_in_the_docs() -> None:
     from pathlib import Path
 
-    docs = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text()
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text()
     assert f"{DEFAULT_MAX_ELEMENT_BYTES:,} bytes" in docs

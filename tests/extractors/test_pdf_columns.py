@@ -16,7 +16,7 @@ from dpe_server.extractors.pdf import extract as pdf_mod
 from dpe_server.extractors.pdf.collect import Run
 from dpe_server.extractors.pdf.lines import reading_groups
 from dpe_server.model.tree import Category, Page
-from tests.test_pdf_layout import run
+from tests.extractors.test_pdf_layout import run
 
 PROSE = "the employer withholds the tax of every worker in each pay period"
 

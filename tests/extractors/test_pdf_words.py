@@ -38,7 +38,7 @@ from dpe_server.views.render import render
 from fixtures.builders.pdf_glyphs import OVERDRAWN, TWICE
 from fixtures.builders.pdf_hangul import PARAGRAPH
 from tests.corpus_trees import Outcome
-from tests.test_pdf_structure import _doc
+from tests.extractors.test_pdf_structure import _doc
 
 POPPLER_MISREADS: dict[tuple[str, int], str] = {
     ("docling__redp5110_sampled.pdf", 2): (

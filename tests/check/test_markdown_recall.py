@@ -11,7 +11,7 @@ import pytest
 from dpe_server.check import rules_page
 from dpe_server.model.words import missing
 
-EXPECTED = Path(__file__).resolve().parents[1] / "fixtures" / "expected"
+EXPECTED = Path(__file__).resolve().parents[2] / "fixtures" / "expected"
 PAGES = sorted(EXPECTED.glob("*/*/pages/*.json"))
 
 

@@ -18,7 +18,7 @@ from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.docx.extract import probe
 from tests.corpus_trees import Outcome
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 EXPECTED_ERRORS = {
     "poi__ExternalEntityInText.docx": "corrupt",

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpe_server.views.jsontext import dumps
-from tests.test_element_cap import scalars
+from tests.views.test_element_cap import scalars
 
 
 def reference(value: object) -> str:

@@ -17,7 +17,7 @@ import pytest
 from dpe_server.extractors import DEFAULT_LIMITS, for_path
 from dpe_server.model.tree import Category, Document, Element
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 EXPORTED = FIXTURES / "exported"
 
 

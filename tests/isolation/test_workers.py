@@ -290,7 +290,7 @@ def test_workers_end_when_the_server_dies_mid_parse() -> None:
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
         [sys.executable, "-c", ORPHAN_PARENT],
         capture_output=True,

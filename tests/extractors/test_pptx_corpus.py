@@ -14,7 +14,7 @@ from lxml import etree
 from dpe_server.model.tree import parse_element_id
 from tests.corpus_trees import Outcome
 
-CORPUS_PPTX = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pptx"
+CORPUS_PPTX = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "pptx"
 FILES = sorted(p.name for p in CORPUS_PPTX.glob("*.pptx")) if CORPUS_PPTX.is_dir() else []
 
 EXPECTED_ERRORS = {

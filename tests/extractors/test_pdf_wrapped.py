@@ -17,7 +17,7 @@ from dpe_server.extractors.pdf.lines import make_lines
 from dpe_server.extractors.pdf.tables import find_grids, ruled_tables
 from dpe_server.extractors.pdf.wrapped import CellLine, item_rows
 from dpe_server.model.tree import Category, Document, Page
-from tests.test_pdf_layout import blocks_of, run
+from tests.extractors.test_pdf_layout import blocks_of, run
 
 HEADER = ["Item", "Description", "Qty", "Unit price", "Tax rate", "Amount"]
 ROWS = [

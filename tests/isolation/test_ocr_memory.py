@@ -15,8 +15,8 @@ from dpe_server.extractors.ocr.engine import EngineExhausted, exhausted, recogni
 from dpe_server.isolation.jobs import Job, out_of_memory
 from dpe_server.isolation.workers import ProcessBackend, WorkerSettings
 from dpe_server.model.tree import JSON, Page
+from tests.catalog.test_ocr_later import _docx
 from tests.hostile.runners import ONNX_OUT_OF_MEMORY
-from tests.test_ocr_later import _docx
 
 pytestmark = pytest.mark.anyio
 RUNNER = "tests.hostile.runners:ocr_exhausted_once"

@@ -21,7 +21,7 @@ from dpe_server.model.uri import parse
 from dpe_server.surface.app import DpeServer, Settings, build_server
 from tests.e2e.harness import cache_dir_for, free_port, http_server, write_big_book
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--max-docs", "20", "--max-pages", "2", "--max-elements", "8"]
 
 

@@ -14,8 +14,8 @@ from dpe_server.catalog.catalog import Catalog, Change
 from dpe_server.catalog.store import MemoryStore
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import Page
+from tests.catalog.test_catalog import Counting
 from tests.e2e.harness import write_deck
-from tests.test_catalog import Counting
 
 pytestmark = pytest.mark.anyio
 

@@ -1,0 +1,77 @@
+"""A worksheet part read no further into its cells than the workbook's cell cap reaches.
+
+A sheet exported with 1,000,000 rows x 10 columns is a part of 430 MB of XML, more than the
+package lets one part inflate to (`Limits.max_part_bytes`), and 10,000,000 cells, five times
+what a workbook's page may hold (`Limits.max_cells`). Its cells past the cap are never shown,
+so they are not kept: the part is inflated a chunk at a time, cells counted as they come, and
+once they pass the cap (and `CUT_MIN_CELLS`) the rows after the one being read are skipped up
+to the end of `sheetData`, whose tail (merges, links, validations, drawings) is kept. The
+caller marks the sheet `truncated`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from dpe_server.extractors.kit.package import Package, normalize_name
+from dpe_server.extractors.xlsx.scan import sheet_prefix
+from dpe_server.model.errors import TooLargeError
+
+CUT_MIN_CELLS = 1_000_000
+"""A part is cut only past this many cells, whatever is left of the cap: a smaller sheet is
+read whole, as before the cut existed (its formulas and styles all found)."""
+
+
+def sheet_part(pkg: Package, part: str, max_cells: int) -> tuple[bytes, bool]:
+    """The part's bytes, and whether rows of its cells were left out."""
+    limit = max(max_cells, CUT_MIN_CELLS)
+    kept = bytearray()
+    chunks = pkg.chunks(part)
+    c_tag = prefix = b""
+    counted = cells = 0
+    for chunk in chunks:
+        kept += chunk
+        _check_size(pkg, part, len(kept))
+        if not c_tag:
+            if len(kept) < 8192 and b"<sheetData" not in kept:
+                continue
+            prefix = sheet_prefix(bytes(kept[:8192]))
+            c_tag = b"<" + prefix + b"c "
+        cells += kept.count(c_tag, counted)
+        counted = max(counted, len(kept) - len(c_tag) + 1)
+        if cells > limit:
+            row_end = b"</" + prefix + b"row>"
+            cut = kept.rfind(row_end)
+            if cut < 0:
+                continue
+            close = b"</" + prefix + b"sheetData>"
+            del kept[cut + len(row_end) :]
+            kept += close + _after(chunks, close)
+            _check_size(pkg, part, len(kept))
+            return bytes(kept), True
+    return bytes(kept), False
+
+
+def _after(chunks: Iterator[bytes], close: bytes) -> bytes:
+    """What follows `close` in the rest of the part (its tail), skipping what comes before."""
+    window = b""
+    tail = bytearray()
+    found = False
+    for chunk in chunks:
+        if found:
+            tail += chunk
+            continue
+        window = window[-(len(close) - 1) :] + chunk
+        at = window.find(close)
+        if at >= 0:
+            found = True
+            tail += window[at + len(close) :]
+    return bytes(tail)
+
+
+def _check_size(pkg: Package, part: str, size: int) -> None:
+    if size > pkg.limits.max_part_bytes:
+        raise TooLargeError(
+            f"The part {normalize_name(part)} inflates past "
+            f"{pkg.limits.max_part_bytes // (1024 * 1024)} MiB."
+        )
