@@ -298,20 +298,28 @@ async def _walk(server: Path, folder: Path) -> dict[str, Any]:
             body: dict[str, Any] = json.loads(first.text)
             return body
 
-        listed: list[str] = []
-        cursor: str | None = None
-        while True:
-            page = await client.list_resources(cursor=cursor)
-            listed += [str(r.uri) for r in page.resources]
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        for doc_uri in listed:
+        async def listed() -> list[str]:
+            found: list[str] = []
+            cursor: str | None = None
+            while True:
+                page = await client.list_resources(cursor=cursor)
+                found += [str(r.uri) for r in page.resources]
+                cursor = page.next_cursor
+                if not cursor:
+                    return found
+
+        def rel_of(file_uri: str) -> str:
+            """The catalog's relative path: a child's is its container's, a NUL, its path."""
+            path, _, fragment = file_uri.removeprefix(root_uri).partition("#")
+            inner = [unquote(p) for p in fragment.split("!/")] if fragment else []
+            return "\0".join([unquote(path), *inner])
+
+        async def walk(doc_uri: str) -> None:
             document = await read(doc_uri, "")
             if not document:
-                continue
+                return
             doc_ref = document["doc_ref"]
-            rel = goldens.golden_dir(unquote(document["file_uri"].removeprefix(root_uri)))
+            rel = goldens.golden_dir(rel_of(document["file_uri"]))
             await read(doc_uri, f"{rel}/document")
             listing = await read(f"{doc_uri}?depth=pages&limit=100", f"{rel}/pages")
             pages = [int(p["page_index"]) for p in listing.get("pages", [])]
@@ -328,10 +336,25 @@ async def _walk(server: Path, folder: Path) -> dict[str, Any]:
                     counts["elements"] += 1
             counts["documents"] += 1
             counts["pages"] += len(pages)
+
+        async def settled() -> None:  # Level 0 once no document is still being indexed
+            with anyio.fail_after(60):
+                while True:
+                    docs = (await read(catalog, "")).get("documents", [])
+                    if not any(d.get("indexing") for d in docs):
+                        return
+                    await anyio.sleep(0.1)
+
         catalog = format_uri(host)
-        with anyio.fail_after(60):  # Level 0 once no document is still being indexed
-            while any(d.get("indexing") for d in (await read(catalog, "")).get("documents", [])):
-                await anyio.sleep(0.1)
+        walked: set[str] = set()
+        while True:  # extracting a document lists the documents inside it (docs/children.md)
+            new = [uri for uri in await listed() if uri not in walked]
+            if not new:
+                break
+            for doc_uri in new:
+                walked.add(doc_uri)
+                await walk(doc_uri)
+            await settled()
         await read(catalog, "catalog")
 
     want = {k: v for k, v in goldens.committed().items() if k.endswith(".json")}

@@ -12,7 +12,9 @@
   migrated by the server), its full-text index (`pgtext`: `tsvector` and `tsquery`, the same
   words as SQLite) and its connections (`pglink`: never waiting on the database for long);
   `stores`: which store `--store URL` names;
-- `index`: what is known of every document, shared by both readers (no event loop);
+- `index`: what is known of every document, shared by both readers (no event loop), the
+  documents inside documents among them (`children`: what a container's tree lists of them,
+  their stat, its links pointed at them; docs/children.md);
 - `catalog`: the serving side, `Catalog`, its concerns stacked in modules of their own:
   `announce` (the changes told to whoever listens), `recognition` (pages left to recognise,
   and their queue, `recent`: most recently modified first, each once), `extraction` (start-up

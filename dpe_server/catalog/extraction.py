@@ -38,7 +38,7 @@ from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.isolation.backends import Backend
 from dpe_server.model.errors import ExtractionError
-from dpe_server.model.tree import Document, Page
+from dpe_server.model.tree import JSON, Document, Page
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -227,6 +227,13 @@ class Extraction(Recognition[Entry]):
         assert self._tg is not None
         self._tg.start_soon(guarded)
 
+    def _children_found(self, entry: IndexEntry, fresh: list[Entry], listed: bool) -> None:
+        """Extract the new children in the background (once the warm-up runs), and say the
+        list changed when any came or went."""
+        self._warm_later(fresh)
+        if listed and self._tg is not None:
+            self._in_background(functools.partial(self._announce, Change(list_changed=True)))
+
     def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> Entry:
         return Entry(rel, doc_ref, st, key)
 
@@ -323,7 +330,10 @@ class Extraction(Recognition[Entry]):
         # What the extractors say of a whole document read within max_pages: truncated when
         # a cap stopped a page.
         cut = any(p.metadata.get("truncated") for p in pages)
-        return Document(entry.props, tuple(pages), {"truncated": True} if cut else {})
+        meta: dict[str, JSON] = {"truncated": True} if cut else {}
+        if entry.props.extra.get("children"):  # what it holds, which the probe listed
+            meta["children"] = entry.props.extra["children"]
+        return Document(entry.props, tuple(pages), meta)
 
     async def _extract_pages(self, entry: Entry, indices: tuple[int, ...]) -> list[Page]:
         """Pages of a document not yet extracted, stored unless the file changed meanwhile.

@@ -37,7 +37,7 @@ def slug(text: str, fallback: str = "doc") -> str:
 def stem_of(rel: str) -> str:
     """`PurePosixPath(rel).stem` of a relative path as the catalog holds it (no empty, `.`
     or `..` names), without building a path: the catalog asks it of every file."""
-    name = rel.rstrip("/").rpartition("/")[2]
+    name = rel.rstrip("/").rpartition("/")[2].rpartition("\0")[2]  # a child's: its own
     i = name.rfind(".")
     return name[:i] if 0 < i < len(name) - 1 else name
 

@@ -20,6 +20,7 @@ import anyio.to_thread
 from dpe_server.catalog.announce import Change, listing
 from dpe_server.catalog.extraction import Entry, Extraction, fresh
 from dpe_server.catalog.folder import FileStat, scan, scan_paths
+from dpe_server.model import children
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ class Freshness(Extraction):
         """
         if paths is None:
             found = scan(self.root)
-            known: Collection[str] = self._entries
+            known: Collection[str] = [rel for rel in self._entries if not children.depth(rel)]
         else:
             found, subtrees = await anyio.to_thread.run_sync(scan_paths, self.root, paths)
             known = {rel for rel in paths if rel in self._entries}
@@ -104,6 +105,7 @@ class Freshness(Extraction):
 
         async def one(entry: Entry) -> None:
             nonlocal list_changed
+            kids = self.child_keys(entry)
             try:
                 listed = await self._refresh_changed(entry)
             except Exception:  # a failure of ours costs this file, not the others' news
@@ -114,7 +116,10 @@ class Freshness(Extraction):
                 return
             if listed is not None:
                 updated.add(entry.doc_ref)
-                list_changed |= listed
+                now = self.child_keys(entry)  # its children: new versions, or came or went
+                moved = [r for r, key in now.items() if kids.get(r, key) != key]
+                updated.update(self._entries[r].doc_ref for r in moved)
+                list_changed |= listed or now.keys() != kids.keys()
 
         async with anyio.create_task_group() as tg:
             for entry in entries:

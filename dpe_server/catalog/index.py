@@ -23,8 +23,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic, TypeVar, overload
-from urllib.parse import quote_from_bytes
+from urllib.parse import quote, quote_from_bytes
 
+from dpe_server.catalog import children as kids
 from dpe_server.catalog.folder import FileStat, content_fingerprint, doc_ref_for, stem_of
 from dpe_server.catalog.steps import (
     MakeCurrent,
@@ -55,6 +56,7 @@ from dpe_server.extractors import (
 from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
+from dpe_server.model import children
 from dpe_server.model.errors import (
     DocumentNotFound,
     ElementNotFound,
@@ -294,6 +296,8 @@ class Index(ABC, Generic[E]):
         """`entries()`, until an entry is added or dropped."""
         self._waiting: set[Entry] = set()
         """The entries neither current nor failed (`Entry.waiting`)."""
+        self._children: dict[str, set[str]] = {}
+        """The children of each container served as documents, by relative path."""
         """The key each entry served when the search index was last told (`served_changes`)."""
 
     @abstractmethod
@@ -303,6 +307,8 @@ class Index(ABC, Generic[E]):
     def _key(self, rel: str, st: FileStat) -> str:
         """The store key of the file at `rel` as `st` says it is; where the times are coarse
         (`FileStat.coarse`) this reads the file for its content fingerprint."""
+        if children.depth(rel):
+            return self._child_key(rel, st)
         content = content_fingerprint(self.root, rel) if st.coarse else ""
         fingerprint = self._fingerprint + self.passwords.digest(rel)
         return cache_key(self._root_prefix + rel, st, fingerprint, content)
@@ -328,7 +334,8 @@ class Index(ABC, Generic[E]):
         return entry
 
     def _drop(self, entry: Entry) -> None:
-        """The file of `entry` is gone."""
+        """The file of `entry` is gone (and the documents inside it)."""
+        self._drop_children(entry)
         self._entries.pop(entry.rel, None)
         self._by_ref.pop(entry.doc_ref, None)
         entry.waiting = None
@@ -336,6 +343,76 @@ class Index(ABC, Generic[E]):
         self._sorted = None
         entry.key = ""
         self._touched.setdefault(entry, ())  # what it served is no longer served
+
+    # ---- documents inside documents (docs/children.md) -----------------------------------
+
+    def _child_key(self, rel: str, st: FileStat) -> str:
+        """A child's store key: its path, and the version of its container it was listed by."""
+        container = self._entries.get(children.container_of(rel))
+        version = "" if container is None else container.outline_key or container.key
+        fingerprint = self._fingerprint + self.passwords.digest(children.split(rel)[0])
+        return cache_key(self._root_prefix + rel, st, fingerprint, version)
+
+    def _sync_children(self, entry: Entry) -> tuple[list[E], bool]:
+        """Serve the children the outline of `entry` lists, as documents of their own (each
+        restored from the store when it knows it), and no others: the children whose version
+        is new, and whether any came or went."""
+        wanted = kids.listed(entry.rel, entry.outline)
+        before = self._children.pop(entry.rel, set())
+        gone = [self._entries[rel] for rel in before - wanted.keys() if rel in self._entries]
+        for child in gone:
+            self._drop(child)
+        if wanted:
+            self._children[entry.rel] = set(wanted)
+        fresh: list[E] = []
+        for rel, size in wanted.items():
+            st = kids.child_stat(entry.stat, size)
+            known = self._entries.get(rel)
+            if known is not None and known.key == self._child_key(rel, st):
+                continue
+            child = known if known is not None else self._add(rel, st, "")
+            child.stat = st
+            child.key = self._child_key(rel, st)
+            self._restore(child)
+            fresh.append(child)
+        return fresh, bool(gone) or bool(wanted.keys() - before)
+
+    def _children_found(self, entry: Entry, fresh: list[E], listed: bool) -> None:
+        """The children of `entry` were read from a new extraction of it: `fresh` are new
+        versions, `listed` says whether any came or went (the catalog extracts and announces)."""
+
+    def _drop_children(self, entry: Entry) -> None:
+        for rel in self._children.pop(entry.rel, ()):
+            child = self._entries.get(rel)
+            if child is not None:
+                self._drop(child)
+
+    def child_keys(self, entry: Entry) -> dict[str, str]:
+        """The store key of each child of `entry` served, by relative path."""
+        rels = self._children.get(entry.rel, ())
+        return {rel: self._entries[rel].key for rel in rels if rel in self._entries}
+
+    def _family(self, entry: Entry) -> dict[str, str]:
+        """What Level 0 and 1 say of a child: its container's doc_ref and its path in it."""
+        if not children.depth(entry.rel):
+            return {}
+        container = self._entries.get(children.container_of(entry.rel))
+        parent = container.doc_ref if container is not None else ""
+        return {"parent": parent, "path": children.path_in(entry.rel)}
+
+    def _linked(self, entry: Entry, page: Page) -> Page:
+        """A page of `entry` whose links to its children point at their `dpe://` URIs (their
+        `file:` URIs when they are not served as documents)."""
+        fmt = format_of(children.name_of(entry.rel))
+        if fmt is None or fmt.member is None:
+            return page
+
+        def url_of(path: str) -> str:
+            rel = children.child_rel(entry.rel, path)
+            child = self._entries.get(rel)
+            return format_uri(self.host, child.doc_ref) if child else self.file_uri(rel)
+
+        return kids.linked(page, url_of)
 
     def served_changes(self) -> tuple[list[tuple[str, str, str]], list[str]]:
         """What changed for the search index since it was last told: the keys now served
@@ -408,6 +485,7 @@ class Index(ABC, Generic[E]):
         entry.props = cached.props or entry.props
         if cached.outline is not None:
             entry.outline, entry.outline_key = cached.outline, entry.key
+            self._sync_children(entry)
         return True
 
     def _record_failure(self, entry: Entry, key: str, exc: ExtractionError) -> None:
@@ -430,6 +508,7 @@ class Index(ABC, Generic[E]):
             return False
         entry.props = doc.properties
         entry.error, entry.error_key = None, ""
+        self._children_found(entry, *self._sync_children(entry))
         return True
 
     # ---- queries -------------------------------------------------------------------------
@@ -457,16 +536,25 @@ class Index(ABC, Generic[E]):
             )
         return entry
 
+    def file_uri(self, rel: str) -> str:
+        """The `file:` URI of a file, or of a child: its container's with its path as the
+        fragment."""
+        file_rel, inner = children.split(rel)
+        uri = self._root_uri + quote_from_bytes(os.fsencode(file_rel))
+        return uri + "#" + quote(children.fragment(rel), safe="/!") if inner else uri
+
     def info_of(self, entry: Entry) -> DocumentInfo:
         common = {
             "doc_ref": entry.doc_ref,
-            "file_uri": self._root_uri + quote_from_bytes(os.fsencode(entry.rel)),
+            "file_uri": self.file_uri(entry.rel),
             "file_type": entry.file_type,
             "last_modified": _iso_utc(entry.stat.mtime_ns),
         }
+        family = self._family(entry)
         if entry.outline is not None:
             o = entry.outline
             extra = {k: o.metadata[k] for k in LISTED_METADATA if o.metadata.get(k)}
+            extra |= family
             return DocumentInfo(
                 title=o.title,
                 page_count=o.page_count,
@@ -482,7 +570,8 @@ class Index(ABC, Generic[E]):
                 keywords=(),
                 summary="",
                 error=entry.error.to_json(),
-                **common,  # type: ignore[arg-type]
+                extra=family,
+                **common,
             )
         props = entry.props
         return DocumentInfo(
@@ -494,7 +583,7 @@ class Index(ABC, Generic[E]):
             page_count=props.page_count if props else 0,
             keywords=props.keywords if props else (),
             summary=(props.summary or "") if props and not placeholder(props.summary) else "",
-            extra={"indexing": True},
+            extra={"indexing": True, **family},
             **common,  # type: ignore[arg-type]
         )
 
@@ -566,6 +655,7 @@ class Index(ABC, Generic[E]):
             return None
         if ocr_states.is_pending(page.metadata):
             page = yield Recognise(entry, key, page)  # read: recognised now, ahead of the queue
+        page = self._linked(entry, page)
         self.pages_lru.put(key, page)
         return key, page
 

@@ -137,6 +137,22 @@ def l0_unique(docs: Sequence[JSON]) -> list[Problem]:
     return problem_if(bool(dupes), "distinct doc_refs", dupes)
 
 
+@rule(
+    "L0.parent",
+    "a document inside another names as its parent a doc_ref listed before it (docs/children.md)",
+)
+def l0_parent(docs: Sequence[JSON]) -> list[Problem]:
+    """`docs` is the whole listing, in its order."""
+    seen: set[object] = set()
+    orphans = []
+    for doc in docs:
+        if isinstance(doc, dict):
+            if "parent" in doc and doc["parent"] not in seen:
+                orphans.append(f"{doc.get('doc_ref')} -> {doc['parent']}")
+            seen.add(doc.get("doc_ref"))
+    return problem_if(bool(orphans), "each parent listed before its children", orphans[:5])
+
+
 @rule("L0.offset_limit", "Level 0 with offset/limit returns that slice and the full total_count")
 def l0_offset_limit(
     full: Sequence[JSON], sliced: JSON, offset: int, limit: int, total: int

@@ -100,14 +100,15 @@ class EraWalk:
         await self._subscriptions(docs)
 
     async def _settle(self) -> None:
-        """Wait until two Level 0 reads a second apart agree (a server may still be refining
-        titles and page counts as it extracts)."""
+        """Wait until two Level 0 reads a second apart agree and none of its documents is
+        still `indexing` (a server may still be refining titles and page counts as it
+        extracts, and listing the documents inside those it extracts)."""
         uri, waited = f"dpe://{self.host}", 0
         last = (await self.s.read(uri)).text
         while waited < SETTLE_SECONDS:
             await anyio.sleep(SETTLE_STEP)
             now = (await self.s.read(uri)).text
-            if now == last:
+            if now == last and '"indexing": true' not in now:
                 break
             last, waited = now, waited + 1
         else:
@@ -154,6 +155,8 @@ class EraWalk:
             return []
         docs = [d for d in payload["documents"] if isinstance(d, dict)]
         r.check(rules.l0_unique, uri, docs)
+        if payload.get("total_count") == len(docs):  # the whole listing: every parent is in it
+            r.check(rules.l0_parent, uri, docs)
         for doc in docs:
             for check in rules.DOCUMENT_RULES:
                 r.check(check, f"{uri} ({doc.get('doc_ref')})", doc)

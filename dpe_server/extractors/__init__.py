@@ -5,8 +5,10 @@ checks, picture reader), one line each. The formats, a subpackage each: `xlsx`, 
 `pptx` (OOXML), `pdf`, `odt`, `odp` (OpenDocument), `sheets` (.xls, .xlsb, .ods through
 calamine), `delimited` (.csv, .tsv), `legacy` (.doc, .rtf, .ppt, converted by LibreOffice),
 `html` (web pages and web archives), `markdown` (through the web page reader), `text` (plain
-text), `epub` (e-books, their chapters through the web page reader) and `picture` (.png, .jpg,
-.tif, .webp, .bmp, .gif: a picture and its recognised text).
+text), `epub` (e-books, their chapters through the web page reader), `picture` (.png, .jpg,
+.tif, .webp, .bmp, .gif: a picture and its recognised text),
+`mail` (.eml, .msg, .mbox) and `archive` (.zip), the two whose files hold documents of their
+own (docs/children.md).
 Each one's face defines its `Format` (`FORMAT`; `legacy`'s `WORD` and `POWERPOINT`,
 `delimited`'s `CSV` and `TSV`), importing nothing heavy, and names its `extract` module, whose
 `EXTRACTOR` is imported, with its library, when a file of the format is first read.
@@ -18,7 +20,8 @@ words of pictures); `kit` (what any format builds with: the guarded zip and XML 
 tables, list items, page plans, media types); then `base` (`Extractor`, `Limits`, `Format`),
 `magic` (what a file is by its first bytes), `passwords` (the passwords to try on the file
 being read) and `gcpause` (the garbage collector paused while a sheet's rows are built). A
-format imports neither the registry (a container format, `legacy`, is handed it) nor another
+format imports neither the registry (a format reading through another, `legacy` or `mail`,
+is handed it) nor another
 format, but for the one exception the layer test names: `sheets` and `delimited` lay their
 sheets out with `xlsx.values`.
 

@@ -67,6 +67,13 @@ Check = Callable[[BinaryIO, str, str, Limits], None]
 Picture = Callable[[BinaryIO, str, Mapping[str, JSON], int], bytes | None]
 """`picture(f, file_type, metadata, max_bytes)`: the bytes of the picture an image element's
 metadata names, or None (also when it is over `max_bytes`)."""
+Member = Callable[[BinaryIO, str, Limits], bytes]
+"""`member(f, path, limits)`: the bytes of the document at `path` inside `f` (an attachment,
+an archive member, an embedded file: a child, docs/children.md), read under the limits;
+KeyError when there is none, else the project's error when it cannot be read."""
+Embedded = Callable[[BinaryIO, Limits], list[JSON]]
+"""`embedded(f, limits)`: the documents embedded in `f` that its extractor does not list
+(`{path, name, mime_type, size}` each): the job lists them as the tree's children."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +99,12 @@ class Format:
     """Checks of its container before its extractor runs (None: none beyond a non-empty file)."""
     picture: Picture | None = None
     """How a picture's bytes are read for a Level 3 image read (None: its images have none)."""
+    member: Member | None = None
+    """How a document inside one of its files (a child its tree lists in `metadata.children`)
+    is read (None: its files hold none)."""
+    embedded: Embedded | None = None
+    """The documents embedded in one of its files, for formats whose extractor does not list
+    them itself (a pdf's attached files, an Office package's embedded packages)."""
     package_prefix: str | None = None
     """For an OOXML format, the folder its package keeps its parts in (`xl/`)."""
     tools: tuple[str, ...] = ()

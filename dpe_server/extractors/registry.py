@@ -13,11 +13,13 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, BinaryIO
 
 from dpe_server.extractors import (
+    archive,
     delimited,
     docx,
     epub,
     html,
     legacy,
+    mail,
     markdown,
     odp,
     odt,
@@ -65,6 +67,10 @@ register(markdown.FORMAT)
 register(text.FORMAT)
 register(epub.FORMAT)
 register(picture.FORMAT)
+register(mail.EML)
+register(mail.MSG)
+register(mail.MBOX)
+register(archive.FORMAT)
 
 
 def _picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
@@ -87,10 +93,11 @@ def _picture_elements(words: Sequence[Word], width: int, height: int, b: PageBui
 # every format: legacy reads its converted files with the registered docx and pptx, ooxml
 # finds a picture's table, and picture lays a picture's words out, with the pdf page layout;
 # Markdown is read as the HTML it renders to and an e-book's chapters as web pages by the web
-# page reader. None imports another format.
+# page reader; e-mail reads HTML bodies with the html format. None imports another format.
 legacy.read_converted_with(FORMATS)
 markdown.read_html_with(html.read_text)
 epub.read_chapters_with(html.read_chapter)
+mail.read_bodies_with(FORMATS)
 ooxml.read_picture_tables_with(_picture_table)
 picture.lay_out_words_with(_picture_elements)
 
@@ -100,7 +107,7 @@ def suffix_of(path: PurePath | str) -> str:
     of every file: a relative POSIX path, names never empty nor `.` or `..`)."""
     if not isinstance(path, str):
         return path.suffix
-    name = path.rstrip("/").rpartition("/")[2]
+    name = path.rstrip("/").rpartition("/")[2].rpartition("\0")[2]  # a child's: its own
     i = name.rfind(".")
     return name[i:] if 0 < i < len(name) - 1 else ""
 

@@ -14,10 +14,11 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from dpe_server.extractors import (
     DEFAULT_LIMITS,
+    FORMATS,
     Limits,
     for_path,
     for_suffix,
@@ -26,9 +27,11 @@ from dpe_server.extractors import (
 )
 from dpe_server.extractors.ocr.engine import EngineExhausted
 from dpe_server.extractors.passwords import TRY_SECONDS, trying
+from dpe_server.isolation.children import child_of
 from dpe_server.isolation.confine import NotConfined, open_confined
 from dpe_server.isolation.pictures import picture
 from dpe_server.isolation.precheck import precheck
+from dpe_server.model import children
 from dpe_server.model.errors import (
     CorruptError,
     ExtractionError,
@@ -111,12 +114,14 @@ def out_of_memory(job: Job) -> dict[str, JSON]:
 
 
 def _run(job: Job) -> JSON:
-    extractor = for_path(job.rel)
+    file_rel, inner = children.split(job.rel)
+    name = inner[-1] if inner else file_rel
+    extractor = for_path(name)
     if extractor is None:
-        raise UnsupportedError(f"Files of type {PurePosixPath(job.rel).suffix} are not read.")
-    if "\0" in job.rel or PurePosixPath(job.rel).is_absolute():
+        raise UnsupportedError(f"Files of type {PurePosixPath(name).suffix} are not read.")
+    if "\0" in file_rel or PurePosixPath(file_rel).is_absolute():
         raise NotConfined("not a relative path inside the folder")
-    with open_confined(Path(job.root), job.rel) as f:
+    with open_confined(Path(job.root), file_rel) as f:
         size = f.seek(0, 2)
         f.seek(0)
         if size > MAX_FILE_BYTES:
@@ -124,7 +129,8 @@ def _run(job: Job) -> JSON:
                 f"The file is {size // (1024 * 1024)} MiB, over the limit of "
                 f"{MAX_FILE_BYTES // (1024 * 1024)} MiB."
             )
-        suffix = read_as(f, job.rel)
+        f = child_of(f, file_rel, inner, job.limits)  # noqa: PLW2901 (a child: its bytes)
+        suffix = read_as(f, name)
         extractor = for_suffix(suffix) or extractor
         f = unlocked(f, suffix)  # noqa: PLW2901 (a protected package: its decrypted copy)
         precheck(f, suffix, job.limits)
@@ -134,17 +140,39 @@ def _run(job: Job) -> JSON:
                 return None
             return {"data": base64.b64encode(found[0]).decode("ascii"), "mime_type": found[1]}
         if job.op == "probe":
-            return extractor.probe(f, job.limits).to_json()
+            props = extractor.probe(f, job.limits)
+            inside = embedded(f, suffix, job.limits)
+            if inside:  # a document extracted in page chunks lists its children from here
+                props = dataclasses.replace(props, extra={**props.extra, "children": inside})
+            return props.to_json()
         limits = dataclasses.replace(job.limits, ocr_later=job.op != "ocr")
         if job.op in ("pages", "ocr") and extractor.extract_pages is not None:
             return [p.to_json() for p in extractor.extract_pages(f, job.pages, limits)]
         doc = extractor.extract(f, limits)
-        if suffix != PurePosixPath(job.rel).suffix.lower():  # a legacy file under a new suffix
+        if suffix != PurePosixPath(name).suffix.lower():  # a legacy file under a new suffix
             doc = dataclasses.replace(doc, metadata={**doc.metadata, "read_as": suffix[1:]})
         if job.op in ("pages", "ocr"):
             wanted = set(job.pages)
             return [p.to_json() for p in doc.pages if p.page_index in wanted]
+        inside = embedded(f, suffix, job.limits) if "children" not in doc.metadata else []
+        if inside:
+            doc = dataclasses.replace(doc, metadata={**doc.metadata, "children": inside})
         return doc.to_json()
+
+
+def embedded(f: BinaryIO, suffix: str, limits: Limits) -> list[JSON]:
+    """The documents embedded in `f` its format lists (`Format.embedded`; docs/children.md);
+    none when it cannot list them: the file itself is read all the same."""
+    fmt = FORMATS.get(suffix)
+    if fmt is None or fmt.embedded is None:
+        return []
+    try:
+        return fmt.embedded(f, limits)
+    except ExtractionError:
+        log.debug("the documents embedded in a %s file not listed", suffix, exc_info=True)
+        return []
+    finally:
+        f.seek(0)
 
 
 def decode_probe(data: JSON) -> Properties:

@@ -33,6 +33,7 @@ class Passwords:
     default: tuple[str, ...] = field(default=(), repr=False)
 
     def _entries(self, rel: str) -> list[tuple[str, tuple[str, ...]]]:
+        rel = rel.partition("\0")[0]  # a document inside a file: the file's (docs/children.md)
         name = PurePosixPath(rel).name
         found = [
             (pattern, words)

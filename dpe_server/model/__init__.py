@@ -6,6 +6,8 @@
 - `info`: the headers of a tree that Level 0 and 1 show (`DocumentInfo`, `PageInfo`);
 - `errors`: the project's errors, request errors with their DPE codes and extraction errors;
 - `uri`: `dpe://` URIs, parsed with every validation rule, and formatted;
+- `children`: how a document inside another is named (its relative path, its `file_uri`
+  fragment, how deep it is);
 - `integers`: the one parser of untrusted numbers (bounded);
 - `metadata`, `summaries`: titles, keywords and one-line summaries derived from a tree;
 - `direction`: which way a text runs, the one rule every format uses;

@@ -143,6 +143,13 @@ class LinkContent(TypedDict, total=False):
     internal: bool
     tooltip: str
     target_page: int
+    kind: Literal["attachment", "member", "embedded"]
+    """A document inside this one (docs/children.md): `url` is then the child's `dpe://` URI
+    when it is served as a document, else its container's `file_uri` with its path."""
+    name: str
+    mime_type: str
+    size: int
+    encrypted: bool
 
 
 class Reply(TypedDict, total=False):

@@ -24,9 +24,10 @@ from dpe_server.catalog.folder import FileStat, default_host, scan
 from dpe_server.catalog.index import Entry, Index
 from dpe_server.catalog.sqlite import open_store
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
-from dpe_server.extractors import DEFAULT_LIMITS, Limits
+from dpe_server.extractors import DEFAULT_LIMITS, Limits, format_of
 from dpe_server.isolation.client import InlineJobs, run_inline
 from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
+from dpe_server.model import children
 from dpe_server.model.errors import ExtractionError, reading
 from dpe_server.model.uri import parse
 from dpe_server.read.plan import (
@@ -99,12 +100,30 @@ class OneShotReader(Index[Entry]):
 
     def _entry_of(self, doc_ref: str) -> Entry:
         """The document's entry, with what the store knows of it (read for this one only)."""
+        if doc_ref not in self._by_ref:
+            self._open_containers(doc_ref)
         entry = self.entry(doc_ref)
         if entry.rel not in self._restored:
             entry.key = self._key(entry.rel, entry.stat)
             self._restore(entry)
             self._restored.add(entry.rel)
         return entry
+
+    def _open_containers(self, doc_ref: str) -> None:
+        """A doc_ref this reader does not list may be a document inside a file (docs/
+        children.md): the files that may hold documents are restored from the store (what
+        a server on the folder extracted lists their children), depth by depth, until it is
+        listed. None is extracted for it: a mistyped doc_ref costs store lookups only."""
+        opened: set[str] = set()
+        for _ in range(children.MAX_DEPTH):
+            for entry in self.entries():
+                fmt = format_of(children.name_of(entry.rel))
+                if entry.rel in opened or fmt is None or fmt.member is None:
+                    continue
+                opened.add(entry.rel)
+                self._entry_of(entry.doc_ref)
+                if doc_ref in self._by_ref:
+                    return
 
     async def _do(self, step: ReadStep) -> Any:
         """A step of the read plan (`plan`), done at once (this coroutine never suspends)."""

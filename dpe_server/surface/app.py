@@ -245,7 +245,8 @@ class DpeApp:
 
     def _tags(self, doc_ref: str) -> list[str]:
         entry = self.catalog.entry(doc_ref)
-        folders = [p for p in Path(entry.rel).parent.parts if p not in ("", ".")]
+        file_rel = entry.rel.partition("\0")[0]  # a child's: its container's folders
+        folders = [p for p in Path(file_rel).parent.parts if p not in ("", ".")]
         return [entry.file_type, *folders]
 
     async def list_templates(

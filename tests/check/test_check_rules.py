@@ -247,6 +247,19 @@ CASES: list[tuple[str, Rule[Any], tuple[Any, ...], bool]] = [
     ("l3-cut-within", rules_page.l3_cut, ({"cut": {"bytes": 900, "max_bytes": 500}}, 480), True),
     ("l3-cut-over", rules_page.l3_cut, ({"cut": {"bytes": 900, "max_bytes": 500}}, 700), False),
     ("l3-cut-not-over", rules_page.l3_cut, ({"cut": {"bytes": 400, "max_bytes": 500}}, 300), False),
+    (
+        "l0-parent-listed-before",
+        rules.l0_parent,
+        ([DOC, {**DOC, "doc_ref": "q3-4d5e6f", "parent": DOC["doc_ref"]}],),
+        True,
+    ),
+    ("l0-parent-unknown", rules.l0_parent, ([DOC, {**DOC, "parent": "gone-000000"}],), False),
+    (
+        "l0-parent-after-child",
+        rules.l0_parent,
+        ([{**DOC, "doc_ref": "q3-4d5e6f", "parent": DOC["doc_ref"]}, DOC],),
+        False,
+    ),
     ("templates-missing", surface.templates, ([f"dpe://{HOST}/{{doc_ref}}"], HOST), False),
     (
         "md-heading-title",

@@ -26,6 +26,8 @@ class Member:
     method: int = 8
     declared_size: int | None = None
     """The uncompressed size the headers claim (None: the truth)."""
+    flags: int = 0
+    """The general purpose bit flag (bit 0: encrypted)."""
 
 
 def _gf2_times(mat: list[int], vec: int) -> int:
@@ -132,7 +134,7 @@ def write_zip(path: Path, members: list[Member]) -> Path:
                 "<IHHHHHIIIHH",
                 0x04034B50,
                 20,
-                0,
+                m.flags,
                 m.method,
                 time,
                 date,
@@ -150,7 +152,7 @@ def write_zip(path: Path, members: list[Member]) -> Path:
                     0x02014B50,
                     20,
                     20,
-                    0,
+                    m.flags,
                     m.method,
                     time,
                     date,
@@ -192,3 +194,41 @@ def members_of(path: Path) -> list[Member]:
 
     with zipfile.ZipFile(path) as z:
         return [plain(i.filename, z.read(i)) for i in z.infolist()]
+
+
+def _crc_table() -> list[int]:
+    table = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_TABLE = _crc_table()
+
+
+def zipcrypto(name: str, content: bytes, password: bytes) -> Member:
+    """A stored member encrypted with the traditional PKWARE cipher (ZipCrypto), which
+    Python's zipfile reads but cannot write."""
+    keys = [0x12345678, 0x23456789, 0x34567890]
+
+    def crc(k: int, b: int) -> int:
+        return (k >> 8) ^ _TABLE[(k ^ b) & 0xFF]
+
+    def update(b: int) -> None:
+        keys[0] = crc(keys[0], b)
+        keys[1] = ((keys[1] + (keys[0] & 0xFF)) * 134775813 + 1) & 0xFFFFFFFF
+        keys[2] = crc(keys[2], keys[1] >> 24)
+
+    for b in password:
+        update(b)
+    check = zlib.crc32(content)
+    plain_bytes = bytes(range(11)) + bytes([check >> 24]) + content
+    out = bytearray()
+    for b in plain_bytes:
+        t = (keys[2] | 2) & 0xFFFF
+        out.append(b ^ (((t * (t ^ 1)) >> 8) & 0xFF))
+        update(b)
+    return Member(name, bytes(out), check, len(content), 0, flags=1)

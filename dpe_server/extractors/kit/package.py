@@ -110,6 +110,20 @@ def normalize_name(name: str) -> str:
     return name.replace("\\", "/").lstrip("/")
 
 
+def directory(f: BinaryIO, expected: str) -> list[zipfile.ZipInfo]:
+    """A zip's directory (what an archive lists: every member, folders too), read without
+    inflating anything."""
+    f.seek(0)
+    try:
+        with zipfile.ZipFile(f) as z:
+            return z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise CorruptError(
+            f"The .{expected} archive is damaged or incomplete ({exc}); if it is being "
+            "written, it will be read again when it settles."
+        ) from None
+
+
 @dataclass(frozen=True, slots=True)
 class Relationship:
     rid: str
@@ -190,6 +204,10 @@ class Package:
     def has(self, name: str) -> bool:
         return normalize_name(name).lower() in self._by_name
 
+    def info(self, name: str) -> zipfile.ZipInfo | None:
+        """A part's directory entry (sizes as declared, flags), or None when it is absent."""
+        return self._by_name.get(normalize_name(name).lower())
+
     def size(self, name: str) -> int:
         """The declared (uncompressed) size of a part; 0 when absent. Declared sizes may lie."""
         info = self._by_name.get(normalize_name(name).lower())
@@ -204,11 +222,13 @@ class Package:
             raise KeyError(name)
         return self._stream(info, whole=False)
 
-    def _stream(self, info: zipfile.ZipInfo, whole: bool = True) -> Iterator[bytes]:
+    def _stream(
+        self, info: zipfile.ZipInfo, whole: bool = True, password: bytes | None = None
+    ) -> Iterator[bytes]:
         limits = self.limits
         done = 0
         try:
-            with self._zip.open(info) as member:
+            with self._zip.open(info, pwd=password) as member:
                 while chunk := member.read(_CHUNK):
                     done += len(chunk)
                     self._inflated += len(chunk)
@@ -243,10 +263,15 @@ class Package:
 
     def read(self, name: str) -> bytes:
         """A part's bytes, inflated under the caps. KeyError when the part is absent."""
+        return self.read_encrypted(name, None)
+
+    def read_encrypted(self, name: str, password: bytes | None) -> bytes:
+        """A part's bytes, encrypted with ZipCrypto, inflated under the caps: zipfile's
+        RuntimeError when `password` is wrong. KeyError when the part is absent."""
         info = self._by_name.get(normalize_name(name).lower())
         if info is None:
             raise KeyError(name)
-        return b"".join(self._stream(info))
+        return b"".join(self._stream(info, password=password))
 
     def raw(self, name: str) -> RawMember | None:
         """A part as the zip holds it (deflated or stored), once it has inflated whole under

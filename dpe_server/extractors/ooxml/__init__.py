@@ -1,18 +1,21 @@
 """What the OOXML formats share: the checks of their packages (`checks`), Strict namespaces read
 as Transitional (`strict`), DrawingML charts, SmartArt and pictures (`drawingml`, `pictures`),
-Office Math (`omml`), macros (`macros`), decryption (`decrypt`, `ecma376`) and what a picture's
-text is (`picture_text`). The functions below are what the OOXML formats' `Format` objects
-point at; they import the package reader (`kit.package`) when called.
+Office Math (`omml`), macros (`macros`), decryption (`decrypt`, `ecma376`), what a picture's
+text is (`picture_text`) and the packages embedded in a package (`embedded`: documents of
+their own, docs/children.md). The functions below are what the OOXML formats' `Format`
+objects point at; they import the package reader (`kit.package`) when called.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, BinaryIO
 
 from dpe_server.extractors.base import Check, Format, Limits
 from dpe_server.extractors.kit.pictures import picture
 from dpe_server.model.content import TableContent
+from dpe_server.model.tree import JSON
 
 if TYPE_CHECKING:
     from dpe_server.extractors.ocr import Word
@@ -53,8 +56,22 @@ def package_format(
         extractor=f"dpe_server.extractors.{name}.extract:EXTRACTOR",
         check=check(prefix),
         picture=picture,
+        member=_embedding,
+        embedded=functools.partial(_embeddings, prefix),
         package_prefix=prefix,
     )
+
+
+def _embeddings(prefix: str, f: BinaryIO, limits: Limits) -> list[JSON]:
+    from dpe_server.extractors.ooxml.embedded import embeddings
+
+    return embeddings(f, prefix, limits)
+
+
+def _embedding(f: BinaryIO, path: str, limits: Limits) -> bytes:
+    from dpe_server.extractors.ooxml.embedded import embedding
+
+    return embedding(f, path, limits)
 
 
 def read_picture_tables_with(table: PictureTable) -> None:

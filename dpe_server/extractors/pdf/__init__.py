@@ -3,6 +3,8 @@
 `FORMAT` is all the server knows of the format; `extract` is its extractor (its modules are the
 only importers of pypdf and pypdfium2), imported when a file of it is first read.
 
+The files attached to a pdf (`embedded`) are documents of their own (docs/children.md).
+
 Opening and reading a page: `checks` (what a file under .pdf really is, before the extractor),
 `open` (sniffing, PDFium first, pypdf when needed, errors translated), `props` (document
 properties and the outline's page map), `collect` (one PDFium pass over a page, its types in
@@ -56,6 +58,18 @@ def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int
     return None if found is None else found[0]
 
 
+def _attachments(f: BinaryIO, limits: Limits) -> list[JSON]:
+    from dpe_server.extractors.pdf.embedded import attachments
+
+    return attachments(f, limits)
+
+
+def _attachment(f: BinaryIO, path: str, limits: Limits) -> bytes:
+    from dpe_server.extractors.pdf.embedded import attachment
+
+    return attachment(f, path, limits)
+
+
 FORMAT = Format(
     name="pdf",
     suffixes=(".pdf",),
@@ -65,4 +79,6 @@ FORMAT = Format(
     extractor="dpe_server.extractors.pdf.extract:EXTRACTOR",
     check=_check,
     picture=_picture,
+    member=_attachment,
+    embedded=_attachments,
 )
