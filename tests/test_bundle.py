@@ -24,6 +24,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from dpe_server import __version__
 from fixtures.goldens import EXPECTED, Normaliser, golden_dir, prepare
+from tests.e2e.harness import host_of, settled
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTECTED = {"protected-secret.docx", "pdf_encrypted.pdf"}
@@ -123,6 +124,8 @@ async def test_the_unpacked_bundle_serves_the_fixtures_through_its_mcp_config(
     norm = Normaliser(folder)
     with anyio.fail_after(240):
         async with Client(params, mode="legacy", read_timeout_seconds=120) as client:
+            # Attachments and archive members are listed once their container is read.
+            await settled(client, await host_of(client), timeout=200)
             listed = await client.list_resources()
             refs = {}
             cursor = listed.next_cursor
@@ -134,7 +137,8 @@ async def test_the_unpacked_bundle_serves_the_fixtures_through_its_mcp_config(
             for r in resources:
                 meta = r.meta or {}
                 rel = unquote(str(meta["file_uri"])).split("/fixtures/", 1)[1]
-                refs[rel] = r.uri
+                # a child's file_uri names its path inside the container after `#` (`!/` deeper)
+                refs[rel.replace("#", "\0").replace("!/", "\0")] = r.uri
             catalog = json.loads((EXPECTED / "catalog.json").read_text("utf-8"))
             assert len(refs) == catalog["total_count"]
             compared = 0
