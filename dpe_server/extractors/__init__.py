@@ -20,10 +20,9 @@ words of pictures); `kit` (what any format builds with: the guarded zip and XML 
 tables, list items, page plans, media types); then `base` (`Extractor`, `Limits`, `Format`),
 `magic` (what a file is by its first bytes), `passwords` (the passwords to try on the file
 being read) and `gcpause` (the garbage collector paused while a sheet's rows are built). A
-format imports neither the registry (a format reading through another, `legacy` or `mail`,
-is handed it) nor another
-format, but for the one exception the layer test names: `sheets` and `delimited` lay their
-sheets out with `xlsx.values`.
+format imports neither the registry nor another format: what one reads through another (a
+converted file, a web page, a pdf page layout, xlsx's cell layout for `sheets` and
+`delimited`) the registry hands it.
 
 An `Extractor` has three entry points, layered by cost:
 

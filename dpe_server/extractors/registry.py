@@ -32,6 +32,7 @@ from dpe_server.extractors import (
     xlsx,
 )
 from dpe_server.extractors.base import Extractor, Format
+from dpe_server.extractors.kit import values
 from dpe_server.extractors.kit.media import PACKAGE_KINDS
 from dpe_server.model.content import TableContent
 from dpe_server.model.tree import PageBuilder
@@ -93,11 +94,13 @@ def _picture_elements(words: Sequence[Word], width: int, height: int, b: PageBui
 # every format: legacy reads its converted files with the registered docx and pptx, ooxml
 # finds a picture's table, and picture lays a picture's words out, with the pdf page layout;
 # Markdown is read as the HTML it renders to and an e-book's chapters as web pages by the web
-# page reader; e-mail reads HTML bodies with the html format. None imports another format.
+# page reader; e-mail reads HTML bodies with the html format; the value sheets (.xls, .xlsb,
+# .ods, .csv) are laid out as xlsx's cells. None imports another format.
 legacy.read_converted_with(FORMATS)
 markdown.read_html_with(html.read_text)
 epub.read_chapters_with(html.read_chapter)
 mail.read_bodies_with(FORMATS)
+values.lay_out_values_with(xlsx.values_page)
 ooxml.read_picture_tables_with(_picture_table)
 picture.lay_out_words_with(_picture_elements)
 

@@ -19,7 +19,7 @@ from dpe_server.extractors import delimited
 from dpe_server.extractors.base import Extractor, Format, Limits
 from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.kit.charset import bom_encoding
-from dpe_server.extractors.xlsx.values import ValueSheet, values_page
+from dpe_server.extractors.kit.values import ValueSheet, values_page
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import Document, Page, Properties
 

@@ -11,6 +11,7 @@ is, before a format reads it), `media` (media types, what a package is in words)
 picture read from a package), `a1` (A1 references), `charts` (a chart's data summary),
 `diagrams` (a diagram's content), `panics` (a Rust library's panic kept off stderr), `charset` (a
 text file's encoding, and what a text file is not), `whole` (the entry points of a format read
-whole, the file read up to the cap). A format imports these; they import no format
+whole, the file read up to the cap), `values` (sheets known only by their values, laid out as
+the registry says). A format imports these; they import no format
 (`tests/test_layout.py`).
 """

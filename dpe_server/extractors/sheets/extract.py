@@ -1,5 +1,6 @@
 """The .xls / .xlsb / .ods extractor: python-calamine reads the cell values of every sheet
-(and merged ranges where it gives them), `xlsx.values` turns each sheet into a page.
+(and merged ranges where it gives them), `kit.values` turns each sheet into a page (laid out
+as xlsx does).
 
 A .xlsb or .ods is a zip: every member is first inflated once by the guarded package reader
 (`kit.package.Package.check`: member count, inflated sizes and ratio capped, DOCTYPEs refused), so
@@ -20,9 +21,9 @@ from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.kit import panics
 from dpe_server.extractors.kit.package import Package
+from dpe_server.extractors.kit.values import ValueSheet, values_page
 from dpe_server.extractors.magic import sniff
 from dpe_server.extractors.sheets import FORMAT
-from dpe_server.extractors.xlsx.values import ValueSheet, values_page
 from dpe_server.model.errors import CorruptError, EncryptedError
 from dpe_server.model.tree import Document, Page, Properties
 

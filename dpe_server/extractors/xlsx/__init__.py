@@ -16,9 +16,24 @@ order). `values`: pages of sheets known only by their cell values and merged ran
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dpe_server.extractors.ooxml import package_format
+
+if TYPE_CHECKING:
+    from dpe_server.extractors.base import Limits
+    from dpe_server.extractors.kit.values import ValueSheet
+    from dpe_server.model.tree import Page
 
 SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 """Workbooks, macro-enabled workbooks, templates, macro-enabled templates."""
 
 FORMAT = package_format("xlsx", SUFFIXES, "an Excel workbook", "sheet", paged=False, prefix="xl/")
+
+
+def values_page(index: int, sheet: ValueSheet, limits: Limits, max_cells: int) -> tuple[Page, int]:
+    """A sheet known only by its values laid out as an xlsx sheet's cells (`values`, imported
+    on first use): what the registry hands the value sheets (`kit.values`)."""
+    from dpe_server.extractors.xlsx.values import values_page as page
+
+    return page(index, sheet, limits, max_cells)

@@ -1,31 +1,16 @@
 """Pages of sheets known only by their cell values and merged ranges: .xls, .xlsb and .ods
 (through calamine) and .csv/.tsv. Their blocks become tables (500-row blocks), headings and
 text exactly as an xlsx sheet's do (`page.value_items`), without what only an xlsx package
-holds (styles, formulas, Excel tables, drawings, comments)."""
+holds (styles, formulas, Excel tables, drawings, comments). The registry hands this layout
+to the value sheets (`kit.values`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from dpe_server.extractors.base import Limits
-from dpe_server.extractors.xlsx.cells import CharBudget, Grid, Rect, SheetCells, display_rows
+from dpe_server.extractors.kit.values import ValueSheet
+from dpe_server.extractors.xlsx.cells import CharBudget, Grid, SheetCells, display_rows
 from dpe_server.extractors.xlsx.page import value_items
 from dpe_server.model.tree import JSON, Page, PageBuilder
-
-
-@dataclass(frozen=True, slots=True)
-class ValueSheet:
-    name: str
-    rows: list[list[Any]]
-    """Cell values by row (str, float, int, bool, dates; `""` for an empty cell)."""
-    origin: tuple[int, int] = (0, 0)
-    """(row, col), 0-based, of `rows[0][0]` in the sheet."""
-    merged: tuple[Rect, ...] = ()
-    """Merged ranges (row0, col0, row1, col1), inclusive, 0-based."""
-    hidden: bool = False
-    kind: str = "worksheet"
-    """The page's `sheet_type`: worksheet, chartsheet, dialogsheet or macrosheet."""
 
 
 def values_page(index: int, sheet: ValueSheet, limits: Limits, max_cells: int) -> tuple[Page, int]:
