@@ -46,7 +46,7 @@ def _extract(f: BinaryIO, limits: Limits) -> Document:
     return Document(Properties(len(pages)), pages)
 
 
-TXT_EXTRACTOR = Extractor("txt", (".txt",), "1", _probe, _extract)
+TXT_EXTRACTOR = Extractor(_probe, _extract)
 TXT = Format(
     name="txt",
     suffixes=(".txt",),

@@ -51,11 +51,9 @@ DEFAULT_LIMITS = Limits()
 
 @dataclass(frozen=True, slots=True)
 class Extractor:
-    """A format's entry points. `version` is part of the cache key: bump it when output changes."""
+    """A format's entry points. What else is known of the format is its `Format`'s; the cache
+    key changes with the code that makes trees (`registry.extractor_fingerprint`)."""
 
-    name: str
-    suffixes: tuple[str, ...]
-    version: str
     probe: Callable[[BinaryIO, Limits], Properties]
     extract: Callable[[BinaryIO, Limits], Document]
     extract_pages: Callable[[BinaryIO, Sequence[int], Limits], list[Page]] | None = None

@@ -15,6 +15,7 @@ import pytest
 from dpe_server.extractors import DEFAULT_LIMITS, for_suffix
 from dpe_server.extractors.docx.extract import extract, extract_pages, probe
 from dpe_server.extractors.gcpause import collector_paused
+from dpe_server.extractors.registry import format_of
 from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedError
 from dpe_server.model.tree import Category, Document, Element, parse_element_id
 
@@ -445,9 +446,10 @@ def test_summaries_are_one_short_line(everything: Document) -> None:
 
 def test_registry_maps_docx_and_docm() -> None:
     for suffix in (".docx", ".docm"):
-        extractor = for_suffix(suffix)
-        assert extractor is not None
-        assert extractor.name == "docx"
+        assert for_suffix(suffix) is not None
+        fmt = format_of(f"a{suffix.upper()}")
+        assert fmt is not None
+        assert fmt.name == "docx"
 
 
 # --- errors -------------------------------------------------------------------------------------

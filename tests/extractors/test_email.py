@@ -140,7 +140,7 @@ def _html_extract(f: BinaryIO, limits: Limits) -> Document:
     return Document(Properties(1), (b.build("html"),))
 
 
-HTML_EXTRACTOR = Extractor("html", (".html",), "1", lambda f, limits: Properties(1), _html_extract)
+HTML_EXTRACTOR = Extractor(lambda f, limits: Properties(1), _html_extract)
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from pypdf.xmp import XmpInformation
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, for_suffix
 from dpe_server.extractors.pdf import extract as pdf_mod
 from dpe_server.extractors.pdf.open import translated
+from dpe_server.extractors.registry import format_of
 from dpe_server.model.errors import (
     CorruptError,
     EncryptedError,
@@ -57,7 +58,9 @@ def test_registry_pdf_suffix_gives_extractor() -> None:
     extractor = for_suffix(".PDF")
     assert extractor is not None
     assert extractor.extract_pages is not None
-    assert extractor.name == "pdf"
+    fmt = format_of("a.PDF")
+    assert fmt is not None
+    assert fmt.name == "pdf"
 
 
 def test_probe_properties_from_info(structure: Path) -> None:

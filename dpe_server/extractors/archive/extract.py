@@ -30,7 +30,6 @@ from dpe_server.model.errors import (
 )
 from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties
 
-VERSION = "1"
 MAX_RATIO = 100.0
 """A member inflating to more than this many times its compressed size is a zip bomb's."""
 _RATIO_FLOOR = 1024 * 1024
@@ -126,4 +125,4 @@ def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[P
     return list(_document(f, limits).pages) if 0 in indices else []
 
 
-ZIP = Extractor("zip", (".zip",), VERSION, probe, extract, extract_pages)
+ZIP = Extractor(probe, extract, extract_pages)

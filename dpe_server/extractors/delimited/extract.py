@@ -23,7 +23,6 @@ from dpe_server.extractors.kit.values import ValueSheet, values_page
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import Document, Page, Properties
 
-VERSION = "1"
 SNIFF_CHARS = 64 * 1024
 DELIMITERS = ",;\t|"
 
@@ -111,7 +110,7 @@ def _extractor(fmt: Format) -> Extractor:
     def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
         return list(extract(f, limits).pages) if 0 in indices else []
 
-    return Extractor(fmt.name, fmt.suffixes, VERSION, probe, extract, extract_pages)
+    return Extractor(probe, extract, extract_pages)
 
 
 CSV = _extractor(delimited.CSV)

@@ -71,7 +71,6 @@ from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedEr
 from dpe_server.model.metadata import authorship, from_core
 from dpe_server.model.tree import Document, Page, Properties
 
-VERSION = "1"
 STREAM_ABOVE = 4 * 1024 * 1024
 """The probe streams document.xml parts larger than this (bytes, as declared)."""
 
@@ -214,4 +213,4 @@ def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[P
         raise _translate(exc) from None
 
 
-EXTRACTOR = package_extractor(docx.FORMAT, VERSION, probe, extract, extract_pages)
+EXTRACTOR = package_extractor(docx.FORMAT, probe, extract, extract_pages)

@@ -33,8 +33,6 @@ from dpe_server.model.tree import (
     one_line,
 )
 
-VERSION = "1"
-
 
 def _parts(book: Book, chapter: str) -> dict[str, str]:
     """Each picture of the book as a chapter names it (relative to the chapter) → member."""
@@ -107,4 +105,4 @@ def _read(f: BinaryIO, limits: Limits) -> Document:
     return Document(props, tuple(pages), {"truncated": True} if cut else {})
 
 
-EXTRACTOR = whole_extractor(FORMAT, VERSION, _read)
+EXTRACTOR = whole_extractor(FORMAT, _read)

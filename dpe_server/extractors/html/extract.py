@@ -25,7 +25,6 @@ from dpe_server.extractors.kit.whole import whole_extractor
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties, one_line
 
-VERSION = "1"
 _TITLE_META = ("og:title", "twitter:title", "dc.title")
 _SUMMARY_META = ("description", "og:description", "twitter:description", "dc.description")
 
@@ -153,4 +152,4 @@ def _read(f: BinaryIO, limits: Limits) -> Document:
         raise CorruptError(f"The page cannot be read ({type(exc).__name__}: {exc}).") from None
 
 
-EXTRACTOR = whole_extractor(FORMAT, VERSION, _read)
+EXTRACTOR = whole_extractor(FORMAT, _read)

@@ -33,9 +33,7 @@ def read_bounded(f: BinaryIO, limits: Limits) -> bytes:
     return data
 
 
-def whole_extractor(
-    fmt: Format, version: str, read: Callable[[BinaryIO, Limits], Document]
-) -> Extractor:
+def whole_extractor(fmt: Format, read: Callable[[BinaryIO, Limits], Document]) -> Extractor:
     """The `Extractor` of `fmt`, whose every entry point is `read` (the whole file)."""
 
     def probe(f: BinaryIO, limits: Limits) -> Properties:
@@ -45,4 +43,4 @@ def whole_extractor(
         pages = read(f, limits).pages
         return [pages[i] for i in sorted(set(indices)) if 0 <= i < len(pages)]
 
-    return Extractor(fmt.name, fmt.suffixes, version, probe, read, extract_pages)
+    return Extractor(probe, read, extract_pages)

@@ -51,7 +51,7 @@ def _extractor(fmt: str, suffixes: tuple[str, ...]) -> Extractor:
         assert inner_pages is not None
         return inner_pages(_converted(f, fmt, CONVERT_TIMEOUT), indices, limits)
 
-    return Extractor(fmt, suffixes, "1", probe, extract, extract_pages)
+    return Extractor(probe, extract, extract_pages)
 
 
 DOC = _extractor("doc", (".doc", ".rtf"))

@@ -22,8 +22,6 @@ from dpe_server.model import summaries
 from dpe_server.model.errors import DpeError
 from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties
 
-VERSION = "1"
-
 
 def messages(f: BinaryIO, fmt: str, limits: Limits) -> tuple[list[Message], bool]:
     """The file's messages, flattened, at most `limits.max_pages`; and whether some were cut."""
@@ -135,7 +133,7 @@ def _extractor(fmt: str, suffixes: tuple[str, ...]) -> Extractor:
         wanted = set(indices)
         return [p for p in _document(f, fmt, limits).pages if p.page_index in wanted]
 
-    return Extractor(fmt, suffixes, VERSION, probe, extract, extract_pages)
+    return Extractor(probe, extract, extract_pages)
 
 
 EML = _extractor("eml", (".eml",))

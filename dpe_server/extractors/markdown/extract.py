@@ -21,7 +21,6 @@ from dpe_server.extractors.markdown import FORMAT, html_reader
 from dpe_server.extractors.markdown.front import split_front_matter
 from dpe_server.model.tree import JSON, Document, Properties, one_line
 
-VERSION = "1"
 _TASK = re.compile(r"^\[([ xX])\][ \t]")
 
 
@@ -84,4 +83,4 @@ def _read(f: BinaryIO, limits: Limits) -> Document:
     return dataclasses.replace(doc, properties=_properties(doc.properties, front))
 
 
-EXTRACTOR = whole_extractor(FORMAT, VERSION, _read)
+EXTRACTOR = whole_extractor(FORMAT, _read)

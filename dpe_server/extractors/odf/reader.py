@@ -58,4 +58,4 @@ def extractor(
     def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
         return list(read(f, limits, sorted(set(indices))).pages)
 
-    return Extractor(name, suffixes, "1", probe, extract, extract_pages)
+    return Extractor(probe, extract, extract_pages)

@@ -25,13 +25,13 @@ def holds_macros(pkg: Package) -> bool:
     return b"macroenabled" in pkg.read(CONTENT_TYPES).lower()
 
 
-def flag_macros(extractor: Extractor) -> Extractor:
+def flag_macros(extractor: Extractor, name: str) -> Extractor:
     """`extractor` whose whole-document extraction adds `has_macros: true` where it applies."""
     inner = extractor.extract
 
     def extract(f: BinaryIO, limits: Limits) -> Document:
         doc = inner(f, limits)
-        with Package(f, extractor.name, limits) as pkg:
+        with Package(f, name, limits) as pkg:
             if not holds_macros(pkg):
                 return doc
         return dataclasses.replace(doc, metadata={**doc.metadata, "has_macros": True})
@@ -41,7 +41,6 @@ def flag_macros(extractor: Extractor) -> Extractor:
 
 def package_extractor(
     fmt: Format,
-    version: str,
     probe: Callable[[BinaryIO, Limits], Properties],
     extract: Callable[[BinaryIO, Limits], Document],
     extract_pages: Callable[[BinaryIO, Sequence[int], Limits], list[Page]],
@@ -57,4 +56,4 @@ def package_extractor(
     def some(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[Page]:
         return [with_pictures(p) for p in extract_pages(f, indices, limits)]
 
-    return flag_macros(Extractor(fmt.name, fmt.suffixes, version, probe, whole, some))
+    return flag_macros(Extractor(probe, whole, some), fmt.name)

@@ -97,7 +97,6 @@ __all__ = [
     "probe",
 ]
 
-VERSION = "3"
 SCANNED = "Scanned page (no text layer)"
 Box = tuple[float, float, float, float]
 
@@ -600,9 +599,6 @@ def image_bytes(f: BinaryIO, ref: str, max_bytes: int) -> tuple[bytes, str] | No
 
 
 EXTRACTOR = Extractor(
-    name="pdf",
-    suffixes=(".pdf",),
-    version=VERSION,
     probe=probe,
     extract=extract,
     extract_pages=extract_pages,

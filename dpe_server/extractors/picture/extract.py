@@ -18,14 +18,13 @@ from dpe_server.extractors.base import Extractor, Limits
 from dpe_server.extractors.ocr import read, states
 from dpe_server.extractors.ocr.layout import text_of
 from dpe_server.extractors.ocr.words import Unavailable
-from dpe_server.extractors.picture import FORMAT, word_layout
+from dpe_server.extractors.picture import word_layout
 from dpe_server.extractors.picture.exif import Facts, facts
 from dpe_server.model import summaries
 from dpe_server.model.content import ImageContent
 from dpe_server.model.errors import CorruptError, TooLargeError
 from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties
 
-VERSION = "1"
 MAX_PIXELS = 100_000_000
 """Pixels of one frame at most (the check before parsing refuses a larger picture)."""
 OCR_PIXELS = 40_000_000
@@ -203,4 +202,4 @@ def extract(f: BinaryIO, limits: Limits) -> Document:
     return Document(props, pages, meta)
 
 
-EXTRACTOR = Extractor(FORMAT.name, FORMAT.suffixes, VERSION, probe, extract, extract_pages)
+EXTRACTOR = Extractor(probe, extract, extract_pages)

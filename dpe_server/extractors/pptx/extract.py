@@ -49,7 +49,6 @@ from dpe_server.model.errors import CorruptError, ExtractionError, UnsupportedEr
 from dpe_server.model.metadata import from_core
 from dpe_server.model.tree import JSON, Document, Page, Properties
 
-VERSION = "1"
 RT_OFFICE_DOC = "officeDocument"
 RT_MODERN_AUTHORS = "http://schemas.microsoft.com/office/2018/10/relationships/authors"
 
@@ -252,4 +251,4 @@ def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[P
     return _guarded(f, limits, work)
 
 
-EXTRACTOR = package_extractor(pptx.FORMAT, VERSION, probe, extract, extract_pages)
+EXTRACTOR = package_extractor(pptx.FORMAT, probe, extract, extract_pages)

@@ -23,11 +23,9 @@ from dpe_server.extractors.kit import panics
 from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.kit.values import ValueSheet, values_page
 from dpe_server.extractors.magic import sniff
-from dpe_server.extractors.sheets import FORMAT
 from dpe_server.model.errors import CorruptError, EncryptedError
 from dpe_server.model.tree import Document, Page, Properties
 
-VERSION = "1"
 _ERRORS = (CalamineError, ValueError, OverflowError, TypeError, IndexError, KeyError, OSError)
 _KINDS = {"ChartSheet": "chartsheet", "DialogSheet": "dialogsheet", "MacroSheet": "macrosheet"}
 """calamine's sheet types as the pages' `sheet_type` (any other: worksheet)."""
@@ -165,4 +163,4 @@ def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[P
         return list(_run(f, limits, indices).pages)
 
 
-EXTRACTOR = Extractor(FORMAT.name, FORMAT.suffixes, VERSION, probe, extract, extract_pages)
+EXTRACTOR = Extractor(probe, extract, extract_pages)

@@ -20,7 +20,6 @@ from dpe_server.model.content import TextContent
 from dpe_server.model.errors import CorruptError
 from dpe_server.model.tree import JSON, Category, Document, Page, PageBuilder, Properties
 
-VERSION = "1"
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
 _BINARY = (
     "The file is more than 1% control characters (NUL and others no text holds): it is "
@@ -110,4 +109,4 @@ def _read(f: BinaryIO, limits: Limits) -> Document:
     return Document(props, tuple(pages), {"truncated": True} if cut else {})
 
 
-EXTRACTOR = whole_extractor(FORMAT, VERSION, _read)
+EXTRACTOR = whole_extractor(FORMAT, _read)

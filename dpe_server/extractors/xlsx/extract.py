@@ -55,9 +55,6 @@ from dpe_server.model.errors import CorruptError, DpeError, ExtractionError, Uns
 from dpe_server.model.metadata import from_core
 from dpe_server.model.tree import JSON, Document, Page, PageBuilder, Properties
 
-VERSION = "1"
-
-
 _LIBRARY_ERRORS = (
     etree.LxmlError,
     zipfile.BadZipFile,
@@ -363,6 +360,6 @@ def extract_pages(f: BinaryIO, indices: Sequence[int], limits: Limits) -> list[P
         return list(_run(f, limits, indices).pages)
 
 
-EXTRACTOR = package_extractor(xlsx.FORMAT, VERSION, probe, extract, extract_pages)
+EXTRACTOR = package_extractor(xlsx.FORMAT, probe, extract, extract_pages)
 
 __all__ = ["EXTRACTOR", "extract", "extract_pages", "probe"]
