@@ -38,6 +38,18 @@ HAS_PROC = Path("/proc/self/stat").exists()
 """The process table can be read (Linux): the tests that look at worker processes need it."""
 
 
+def save_whole(path: Path, data: bytes) -> None:
+    """Write `path` as a careful editor saves: the bytes into a hidden file beside it (the
+    catalog ignores names starting with "."), then renamed over it. Written in place, a
+    served folder's watcher may see the file half written (a truncated zip, served as an
+    error while the last good version stays searchable): an `updated` a test would take for
+    the finished edit's."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_bytes(data)
+    os.replace(partial, path)
+
+
 def write_deck(path: Path, titles: list[str]) -> None:
     from pptx import Presentation
 
@@ -46,8 +58,9 @@ def write_deck(path: Path, titles: list[str]) -> None:
         slide = deck.slides.add_slide(deck.slide_layouts[1])
         slide.shapes.title.text = title
         slide.placeholders[1].text = f"Bullet about {title}"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    deck.save(str(path))
+    out = io.BytesIO()
+    deck.save(out)
+    save_whole(path, out.getvalue())
 
 
 def write_doc(path: Path, headings: list[str]) -> None:
@@ -59,8 +72,9 @@ def write_doc(path: Path, headings: list[str]) -> None:
     for heading in headings:
         doc.add_heading(heading, level=1)
         doc.add_paragraph(f"Paragraph under {heading} with several words.")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    doc.save(str(path))
+    out = io.BytesIO()
+    doc.save(out)
+    save_whole(path, out.getvalue())
 
 
 BIG_CELL = 20_000
@@ -70,8 +84,7 @@ BIG_ROWS = 60
 def write_big_book(path: Path) -> None:
     """One sheet: a header row, then BIG_ROWS rows of three cells, each its place (`r3c1:`) and
     BIG_CELL random letters (random, so the zip-bomb guard lets it in): 3.6 MB as JSON."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(_big_book())
+    save_whole(path, _big_book())
 
 
 @functools.cache
@@ -94,8 +107,7 @@ def _big_book() -> bytes:
 
 def write_encrypted(path: Path, password: str = "harness-unknown-password") -> None:
     """A password-protected Word document (agile encryption) whose password nobody gives."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(_encrypted(password))
+    save_whole(path, _encrypted(password))
 
 
 @functools.cache
