@@ -71,6 +71,7 @@ def _format(name: str, suffixes: tuple[str, ...], kind_name: str, unit: str) -> 
         picture=_picture,
         tools=(SOFFICE,),
         probe_reads_whole=True,
+        pdf_export=True,
     )
 
 
