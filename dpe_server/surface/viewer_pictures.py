@@ -4,8 +4,9 @@ exports the file to, when LibreOffice is installed.
 
 The export is an `export` job (in a worker, LibreOffice in its sandbox: no network, no link
 followed, its own deadline), run once per version of a document (its store key) and kept in
-the server's cache folder (`view-exports/`, the newest version of each document only; a
-private temporary folder with `--no-cache`), never beside the user's files. Its pages are
+the server's cache folder (`view-exports/`, the newest version of each document only, deleted
+once unused for `UNUSED_DAYS`; a private temporary folder with `--no-cache`), never beside the
+user's files. Its pages are
 then drawn as a pdf's are, by an `image` job on the exported file.
 
 Which pdf page is the document's page N:
@@ -24,10 +25,13 @@ from __future__ import annotations
 
 import atexit
 import base64
+import contextlib
 import hashlib
 import logging
+import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +48,9 @@ from dpe_server.surface.app import DpeApp
 log = logging.getLogger(__name__)
 
 FOLDER = "view-exports"
+UNUSED_DAYS = 30
+"""An export no viewer drew a page from for this long is deleted (a document removed from
+its folder, or the folder no longer viewed)."""
 TEXT_CATEGORIES = ("heading", "text")
 """The elements whose text finds a section's printed page (not headers, footers or notes,
 which LibreOffice prints elsewhere or on every page)."""
@@ -145,6 +152,7 @@ class Pictures:
             if key in self._failed:
                 raise NoPicture(self._failed[key])
             if path.is_file():
+                await anyio.to_thread.run_sync(os.utime, path)  # used: kept (`UNUSED_DAYS`)
                 return path
             try:
                 data = base64.b64decode(await self.app.backend.export(self.app.catalog.root, rel))
@@ -166,12 +174,20 @@ class Pictures:
                 if settings.cache and not inside:
                     (base / FOLDER).mkdir(parents=True, exist_ok=True)
                     self._folder = base / FOLDER
+                    _remove_unused(self._folder, time.time() - UNUSED_DAYS * 86_400)
             except OSError as exc:
                 log.warning("no exports in %s (%s): a temporary folder instead", base, exc)
             if self._folder is None:
                 self._folder = Path(tempfile.mkdtemp(prefix="dpe-view-exports-"))
                 atexit.register(shutil.rmtree, self._folder, True)
         return self._folder
+
+
+def _remove_unused(folder: Path, unused_since: float) -> None:
+    for path in folder.glob("*.pdf"):
+        with contextlib.suppress(OSError):
+            if path.stat().st_mtime < unused_since:
+                path.unlink()
 
 
 def _keep(folder: Path, stem: str, path: Path, data: bytes) -> None:

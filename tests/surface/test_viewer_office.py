@@ -10,7 +10,9 @@ import json
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -153,3 +155,27 @@ def test_without_libreoffice_an_office_page_is_its_tree_saying_why(
     assert status == 404
     assert b"needs LibreOffice" in body
     assert not (without_soffice.cache / "view-exports").exists()
+
+
+def test_exports_unused_for_thirty_days_are_deleted(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+    from typing import cast
+
+    from dpe_server.surface.app import DpeApp
+    from dpe_server.surface.viewer_pictures import FOLDER, Pictures
+
+    exports = tmp_path / "cache" / FOLDER
+    exports.mkdir(parents=True)
+    old, recent = exports / "a-1.pdf", exports / "b-2.pdf"
+    for path, days in ((old, 31), (recent, 29)):
+        path.write_bytes(b"%PDF-1.7")
+        when = time.time() - days * 86_400
+        os.utime(path, (when, when))
+    settings = SimpleNamespace(cache=True, cache_dir=tmp_path / "cache")
+    app = SimpleNamespace(settings=settings, catalog=SimpleNamespace(root=tmp_path / "docs"))
+    assert Pictures(cast(DpeApp, app)).folder() == exports
+    assert sorted(p.name for p in exports.iterdir()) == ["b-2.pdf"]
+    # a cache folder inside the served one is never written: a temporary folder instead
+    settings.cache_dir = tmp_path / "docs" / "cache"
+    inside = Pictures(cast(DpeApp, app)).folder()
+    assert not inside.is_relative_to(tmp_path)
