@@ -42,7 +42,7 @@ from dpe_server.catalog.sqlite import default_cache_dir
 from dpe_server.extractors import format_of
 from dpe_server.extractors.kit.soffice import installed
 from dpe_server.model.errors import ExtractionError
-from dpe_server.model.uri import format_uri
+from dpe_server.model.uri import MAX_LIMIT, format_uri
 from dpe_server.surface.app import DpeApp
 
 log = logging.getLogger(__name__)
@@ -65,6 +65,14 @@ def first_text(page: dict[str, Any]) -> str:
             if isinstance(text, str) and text.strip():
                 return text
     return ""
+
+
+def sheet_page(pages: list[dict[str, Any]], index: int) -> int:
+    """The page of a workbook's export that sheet `index` is on (one pdf page a sheet shown:
+    LibreOffice exports no hidden sheet), given the Level 1 entries of its sheets up to it."""
+    if index < len(pages) and pages[index].get("hidden"):
+        raise NoPicture("A hidden sheet: LibreOffice draws none.")
+    return sum(1 for p in pages[:index] if not p.get("hidden"))
 
 
 class NoPicture(Exception):
@@ -109,24 +117,18 @@ class Pictures:
             )
         else:
             pdf = await self._export(entry.doc_ref, entry.rel, entry.key)
-            metadata = await self._which(ref, entry.rel, index)
+            metadata = await self.page_of(ref, entry.rel, index)
             found = await self.app.backend.image(pdf.parent, pdf.name, metadata)
         if found is None:
             raise NoPicture("This page could not be drawn.")
         return base64.b64decode(found[0]), found[1]
 
-    async def _which(self, ref: str, rel: str, index: int) -> dict[str, Any]:
+    async def page_of(self, ref: str, rel: str, index: int) -> dict[str, Any]:
         """Which page of the export is page `index` (the module's docstring)."""
         fmt = format_of(rel)
         unit = fmt.page_unit if fmt is not None else ""
         if unit == "sheet":
-            host = self.app.host
-            document = await self._json(format_uri(host, ref) + "?depth=pages&limit=100000")
-            pages = document.get("pages", [])
-            if index < len(pages) and pages[index].get("hidden"):
-                raise NoPicture("A hidden sheet: LibreOffice draws none.")
-            shown = sum(1 for p in pages[:index] if not p.get("hidden"))
-            return {"rendered_page": shown}
+            return {"rendered_page": sheet_page(await self._pages(ref, index + 1), index)}
         if unit == "section":
             texts = [
                 first_text(await self._json(format_uri(self.app.host, ref, page_index=i)))
@@ -136,6 +138,17 @@ class Pictures:
                 raise NoPicture("This section has no text to find its printed page by.")
             return {"rendered_page": 0, "page_texts": texts}
         return {"rendered_page": index}
+
+    async def _pages(self, ref: str, count: int) -> list[dict[str, Any]]:
+        """The first `count` entries of a document's Level 1 pages (read 100 at a time)."""
+        pages: list[dict[str, Any]] = []
+        while len(pages) < count:
+            query = f"?depth=pages&offset={len(pages)}&limit={MAX_LIMIT}"
+            more = (await self._json(format_uri(self.app.host, ref) + query)).get("pages", [])
+            if not more:
+                break
+            pages += more
+        return pages[:count]
 
     async def _json(self, uri: str) -> Any:
         import json
