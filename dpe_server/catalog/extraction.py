@@ -175,8 +175,10 @@ class Extraction(Recognition[Entry]):
         await self._warm(sorted(self._entries.values(), key=lambda e: -e.stat.mtime_ns))
         self.warmed.set()
 
-    async def _warm(self, entries: Sequence[Entry]) -> None:
-        refined = False
+    async def _warm(self, entries: Sequence[Entry], list_changed: bool = False) -> None:
+        """Extract `entries`, then say the list changed when what it shows of any did, or
+        `list_changed` (files came or went, told once they are read: `rescan`)."""
+        refined = list_changed
         limiter = self._warm_limiter
         taken: list[Entry] = []
         """Entries another replica was extracting (a shared store): waited for last."""

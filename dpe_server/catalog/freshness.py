@@ -5,7 +5,9 @@ changed; `rescan` compares them (or the whole folder) with the catalog. A change
 probed and re-extracted in the background while the last good outline and pages keep being
 served; once every file a rescan found changed is read again, they are announced in one change
 (with the list's, when files came or went): one announcement a rescan, not one a file, as each
-is matched against every subscription of every session.
+is matched against every subscription of every session. New files are probed, then, while
+the warm-up runs, extracted before the list's change is announced: a new file is told once,
+with its title, not once listed and again titled.
 """
 
 from __future__ import annotations
@@ -37,8 +39,9 @@ class Freshness(Extraction):
 
     async def rescan(self, paths: Collection[str] | None = None, *, publish: bool = True) -> Change:
         """Compare the folder with the catalog; update it; return what changed, and announce it
-        in one change: at once when files only came or went, else once every changed file is
-        read again (in the background when the catalog has a task group); `publish` it to the
+        in one change: at once when files only went (or came, probed, with no warm-up), once
+        the warm-up has read them when files came, else once every changed file is read again
+        (in the background when the catalog has a task group); `publish` it to the
         other replicas too (a shared store) unless they told us.
 
         `paths` (relative, POSIX): compare only these paths and what is below them (what a
@@ -68,17 +71,23 @@ class Freshness(Extraction):
             for entry in new_entries:
                 if not self._restore(entry):
                     tg.start_soon(self._probe, entry)
-        self._warm_later(new_entries)
+        # New files the warm-up extracts are announced once read, titled: one list_changed
+        # for them, not one when probed and another when their title came from the content.
+        unread = [e for e in new_entries if not (e.current or e.failed)]
+        unread = unread if self._warming and self._tg is not None else []
         refreshed = [self._entries[rel] for rel in changed]
         for entry in refreshed:
             entry.stat, entry.key = found[entry.rel], keys[entry.rel]
         listed = bool(added or removed)
+        told = listed and not unread  # else told by the warm-up of the unread ones
         if refreshed and self._tg is not None:
-            self._in_background(functools.partial(self._refresh_all, refreshed, listed))
+            self._in_background(functools.partial(self._refresh_all, refreshed, told))
         elif refreshed:
-            await self._refresh_all(refreshed, listed)
-        elif listed:
+            await self._refresh_all(refreshed, told)
+        elif told:
             await self._announce(Change(list_changed=True))
+        if unread:
+            self._in_background(functools.partial(self._warm, unread, list_changed=listed))
         if publish and self.shared is not None and (added or removed or changed):
             await anyio.to_thread.run_sync(self.shared.publish, [*added, *removed, *changed])
         return Change(listed, frozenset(e.doc_ref for e in refreshed))

@@ -108,6 +108,9 @@ class Format:
     tools: tuple[str, ...] = ()
     """Programs on PATH its extractor runs (`soffice`): whether each is found is part of the
     cache key, so installing or removing one re-reads the files of the format."""
+    pdf_export: bool = False
+    """LibreOffice exports its files to PDF (`kit.soffice.export_pdf`, as its `page_unit`
+    says): `dpe-server view` draws its pages from that export."""
     probe_reads_whole: bool = False
     """Its probe reads the whole file (a conversion, which the extraction then reuses), so a
     probe runs under the extraction's deadline: the probe's shorter one would cut a

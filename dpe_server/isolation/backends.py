@@ -62,6 +62,11 @@ class Backend(Protocol):
         """The picture an image element's metadata names: (base64 bytes, mime type)."""
         ...
 
+    async def export(self, root: Path, rel: str) -> str:
+        """The file exported to PDF by LibreOffice (`Format.pdf_export`), base64: what
+        `dpe-server view` draws an office file's pages from."""
+        ...
+
     async def aclose(self) -> None: ...
 
     def kill_now(self) -> None:

@@ -20,6 +20,7 @@ from dpe_server.isolation.jobs import (
     Job,
     Op,
     decode_document,
+    decode_export,
     decode_image,
     decode_pages,
     decode_probe,
@@ -112,6 +113,9 @@ class JobClient(ABC):
     ) -> tuple[str, str] | None:
         job = self._job(root, rel, "image", metadata=dict(metadata))
         return await self._call(job, decode_image)
+
+    async def export(self, root: Path, rel: str) -> str:
+        return await self._call(self._job(root, rel, "export"), decode_export)
 
     async def aclose(self) -> None:
         return None

@@ -25,6 +25,7 @@ from dpe_server.extractors import (
     read_as,
     unlocked,
 )
+from dpe_server.extractors.kit.soffice import export_pdf
 from dpe_server.extractors.ocr.engine import EngineExhausted
 from dpe_server.extractors.passwords import TRY_SECONDS, trying
 from dpe_server.isolation.children import child_of
@@ -43,12 +44,16 @@ from dpe_server.model.tree import JSON, Document, Page, Properties
 
 log = logging.getLogger(__name__)
 
-Op = Literal["probe", "extract", "pages", "ocr", "image"]
+Op = Literal["probe", "extract", "pages", "ocr", "image", "export"]
 """`extract` and `pages` leave the pdf pages, and the pictures of docx, pptx and xlsx pages, to
 recognise `pending` (`Limits.ocr_later`): each such page is recognised by an `ocr` job of its own
 (its pages, recognised: the formats with pictures extract those pages only), under its own
-deadline."""
+deadline. `export` is the file exported to PDF by LibreOffice (`Format.pdf_export`), under
+`EXPORT_TIMEOUT`: what `dpe-server view` draws an office file's pages from."""
 
+EXPORT_TIMEOUT = 50.0
+"""Seconds LibreOffice may take to export a file to PDF (the worker's deadline is 60 s by
+default)."""
 MAX_FILE_BYTES = 512 * 1024 * 1024
 OUT_OF_MEMORY = "The file needs more memory than allowed."
 
@@ -139,6 +144,8 @@ def _run(job: Job) -> JSON:
             if found is None:
                 return None
             return {"data": base64.b64encode(found[0]).decode("ascii"), "mime_type": found[1]}
+        if job.op == "export":
+            return base64.b64encode(exported(f, suffix)).decode("ascii")
         if job.op == "probe":
             props = extractor.probe(f, job.limits)
             inside = embedded(f, suffix, job.limits)
@@ -175,6 +182,16 @@ def embedded(f: BinaryIO, suffix: str, limits: Limits) -> list[JSON]:
         f.seek(0)
 
 
+def exported(f: BinaryIO, suffix: str) -> bytes:
+    """The file (checked, decrypted) exported to PDF by LibreOffice, as its format's pages
+    are (`kit.soffice.PDF_EXPORTS`)."""
+    fmt = FORMATS.get(suffix)
+    if fmt is None or not fmt.pdf_export:
+        raise UnsupportedError(f"LibreOffice does not draw the pages of {suffix} files here.")
+    f.seek(0)
+    return export_pdf(f.read(), suffix, fmt.page_unit, EXPORT_TIMEOUT)
+
+
 def decode_probe(data: JSON) -> Properties:
     return Properties.from_json(data)
 
@@ -185,6 +202,10 @@ def decode_document(data: JSON) -> Document:
 
 def decode_image(data: JSON) -> tuple[str, str] | None:
     return None if data is None else (str(data["data"]), str(data["mime_type"]))
+
+
+def decode_export(data: JSON) -> str:
+    return str(data)
 
 
 def decode_pages(data: JSON) -> list[Page]:

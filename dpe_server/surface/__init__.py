@@ -8,5 +8,6 @@
   on HTTP connections, beneath the ASGI app;
 - `progress`: the progress bar on a terminal (indexing a folder, reading it whole);
 - `viewer`: `dpe-server view`, a web page of what the server sees, over the same reader and
-  search; `viewer_html`: its pages' HTML.
+  search; `viewer_html`: its pages' HTML; `viewer_pictures`: its pages' pictures (pdf pages by
+  PDFium, office pages from LibreOffice's pdf export).
 """

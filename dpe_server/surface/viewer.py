@@ -1,11 +1,13 @@
 """`dpe-server view FOLDER`: a web page showing what the server sees of the folder.
 
 The folder's documents with their state, a document's pages, a page drawn as a picture (a pdf
-page by PDFium, read like any picture of the file: an `image` job, in a worker process) with
-every element's box over it, coloured by category; choosing an element shows its URI, JSON and
-Markdown; a search box runs the server's own search. Everything is read through the same read
-path as the MCP surface (`DpeApp.reader`, `read.search`): Level 0 to 3 JSON and Markdown, never
-a second implementation. A page polls `/changes` and reloads when the folder changed.
+page by PDFium, read like any picture of the file: an `image` job, in a worker process; an
+office page from LibreOffice's pdf export of the file, `viewer_pictures`) with every
+element's box over it where the tree gives one, coloured by category; choosing an element
+shows its URI, JSON and Markdown; a search box runs the server's own search. Everything is
+read through the same read path as the MCP surface (`DpeApp.reader`, `read.search`): Level 0
+to 3 JSON and Markdown, never a second implementation. A page polls `/changes` and reloads
+when the folder changed.
 
 Bound to 127.0.0.1 only, on a free port unless one is given; a request naming another `Host`
 is refused (421), so a page of another site cannot reach it through DNS rebinding. Documents
@@ -38,6 +40,7 @@ from dpe_server.surface.viewer_html import (
     problem_html,
     search_html,
 )
+from dpe_server.surface.viewer_pictures import NoPicture, Pictures
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,7 @@ class Viewer:
     def __init__(self, app: DpeApp, port: int) -> None:
         self.app = app
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        self.pictures = Pictures(app)
         self.changes = 0
         """Changes of the folder announced since start: a page reloads when it grows."""
         app.on_change = self._changed
@@ -104,22 +108,18 @@ class Viewer:
             await self._json(format_uri(host, ref, element_id=str(e["element_id"])))
             for e in page["elements"]
         ]
-        picture = document.get("file_type") == "pdf"
-        return HTMLResponse(page_view_html(document, page, elements, picture))
+        entry = self.app.catalog.entry(ref)
+        note = self.pictures.drawn(entry.file_type, entry.rel)
+        drawn = "" if note else "pdf" if entry.file_type == "pdf" else "office"
+        return HTMLResponse(page_view_html(document, page, elements, drawn, note))
 
     async def picture(self, request: Request) -> Response:
         ref, index = request.path_params["ref"], request.path_params["index"]
-        entry = self.app.catalog.entry(ref)  # a doc_ref of the catalog, never a path
-        if entry.file_type != "pdf":
-            return Response(status_code=404)
-        found = await self.app.backend.image(
-            self.app.catalog.root, entry.rel, {"rendered_page": index}
-        )
-        if found is None:
-            return Response(status_code=404)
-        import base64
-
-        return Response(base64.b64decode(found[0]), media_type=found[1])
+        try:
+            png, kind = await self.pictures.picture(ref, index)
+        except NoPicture as exc:
+            return Response(str(exc), 404, media_type="text/plain; charset=utf-8")
+        return Response(png, media_type=kind)
 
     async def element(self, request: Request) -> Response:
         uri = request.query_params.get("uri", "")

@@ -34,11 +34,24 @@ td,th{padding:4px 8px;border-bottom:1px solid #e2e8f0;text-align:left;vertical-a
 .layout{display:flex;gap:16px;align-items:flex-start}
 .page{position:relative;border:1px solid #94a3b8;background:#fff;flex:none}
 .page img{position:absolute;left:0;top:0;width:100%;height:100%}
+.page.office img{position:static;display:block;width:auto;height:auto}
+.note{color:#a16207;max-width:40em}
 .box{position:absolute;border:2px solid;box-sizing:border-box;cursor:pointer}
 .box.chosen{background:rgba(250,204,21,.35)}
 .tree{list-style:none;padding:0;margin:0}.tree li{cursor:pointer;padding:2px 0}
 aside{flex:1;min-width:320px}pre{white-space:pre-wrap;background:#f1f5f9;padding:8px}
 """
+
+HEAD_SCRIPT = """
+function unDrawn(img){
+  fetch(img.src).then(r=>r.text()).then(t=>{
+    const p=document.createElement('p');p.className='note';p.textContent=t;
+    img.parentNode.replaceWith(p);
+  });
+}
+"""
+"""Defined before the page's picture, whose failure to load it handles: the sentence saying
+why it has none replaces it."""
 
 SCRIPT = """
 function choose(uri){
@@ -64,7 +77,8 @@ poll();
 def page_html(title: str, body: str) -> str:
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{escape(title)} - dpe-server view</title><style>{STYLE}</style></head><body>"
+        f"<title>{escape(title)} - dpe-server view</title><style>{STYLE}</style>"
+        f"<script>{HEAD_SCRIPT}</script></head><body>"
         "<header><a href='/'>Documents</a><form action='/search'>"
         "<input name='q' placeholder='search the documents' size='32'></form></header>"
         f"<main>{body}</main><script>{SCRIPT}</script></body></html>"
@@ -136,18 +150,30 @@ def _box(element: dict[str, Any], height: float) -> str:
 
 
 def page_view_html(
-    document: dict[str, Any], page: dict[str, Any], elements: list[dict[str, Any]], picture: bool
+    document: dict[str, Any],
+    page: dict[str, Any],
+    elements: list[dict[str, Any]],
+    picture: str,
+    note: str = "",
 ) -> str:
     """A page: its picture with every element's box over it (where both are known), its
-    elements as a list, and the chosen element's URI, JSON and Markdown beside."""
+    elements as a list, and the chosen element's URI, JSON and Markdown beside. `picture`:
+    `pdf` (drawn at the page's size in points, the boxes over it), `office` (LibreOffice's
+    drawing of it, at its own size: office trees have no boxes) or "" (none: `note` says why).
+    """
     width, height = page.get("width"), page.get("height")
-    drawn = ""
-    if isinstance(width, int | float) and isinstance(height, int | float):
+    ref, index = quote(str(document["doc_ref"])), int(page["page_index"])
+    source = f"/doc/{ref}/pages/{index}/picture"
+    drawn = f"<p class='note'>{escape(note)}</p>" if note else ""
+    if picture == "office":
+        drawn = (
+            f"<div class='page office'><img alt='' src='{source}' onerror='unDrawn(this)'></div>"
+        )
+    elif isinstance(width, int | float) and isinstance(height, int | float):
         w, h = float(width) * PIXELS_PER_POINT, float(height) * PIXELS_PER_POINT
-        ref, index = quote(str(document["doc_ref"])), int(page["page_index"])
-        image = f"<img alt='' src='/doc/{ref}/pages/{index}/picture'>" if picture else ""
+        image = f"<img alt='' src='{source}'>" if picture == "pdf" else ""
         boxes = "".join(_box(e, float(height)) for e in elements)
-        drawn = f"<div class='page' style='width:{w:.0f}px;height:{h:.0f}px'>{image}{boxes}</div>"
+        drawn += f"<div class='page' style='width:{w:.0f}px;height:{h:.0f}px'>{image}{boxes}</div>"
     tree = "".join(
         f"<li data-uri='{escape(str(e['uri']))}'><b>{escape(str(e['category']))}</b> "
         f"{escape(str(e.get('summary', '')))}</li>"

@@ -10,6 +10,7 @@ import atexit
 import contextlib
 import functools
 import hashlib
+import http.server
 import io
 import json
 import os
@@ -20,6 +21,7 @@ import string
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -349,3 +351,39 @@ def http_get(url: str, headers: dict[str, str]) -> int:
         timeout=10,
     )
     return int(response.status_code)
+
+
+class Listener:
+    """An HTTP server on loopback that records every request and answers 404."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str]] = []
+        seen = self.requests
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                seen.append((self.path, self.headers.get("user-agent", "")))
+                self.send_response(404)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            do_HEAD = do_POST = do_PROPFIND = do_OPTIONS = do_GET
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_port}"
+
+
+@contextlib.contextmanager
+def listening() -> Iterator[Listener]:
+    """A `Listener` serving in a thread of its own until the block ends."""
+    found = Listener()
+    thread = threading.Thread(target=found.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield found
+    finally:
+        found.server.shutdown()
+        found.server.server_close()

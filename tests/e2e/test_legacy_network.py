@@ -5,10 +5,8 @@ the listener."""
 
 from __future__ import annotations
 
-import http.server
 import json
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,42 +17,13 @@ import pytest
 from mcp import Client
 
 from fixtures.builders import legacy, remote_links
-from tests.e2e.harness import age, connect, host_of, http_server, settled
-
-
-class Listener:
-    """An HTTP server on loopback that records every request and answers 404."""
-
-    def __init__(self) -> None:
-        self.requests: list[tuple[str, str]] = []
-        seen = self.requests
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                seen.append((self.path, self.headers.get("user-agent", "")))
-                self.send_response(404)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            do_HEAD = do_POST = do_PROPFIND = do_OPTIONS = do_GET
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.server.server_port}"
+from tests.e2e.harness import Listener, age, connect, host_of, http_server, listening, settled
 
 
 @pytest.fixture
 def listener() -> Iterator[Listener]:
-    found = Listener()
-    thread = threading.Thread(target=found.server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with listening() as found:
         yield found
-    finally:
-        found.server.shutdown()
-        found.server.server_close()
 
 
 async def _json(client: Client, uri: str) -> Any:

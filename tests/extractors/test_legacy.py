@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from dpe_server.extractors import DEFAULT_LIMITS, extractor_fingerprint, for_path
-from dpe_server.extractors.legacy.convert import sweep
+from dpe_server.extractors.kit.soffice import sweep
 from dpe_server.extractors.magic import CFB_MAGIC
 from dpe_server.isolation.jobs import Job, run_job
 from dpe_server.isolation.pictures import picture
@@ -328,7 +328,7 @@ def test_convert_refuses_what_is_not_legacy() -> None:
 
 def test_conversions_have_no_network() -> None:
     """What LibreOffice is started with: a child that cannot reach even this host."""
-    from dpe_server.extractors.legacy import sandbox
+    from dpe_server.extractors.kit import sandbox
 
     if sandbox.network_isolation() == "none":
         pytest.skip("this platform gives no network namespace (the profile still blocks links)")
@@ -350,7 +350,7 @@ def test_conversions_have_no_network() -> None:
 
 
 def test_profile_follows_no_link(tmp_path: Path) -> None:
-    from dpe_server.extractors.legacy import sandbox
+    from dpe_server.extractors.kit import sandbox
 
     sandbox.write_profile_settings(tmp_path)
     settings = (tmp_path / "user" / "registrymodifications.xcu").read_text()

@@ -1,8 +1,9 @@
 """`dpe-server view` in headless Chromium (Debian's `chromium`, driven by Playwright for
 Python with `executable_path`; skipped, saying why, without either): the list, a pdf page with
 its boxes where its elements' bboxes say (the screenshot's pixels on each box's border are the
-category's colour), choosing an element, the search, and a reload after a file changed. Each
-step's screenshot is saved under the run's temporary folder (the path is printed)."""
+category's colour), an office page drawn by LibreOffice, choosing an element, the search, and
+a reload after a file changed. Each step's screenshot is saved under the run's temporary
+folder (the path is printed)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ FLAGS = [
 ]
 """As Chromium is started on these machines: no network of its own (docs/testing.md)."""
 PDF = "pdf-text-d74061"
+DECK = "deck-everything-feeb87"
 SCALE = 1.5
 
 pytestmark = [
@@ -124,6 +126,31 @@ def test_a_pdf_page_with_its_boxes(viewer: Viewer, page: Any, shots: Path) -> No
         middle = top + box["height"] / 2
         border = [_pixel(image, int(left) + dx, middle) for dx in range(3)]
         assert any(_near(colour, wanted) for colour in border), (element["category"], border)
+
+
+def test_an_office_page_drawn_by_libreoffice(viewer: Viewer, page: Any, shots: Path) -> None:
+    """A pptx slide, drawn from LibreOffice's pdf export of the deck, its tree beside it (a
+    pptx tree has no boxes); without LibreOffice, the sentence saying why."""
+    from PIL import Image
+
+    page.goto(f"{viewer.url}doc/{DECK}/pages/1")
+    if shutil.which("soffice") is None:
+        assert "needs LibreOffice" in page.locator("p.note").text_content()
+        pytest.skip("LibreOffice (soffice) not installed: the page says so")
+    page.wait_for_function(
+        "() => { const i = document.querySelector('.page.office img');"
+        " return i && i.complete && i.naturalWidth > 0; }",
+        timeout=120_000,
+    )
+    picture = page.locator(".page.office img")
+    origin = picture.bounding_box()
+    assert (origin["width"], origin["height"]) == (720 * SCALE, 540 * SCALE)  # the slide
+    page.screenshot(path=str(shots / "office-page.png"), full_page=True)
+    path = shots / "office-slide.png"
+    page.screenshot(path=str(path), clip=origin, full_page=True)
+    darkest, lightest = Image.open(path).convert("L").getextrema()
+    assert (darkest < 80, lightest > 200) == (True, True)  # drawn, not blank
+    assert "Agenda SENT_TITLE_1" in page.locator("ul.tree").text_content()
 
 
 def test_choosing_an_element(viewer: Viewer, page: Any, shots: Path) -> None:

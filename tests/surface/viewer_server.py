@@ -10,7 +10,7 @@ import sys
 import tempfile
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ class Viewer:
     port: int
     folder: Path
     log: Any
+    cache: Path
 
     def get(self, path: str, host: str | None = None) -> tuple[int, bytes, str]:
         request = urllib.request.Request(self.url + path.lstrip("/"))
@@ -54,13 +55,25 @@ class Viewer:
 
 
 @contextlib.contextmanager
-def served_viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
-    """The fixtures (the goldens' folder `fixtures`, every mtime fixed), viewed on a free port."""
-    folder = prepare(tmp_path_factory.mktemp("view"))
+def served_viewer(
+    tmp_path_factory: pytest.TempPathFactory,
+    only: Collection[str] = (),
+    env: Mapping[str, str] | None = None,
+    folder: Path | None = None,
+) -> Iterator[Viewer]:
+    """The fixtures (the goldens' folder `fixtures`, every mtime fixed; `only` these names when
+    given), or `folder`, viewed on a free port, in a process with `env` (else this one's)."""
+    folder = folder or prepare(tmp_path_factory.mktemp("view"))
+    for path in folder.iterdir() if only else ():
+        if path.name not in only:
+            path.unlink()
+    cache = tmp_path_factory.mktemp("view-cache")
     args = [sys.executable, "-m", "dpe_server", "view", str(folder), "--no-browser"]
-    args += ["--cache-dir", str(tmp_path_factory.mktemp("view-cache")), "--workers", "2"]
+    # No OCR: a picture recognised after the folder settled is announced, and every open page
+    # reloads on an announcement, dropping the element a browser test has just chosen.
+    args += ["--cache-dir", str(cache), "--workers", "2", "--ocr", "off"]
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
 
         def said() -> str | None:
             log.seek(0)
@@ -70,7 +83,7 @@ def served_viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
         try:
             url = wait_for(said, "the viewer's address", 60)
             port = int(url.rsplit(":", 1)[1].strip("/"))
-            yield Viewer(url, port, folder, log)
+            yield Viewer(url, port, folder, log, cache)
         finally:
             process.terminate()
             process.wait(30)

@@ -12,6 +12,7 @@ picture read from a package), `a1` (A1 references), `charts` (a chart's data sum
 `diagrams` (a diagram's content), `panics` (a Rust library's panic kept off stderr), `charset` (a
 text file's encoding, and what a text file is not), `whole` (the entry points of a format read
 whole, the file read up to the cap), `values` (sheets known only by their values, laid out as
-the registry says). A format imports these; they import no format
-(`tests/test_layout.py`).
+the registry says), `soffice` (LibreOffice run on a file's bytes: conversions, pdf exports),
+`sandbox` (what keeps that run off the network and from following links). A format imports
+these; they import no format (`tests/test_layout.py`).
 """

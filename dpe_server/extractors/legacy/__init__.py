@@ -3,7 +3,7 @@ with LibreOffice (`soffice`, when it is on PATH) to .docx / .pptx in a private t
 folder, then reading the result with the docx / pptx extractor, which the registry hands it
 (`read_converted_with`: a format imports no other). `kinds` tells what a file under a legacy
 name really is, by its bytes; `convert` runs the conversion, kept off the network by
-`sandbox`; `extract` reads the converted file.
+`kit.sandbox`, run by `kit.soffice`; `extract` reads the converted file.
 
 Without `soffice` the files are listed `unsupported`, saying that installing LibreOffice
 enables them. Whether `soffice` is found is part of the cache key (`Format.tools`), so
@@ -71,6 +71,7 @@ def _format(name: str, suffixes: tuple[str, ...], kind_name: str, unit: str) -> 
         picture=_picture,
         tools=(SOFFICE,),
         probe_reads_whole=True,
+        pdf_export=True,
     )
 
 

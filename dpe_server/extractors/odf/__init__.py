@@ -57,4 +57,5 @@ def odf_format(
         extractor=f"dpe_server.extractors.{name}.extract:EXTRACTOR",
         check=_check(mimetypes),
         picture=_picture,
+        pdf_export=True,
     )

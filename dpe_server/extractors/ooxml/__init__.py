@@ -59,6 +59,7 @@ def package_format(
         member=_embedding,
         embedded=functools.partial(_embeddings, prefix),
         package_prefix=prefix,
+        pdf_export=True,
     )
 
 

@@ -43,12 +43,15 @@ def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
 def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:
     """The image stream the element names in `metadata.ref` (JPEG as stored, others converted
     to PNG when Pillow is installed, else left out); or, for `rendered_page`, that page drawn
-    by PDFium (`render`: what `dpe-server view` draws element boxes over)."""
+    by PDFium (`render`: what `dpe-server view` draws element boxes over), or the page
+    `page_texts` are found on (an office file's pdf export)."""
     page = metadata.get("rendered_page")
     if isinstance(page, int) and not isinstance(page, bool):
         from dpe_server.extractors.pdf.render import page_png
 
-        return page_png(f, page, max_bytes)
+        texts = metadata.get("page_texts")
+        wanted = [str(t) for t in texts] if isinstance(texts, list) else []
+        return page_png(f, page, max_bytes, wanted)
     ref = metadata.get("ref")
     if not isinstance(ref, str) or not ref:
         return None

@@ -1,11 +1,16 @@
 """A pdf page drawn by PDFium, as PNG: the picture `dpe-server view` shows an element's boxes
 over. Read like any picture of the file (`isolation.pictures`: an `image` job, in a worker
-process when the server runs them there), named by `{"rendered_page": N}`."""
+process when the server runs them there), named by `{"rendered_page": N}`; or, for the pdf
+LibreOffice exported an office file to, by `{"rendered_page": 0, "page_texts": [...]}`: the
+first text of each of the document's pages up to the one wanted, found in that order
+(`page_of_texts`), since a docx or odt page (a section) is not a printed page."""
 
 from __future__ import annotations
 
 import io
-from typing import BinaryIO
+import unicodedata
+from collections.abc import Sequence
+from typing import Any, BinaryIO
 
 from dpe_server.extractors.pdf.collect import PDFIUM_LOCK
 
@@ -15,9 +20,50 @@ MAX_SIDE = 2400
 """Pixels on the longest side at most (a poster-sized page is drawn smaller)."""
 
 
-def page_png(f: BinaryIO, index: int, max_bytes: int) -> bytes | None:
-    """Page `index` drawn at `SCALE` (or smaller, within `MAX_SIDE`), as PNG; None when the
-    file cannot be drawn (a password, no such page) or the PNG passes `max_bytes`."""
+KEY_CHARS = 40
+"""Letters and digits of a page's first text looked for in the pdf's pages."""
+
+
+def _squeezed(text: str) -> str:
+    """Letters and digits only, in NFKC and case-folded: a text's line breaks, list marks and
+    punctuation as the pdf prints them do not matter."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text) if c.isalnum()).casefold()
+
+
+def page_of_texts(pdf: Any, texts: Sequence[str]) -> int | None:
+    """The page of `pdf` where the last of `texts` is, each looked for from the page the one
+    before was found on (a heading repeated later in the document is found in its place);
+    an empty text, or one not found, is passed over. None when the last is not found."""
+    found: dict[int, str] = {}
+
+    def text_of(i: int) -> str:
+        if i not in found:
+            page = pdf[i]
+            try:
+                textpage = page.get_textpage()
+                try:
+                    found[i] = _squeezed(textpage.get_text_range())
+                finally:
+                    textpage.close()
+            finally:
+                page.close()
+        return found[i]
+
+    at: int | None = 0
+    for n, text in enumerate(texts):
+        key = _squeezed(text)[:KEY_CHARS]
+        start = at or 0
+        hit = next((i for i in range(start, len(pdf)) if key and key in text_of(i)), None)
+        if n == len(texts) - 1:
+            return hit
+        at = start if hit is None else hit
+    return None
+
+
+def page_png(f: BinaryIO, index: int, max_bytes: int, texts: Sequence[str] = ()) -> bytes | None:
+    """Page `index` (or the page `page_of_texts` finds `texts` on) drawn at `SCALE` (or
+    smaller, within `MAX_SIDE`), as PNG; None when the file cannot be drawn (a password, no
+    such page) or the PNG passes `max_bytes`."""
     import pypdfium2 as pdfium
 
     f.seek(0)
@@ -28,9 +74,10 @@ def page_png(f: BinaryIO, index: int, max_bytes: int) -> bytes | None:
         except pdfium.PdfiumError:
             return None
         try:
-            if not 0 <= index < len(pdf):
+            drawn = page_of_texts(pdf, texts) if texts else index
+            if drawn is None or not 0 <= drawn < len(pdf):
                 return None
-            page = pdf[index]
+            page = pdf[drawn]
             try:
                 width, height = page.get_size()
                 scale = min(SCALE, MAX_SIDE / max(width, height, 1.0))

@@ -26,4 +26,5 @@ FORMAT = Format(
     paged=False,
     extractor="dpe_server.extractors.sheets.extract:EXTRACTOR",
     check=_check,
+    pdf_export=True,
 )
