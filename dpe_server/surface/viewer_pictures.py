@@ -11,9 +11,10 @@ then drawn as a pdf's are, by an `image` job on the exported file.
 
 Which pdf page is the document's page N:
 - a slide (pptx, odp, ppt): the Nth pdf page (hidden slides are exported too);
-- a sheet (xlsx, ods, xls...): each sheet is exported on one pdf page as large as the sheet,
-  and hidden sheets not at all, so the pdf page counting the sheets shown before it; a hidden
-  sheet has no picture;
+- a sheet (xlsx, ods, xls...): each sheet is exported on one pdf page as large as the sheet;
+  hidden sheets too by some LibreOffice versions (7.4), not by others: the Nth pdf page when
+  the export has a page for every sheet, else the page counting the sheets shown before it
+  (a hidden sheet then has no picture);
 - a section (docx, odt, doc, rtf): a page of the tree runs from one top-level heading to the
   next, over one printed page or several, so the printed page where it begins: the pdf page
   holding its first text, each page's first text looked for after the one before's.
@@ -67,12 +68,15 @@ def first_text(page: dict[str, Any]) -> str:
     return ""
 
 
-def sheet_page(pages: list[dict[str, Any]], index: int) -> int:
-    """The page of a workbook's export that sheet `index` is on (one pdf page a sheet shown:
-    LibreOffice exports no hidden sheet), given the Level 1 entries of its sheets up to it."""
-    if index < len(pages) and pages[index].get("hidden"):
-        raise NoPicture("A hidden sheet: LibreOffice draws none.")
-    return sum(1 for p in pages[:index] if not p.get("hidden"))
+def sheet_page(pages: list[dict[str, Any]], index: int) -> dict[str, Any]:
+    """Where sheet `index` is in a workbook's export, given the Level 1 entries of all its
+    sheets: LibreOffice puts each sheet on a page of its own, hidden ones too in some versions
+    (7.4 does) and not in others; which one the export did, the worker drawing it sees from
+    its page count (`sheets`): page `index` when every sheet is there, else the page counting
+    the sheets shown before it (`shown_page`; -1 for a hidden sheet: none)."""
+    hidden = index < len(pages) and bool(pages[index].get("hidden"))
+    shown = -1 if hidden else sum(1 for p in pages[:index] if not p.get("hidden"))
+    return {"rendered_page": index, "sheets": len(pages), "shown_page": shown}
 
 
 class NoPicture(Exception):
@@ -128,7 +132,9 @@ class Pictures:
         fmt = format_of(rel)
         unit = fmt.page_unit if fmt is not None else ""
         if unit == "sheet":
-            return {"rendered_page": sheet_page(await self._pages(ref, index + 1), index)}
+            catalog = self.app.catalog
+            count = max(catalog.page_count(catalog.entry(ref)), index + 1)
+            return sheet_page(await self._pages(ref, count), index)
         if unit == "section":
             texts = [
                 first_text(await self._json(format_uri(self.app.host, ref, page_index=i)))

@@ -23,6 +23,8 @@ from tests.surface.viewer_server import Viewer, served_viewer
 SOFFICE = shutil.which("soffice")
 DECK = "deck-everything-feeb87"
 DOC = "doc-everything-15a1f5"
+BOOK = "xlsx-constructs-b33793"
+"""Sheets Sales, Data, Hidden (hidden), Empty, Intl, Pivot."""
 SCALE = 1.5
 SLIDE = (720, 540)
 """deck-everything.pptx's slide size in points (`p:sldSz` 9144000 x 6858000 EMU)."""
@@ -30,13 +32,17 @@ LETTER = (612, 792)
 """doc-everything.docx's page size in points (`w:pgSz` 12240 x 15840 twips)."""
 
 needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) not installed")
+CALC = SOFFICE is not None and (Path(SOFFICE).resolve().parent / "libsclo.so").is_file()
+needs_calc = pytest.mark.skipif(
+    not CALC, reason="LibreOffice Calc not installed (Debian: libreoffice-calc-nogui)"
+)
 
 
 @pytest.fixture(scope="module")
 def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Viewer]:
     if SOFFICE is None:
         pytest.skip("LibreOffice (soffice) not installed")
-    names = ("deck-everything.pptx", "doc-everything.docx")
+    names = ("deck-everything.pptx", "doc-everything.docx", "xlsx-constructs.xlsx")
     with served_viewer(tmp_path_factory, only=names) as running:
         running.settled()
         yield running
@@ -93,6 +99,40 @@ def test_a_docx_section_is_drawn_as_the_printed_page_it_begins_on(viewer: Viewer
     assert _ink(last.crop((0, 0, width, height // 2))) > 500
     assert _ink(last.crop((0, height // 2, width, height))) == 0
     assert _ink(first.crop((0, height // 2, width, height))) > 500
+
+
+@needs_calc
+def test_a_sheet_is_drawn_whole_on_a_page_of_its_own(viewer: Viewer) -> None:
+    html = viewer.text(f"/doc/{BOOK}/pages/4")
+    assert f"<img alt='' src='/doc/{BOOK}/pages/4/picture'" in html
+    sales, data, intl = (_picture(viewer, BOOK, i) for i in (0, 1, 4))
+    # Sales: a title and a few wide rows; Data: five columns of many rows; Intl: a few cells
+    assert sales.width > 3 * sales.height
+    assert data.height > 10 * data.width
+    assert intl.size not in (sales.size, data.size)
+    _drawn(sales)
+    assert intl.getextrema()[0] < 80 and _ink(intl) > 100  # a few cells of text
+
+
+def test_a_sheet_is_found_whether_or_not_hidden_sheets_were_exported() -> None:
+    """`page_png` with `SheetPages`: the sheet's own page when the pdf has one for every
+    sheet, else its page among the sheets shown (-1, a hidden sheet: no picture)."""
+    from dpe_server.extractors.pdf.render import SheetPages, page_png
+
+    pdf = _printed([["A"], ["B B B B"], ["C C C C C C C C C C"]])
+    ink = [
+        _ink(Image.open(io.BytesIO(page_png(io.BytesIO(pdf), i, 10**8) or b"")).convert("L"))
+        for i in range(3)
+    ]
+    assert ink[0] < ink[1] < ink[2]
+
+    def drawn(index: int, sheets: SheetPages) -> int | None:
+        png = page_png(io.BytesIO(pdf), index, 10**8, (), sheets)
+        return None if png is None else ink.index(_ink(Image.open(io.BytesIO(png)).convert("L")))
+
+    assert drawn(2, SheetPages(3, 1)) == 2  # every sheet exported: its own page
+    assert drawn(3, SheetPages(4, 2)) == 2  # one hidden sheet left out: its page among those shown
+    assert drawn(1, SheetPages(4, -1)) is None  # the hidden one itself
 
 
 def _printed(pages: list[list[str]]) -> bytes:

@@ -44,14 +44,21 @@ def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int
     """The image stream the element names in `metadata.ref` (JPEG as stored, others converted
     to PNG when Pillow is installed, else left out); or, for `rendered_page`, that page drawn
     by PDFium (`render`: what `dpe-server view` draws element boxes over), or the page
-    `page_texts` are found on (an office file's pdf export)."""
+    `page_texts` are found on, or `shown_page` when the pdf has not one page for each of
+    `sheets` (an office file's pdf export)."""
     page = metadata.get("rendered_page")
     if isinstance(page, int) and not isinstance(page, bool):
-        from dpe_server.extractors.pdf.render import page_png
+        from dpe_server.extractors.pdf.render import SheetPages, page_png
 
         texts = metadata.get("page_texts")
         wanted = [str(t) for t in texts] if isinstance(texts, list) else []
-        return page_png(f, page, max_bytes, wanted)
+        sheets, shown = metadata.get("sheets"), metadata.get("shown_page")
+        pages = (
+            SheetPages(sheets, shown)
+            if isinstance(sheets, int) and isinstance(shown, int)
+            else None
+        )
+        return page_png(f, page, max_bytes, wanted, pages)
     ref = metadata.get("ref")
     if not isinstance(ref, str) or not ref:
         return None

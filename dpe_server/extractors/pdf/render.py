@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import unicodedata
 from collections.abc import Sequence
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from dpe_server.extractors.pdf.collect import PDFIUM_LOCK
 
@@ -60,8 +60,23 @@ def page_of_texts(pdf: Any, texts: Sequence[str]) -> int | None:
     return None
 
 
-def page_png(f: BinaryIO, index: int, max_bytes: int, texts: Sequence[str] = ()) -> bytes | None:
-    """Page `index` (or the page `page_of_texts` finds `texts` on) drawn at `SCALE` (or
+class SheetPages(NamedTuple):
+    """A workbook's export: `sheets` sheets, and the page of the one wanted among the sheets
+    shown (-1: a hidden one), for an export that left the hidden sheets out."""
+
+    sheets: int
+    shown_page: int
+
+
+def page_png(
+    f: BinaryIO,
+    index: int,
+    max_bytes: int,
+    texts: Sequence[str] = (),
+    sheets: SheetPages | None = None,
+) -> bytes | None:
+    """Page `index` (or the page `page_of_texts` finds `texts` on; or, for `sheets`, the page
+    among the sheets shown when the pdf has not a page for every sheet) drawn at `SCALE` (or
     smaller, within `MAX_SIDE`), as PNG; None when the file cannot be drawn (a password, no
     such page) or the PNG passes `max_bytes`."""
     import pypdfium2 as pdfium
@@ -74,7 +89,9 @@ def page_png(f: BinaryIO, index: int, max_bytes: int, texts: Sequence[str] = ())
         except pdfium.PdfiumError:
             return None
         try:
-            drawn = page_of_texts(pdf, texts) if texts else index
+            drawn: int | None = page_of_texts(pdf, texts) if texts else index
+            if sheets is not None and len(pdf) != sheets.sheets:
+                drawn = sheets.shown_page
             if drawn is None or not 0 <= drawn < len(pdf):
                 return None
             page = pdf[drawn]
