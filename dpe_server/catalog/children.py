@@ -22,15 +22,27 @@ def listed(rel: str, outline: Outline | None) -> dict[str, int]:
     """The children an outline of the document at `rel` lists that the catalog serves (a
     kind the registry reads, not a temporary or hidden name, `MAX_DEPTH` deep at most), by
     relative path, with their sizes."""
-    if outline is None or children.depth(rel) >= children.MAX_DEPTH:
+    if outline is None:
         return {}
     found: dict[str, int] = {}
     for child in outline.metadata.get("children") or ():
         path = str(child.get("path") or "") if isinstance(child, dict) else ""
-        if path and "\0" not in path and is_supported(path) and not is_ignored(path):
+        if servable(rel, path):
             size = child.get("size")
             found[children.child_rel(rel, path)] = size if isinstance(size, int) else 0
     return found
+
+
+def servable(rel: str, path: str) -> bool:
+    """Whether the document at `path` inside the one at `rel` is served as a document once
+    its container's tree lists it."""
+    return (
+        children.depth(rel) < children.MAX_DEPTH
+        and bool(path)
+        and "\0" not in path
+        and is_supported(path)
+        and not is_ignored(path)
+    )
 
 
 class _Listed(Protocol):

@@ -410,7 +410,11 @@ class Index(ABC, Generic[E]):
         def url_of(path: str) -> str:
             rel = children.child_rel(entry.rel, path)
             child = self._entries.get(rel)
-            return format_uri(self.host, child.doc_ref) if child else self.file_uri(rel)
+            if child is not None:
+                return format_uri(self.host, child.doc_ref)
+            if kids.servable(entry.rel, path):  # listed once its container's tree is known
+                return format_uri(self.host, doc_ref_for(rel))  # (a page read first)
+            return self.file_uri(rel)
 
         return kids.linked(page, url_of)
 

@@ -180,17 +180,33 @@ def _read(f: BinaryIO, name: str, job: Job) -> JSON:
         return props.to_json()
     limits = dataclasses.replace(job.limits, ocr_later=job.op != "ocr")
     if job.op in ("pages", "ocr") and extractor.extract_pages is not None:
-        return [p.to_json() for p in extractor.extract_pages(f, job.pages, limits)]
+        pages = extractor.extract_pages(f, job.pages, limits)
+        return [p.to_json() for p in _linked(pages, f, suffix, job.limits)]
     doc = extractor.extract(f, limits)
     if suffix != PurePosixPath(name).suffix.lower():  # a legacy file under a new suffix
         doc = dataclasses.replace(doc, metadata={**doc.metadata, "read_as": suffix[1:]})
     if job.op in ("pages", "ocr"):
-        wanted = set(job.pages)
-        return [p.to_json() for p in doc.pages if p.page_index in wanted]
+        wanted = [p for p in doc.pages if p.page_index in set(job.pages)]
+        return [p.to_json() for p in _linked(wanted, f, suffix, job.limits)]
     inside = embedded(f, suffix, job.limits) if "children" not in doc.metadata else []
     if inside:
-        doc = dataclasses.replace(doc, metadata={**doc.metadata, "children": inside})
+        linked = tuple(_with_links(doc.pages, inside))
+        doc = dataclasses.replace(doc, pages=linked, metadata={**doc.metadata, "children": inside})
     return doc.to_json()
+
+
+def _linked(pages: Sequence[Page], f: BinaryIO, suffix: str, limits: Limits) -> Sequence[Page]:
+    """`pages`, the first page of the document among them with a link to each document
+    embedded in it that its format lists apart (`embedded`)."""
+    if not any(p.page_index == 0 for p in pages):
+        return pages
+    return _with_links(pages, embedded(f, suffix, limits))
+
+
+def _with_links(pages: Sequence[Page], inside: Sequence[JSON]) -> list[Page]:
+    """The first page's links to the embedded documents follow its elements."""
+    listed = [c for c in inside if isinstance(c, dict)]
+    return [children.with_links(p, listed) if p.page_index == 0 else p for p in pages]
 
 
 def _children(f: BinaryIO, name: str, job: Job) -> JSON:
