@@ -55,6 +55,8 @@ def test_the_files_ole_objects_carry_are_children(tmp_path: Path) -> None:
                 "oleObject1.bin": cfb.write({"\x01Ole10Native": native("memo.docx", MEMO)}),
                 "oleObject2.bin": cfb.write({"package": BOOK}),
                 "oleObject3.bin": cfb.write({"CONTENTS": b"not a known kind"}),
+                "oleObject4.bin": cfb.write({"\x01Ole10Native": b"\xff\xff\xff\x7f\2\0no"}),
+                "oleObject5.bin": b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 100,  # broken
             }
         )
     )
@@ -64,7 +66,10 @@ def test_the_files_ole_objects_carry_are_children(tmp_path: Path) -> None:
         "word/embeddings/oleObject1.bin/memo.docx": len(MEMO),
         "word/embeddings/oleObject2.bin/oleObject2.xlsx": len(BOOK),
         "word/embeddings/oleObject3.bin": listed["word/embeddings/oleObject3.bin"],
-    }
+        "word/embeddings/oleObject4.bin": listed["word/embeddings/oleObject4.bin"],
+        "word/embeddings/oleObject5.bin": listed["word/embeddings/oleObject5.bin"],
+    }  # an object carrying nothing to name, or malformed, is listed as itself
+    assert doc.pages[0].elements[0].content["text"] == "OLE-HOST-SENTINEL"
     memo = _extract(tmp_path, "host.docx\0word/embeddings/oleObject1.bin/memo.docx")
     assert memo.pages[0].elements[0].content["text"] == "OLE-NATIVE-SENTINEL"
     book = _extract(tmp_path, "host.docx\0word/embeddings/oleObject2.bin/oleObject2.xlsx")
