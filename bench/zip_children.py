@@ -7,8 +7,8 @@ Writes the zip into bench/out/zip-children/ (git-ignored) from `fixtures.builder
 minimal docx; the dpe side is this script re-run with `--dpe DIR` in a fresh interpreter (the
 catalog on a worker pool and a memory store, from import to every child current);
 markitdown is bench/out/venv-markitdown's (run.py installs it), skipped when absent. Prints
-each run's wall and CPU seconds (the process with its reaped children) and the medians'
-ratios.
+each run's wall and CPU seconds (the process with its reaped children) and the load average
+when it started, the sides alternated, and the medians' ratios.
 """
 
 from __future__ import annotations
@@ -53,11 +53,9 @@ def dpe(folder: Path) -> None:
             catalog = Catalog(folder, "bench", backend, store=MemoryStore())
             await catalog.start(tg)
             await catalog.warm()
-            while True:
-                entries = catalog.entries()
-                if len(entries) > MEMBERS and all(e.current or e.failed for e in entries):
-                    break
+            while len(catalog.entries()) <= MEMBERS or catalog.indexing():
                 await anyio.sleep(0.02)
+            entries = catalog.entries()
             failed = sum(1 for e in entries if e.failed)
             print(f"{len(entries)} documents, {failed} failed", file=sys.stderr)
             tg.cancel_scope.cancel()
@@ -91,15 +89,19 @@ def main() -> None:
     markitdown = OUT / "venv-markitdown" / "bin" / "markitdown"
     if markitdown.exists():
         sides["markitdown"] = [str(markitdown), str(path)]
-    medians: dict[str, tuple[float, float]] = {}
-    for name, argv in sides.items():
-        runs = [timed(argv) for _ in range(args.runs)]
-        for wall, cpu in runs:
-            print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s CPU", file=sys.stderr)
-        medians[name] = (
-            statistics.median(r[0] for r in runs),
-            statistics.median(r[1] for r in runs),
-        )
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+    for _ in range(args.runs):
+        for name, argv in sides.items():
+            load = os.getloadavg()[0]
+            wall, cpu = timed(argv)
+            runs[name].append((wall, cpu))
+            print(f"{name}: {wall:.2f} s wall, {cpu:.2f} s CPU (load {load:.1f})", file=sys.stderr)
+    medians = {
+        name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs))
+        for name, rs in runs.items()
+    }
+    for name, (wall, cpu) in medians.items():
+        print(f"{name} medians: {wall:.2f} s wall, {cpu:.2f} s CPU")
     if "markitdown" in medians:
         (dw, dc), (mw, mc) = medians["dpe"], medians["markitdown"]
         print(f"ratio to markitdown: wall {dw / mw:.3f}, CPU {dc / mc:.3f} (target <= 0.2)")

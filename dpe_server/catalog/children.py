@@ -5,7 +5,8 @@ pointed at it. The index (`index.Index`) holds the children as entries of their 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 from dpe_server.catalog.folder import FileStat, is_ignored
 from dpe_server.catalog.store import Outline
@@ -21,15 +22,63 @@ def listed(rel: str, outline: Outline | None) -> dict[str, int]:
     """The children an outline of the document at `rel` lists that the catalog serves (a
     kind the registry reads, not a temporary or hidden name, `MAX_DEPTH` deep at most), by
     relative path, with their sizes."""
-    if outline is None or children.depth(rel) >= children.MAX_DEPTH:
+    if outline is None:
         return {}
     found: dict[str, int] = {}
     for child in outline.metadata.get("children") or ():
         path = str(child.get("path") or "") if isinstance(child, dict) else ""
-        if path and "\0" not in path and is_supported(path) and not is_ignored(path):
+        if servable(rel, path):
             size = child.get("size")
             found[children.child_rel(rel, path)] = size if isinstance(size, int) else 0
     return found
+
+
+def servable(rel: str, path: str) -> bool:
+    """Whether the document at `path` inside the one at `rel` is served as a document once
+    its container's tree lists it."""
+    return (
+        children.depth(rel) < children.MAX_DEPTH
+        and bool(path)
+        and "\0" not in path
+        and is_supported(path)
+        and not is_ignored(path)
+    )
+
+
+class _Listed(Protocol):
+    rel: str
+    stat: FileStat
+
+
+E = TypeVar("E", bound=_Listed)
+
+BATCH_CHILDREN = 100
+"""Children extracted in one job at most (`batches`)."""
+BATCH_CHILD_BYTES = 1024 * 1024
+"""A child larger than this is extracted in a job of its own: a batch saves the cost of a
+job, which only small documents notice."""
+BATCH_BYTES = 16 * 1024 * 1024
+"""The children of one batch together at most."""
+
+
+def batches(entries: Sequence[E]) -> list[list[E]]:
+    """The small children among `entries` (files and children, in the order they are to be
+    extracted), by container, in batches of at least two: each is extracted in one job that
+    opens its container once (docs/children.md)."""
+    by_container: dict[str, list[list[E]]] = {}
+    sizes: dict[str, int] = {}
+    for entry in entries:
+        size = entry.stat.size
+        if not children.depth(entry.rel) or size > BATCH_CHILD_BYTES:
+            continue
+        container = children.container_of(entry.rel)
+        groups = by_container.setdefault(container, [[]])
+        if len(groups[-1]) >= BATCH_CHILDREN or sizes.get(container, 0) + size > BATCH_BYTES:
+            groups.append([])
+            sizes[container] = 0
+        groups[-1].append(entry)
+        sizes[container] = sizes.get(container, 0) + size
+    return [g for groups in by_container.values() for g in groups if len(g) > 1]
 
 
 def child_stat(container: FileStat, size: int) -> FileStat:

@@ -26,6 +26,7 @@ import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
 
+from dpe_server.catalog import children as kids
 from dpe_server.catalog.announce import Change, ChangeListener, listing
 from dpe_server.catalog.folder import FileStat, scan
 from dpe_server.catalog.index import Entry as IndexEntry
@@ -37,6 +38,7 @@ from dpe_server.extractors import DEFAULT_LIMITS, Limits, is_paged
 from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.isolation.backends import Backend
+from dpe_server.model import children
 from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import JSON, Document, Page
 
@@ -203,12 +205,64 @@ class Extraction(Recognition[Entry]):
 
         todo = [e for e in entries if not (e.current or e.failed)]
         self.warm_count += len(entries) - len(todo)  # restored: nothing to do (no task each)
+        if self.claims.shared is None:  # (a shared store claims each child on its own)
+            await _each(kids.batches(todo), self._extract_batch, WARM_CONCURRENCY)
         for batch, wait in ((todo, False), (taken, True)):
             await _each(list(batch), functools.partial(one, wait=wait), WARM_CONCURRENCY)
         if refined:
             # Titles and summaries derived from the content differ from the probe's: the list
             # changed (a Level 1 read never showed the probe's, so no document-level update).
             await self._announce(Change(list_changed=True))
+
+    async def _extract_batch(self, batch: Sequence[Entry]) -> None:
+        """Extract children of one container in one job (docs/children.md): stored in one
+        transaction, each adopted unless a read extracted it meanwhile. A child the job did
+        not reach, whose error may pass or depends on the limits, or the whole batch when its
+        job failed (a child that crashed or hung its worker), is left to the warm-up's job of
+        its own."""
+        async with self._warm_limiter:
+            wanted = [e for e in batch if self._waits(e)]
+            if len(wanted) < 2:
+                return
+            keys = {e.rel: e.key for e in wanted}
+            container = children.container_of(wanted[0].rel)
+            paths = [children.path_in(e.rel) for e in wanted]
+            try:
+                results = await self.backend.extract_children(self.root, container, paths)
+            except ExtractionError as exc:
+                log.info(
+                    "%d documents inside %s not read together (%s); each is read alone",
+                    len(wanted),
+                    container,
+                    exc.message,
+                )
+                return
+        by_path = dict(zip(paths, wanted, strict=True))
+        docs: list[tuple[Entry, str, Document]] = []
+        for path, got in results:
+            entry = by_path[path]
+            key = keys[entry.rel]
+            if entry.key != key or not self._waits(entry):
+                continue
+            if isinstance(got, ExtractionError):
+                if not (got.transient or got.bound):
+                    self._failed(entry, key, got)
+                continue
+            await self._recognitions_of(key, ocr_states.pending_pages(got.pages))
+            docs.append((entry, key, got))
+        stored = await anyio.to_thread.run_sync(self._put_extracted_many, docs)
+        for (entry, key, _), (kept, outline) in zip(docs, stored, strict=True):
+            if entry.key == key and self._waits(entry):
+                self._adopt(entry, key, kept, outline)
+        self._wake_ocr()
+
+    def _waits(self, entry: Entry) -> bool:
+        """Listed, and neither extracted, failed, nor being extracted or retried."""
+        return (
+            self._entries.get(entry.rel) is entry
+            and not (entry.current or entry.failed or entry.busy)
+            and entry.error is None
+        )
 
     def _warm_later(self, entries: Sequence[Entry]) -> None:
         """Extract files found after the start-up warm-up, in the background."""

@@ -129,6 +129,8 @@ class Freshness(Extraction):
                 moved = [r for r, key in now.items() if kids.get(r, key) != key]
                 updated.update(self._entries[r].doc_ref for r in moved)
                 list_changed |= listed or now.keys() != kids.keys()
+                if self._warming:  # their new versions read before they are announced
+                    await self._warm([self._entries[r] for r in now if r not in kids or r in moved])
 
         async with anyio.create_task_group() as tg:
             for entry in entries:

@@ -410,7 +410,11 @@ class Index(ABC, Generic[E]):
         def url_of(path: str) -> str:
             rel = children.child_rel(entry.rel, path)
             child = self._entries.get(rel)
-            return format_uri(self.host, child.doc_ref) if child else self.file_uri(rel)
+            if child is not None:
+                return format_uri(self.host, child.doc_ref)
+            if kids.servable(entry.rel, path):  # listed once its container's tree is known
+                return format_uri(self.host, doc_ref_for(rel))  # (a page read first)
+            return self.file_uri(rel)
 
         return kids.linked(page, url_of)
 
@@ -734,16 +738,29 @@ class Index(ABC, Generic[E]):
         """Store a whole-document extraction of `key`, with its outline (blocking). A page it
         leaves pending that the store holds recognised under `key` (a read recognised it before
         the document was extracted whole) is kept recognised, and listed so."""
-        pages = list(doc.pages)
-        for i, page in enumerate(pages):
-            if ocr_states.is_pending(page.metadata):
-                stored = self.store.page(key, page.page_index)
-                if stored is not None and not ocr_states.is_pending(stored.metadata):
-                    pages[i] = stored
-        doc = dataclasses.replace(doc, pages=tuple(pages))
-        outline = outline_of(doc, entry)
-        self.store.put_document(key, outline, doc.pages)
-        return doc, outline
+        return self._put_extracted_many([(entry, key, doc)])[0]
+
+    def _put_extracted_many(
+        self, extracted: Sequence[tuple[Entry, str, Document]]
+    ) -> list[tuple[Document, Outline]]:
+        """`_put_extracted` for many documents, stored in one transaction (a batch of
+        children: docs/children.md)."""
+        out: list[tuple[Document, Outline]] = []
+        for entry, key, doc in extracted:
+            pages = list(doc.pages)
+            for i, page in enumerate(pages):
+                if ocr_states.is_pending(page.metadata):
+                    stored = self.store.page(key, page.page_index)
+                    if stored is not None and not ocr_states.is_pending(stored.metadata):
+                        pages[i] = stored
+            doc = dataclasses.replace(doc, pages=tuple(pages))  # noqa: PLW2901
+            out.append((doc, outline_of(doc, entry)))
+        if len(out) == 1:
+            self.store.put_document(extracted[0][1], out[0][1], out[0][0].pages)
+        elif out:
+            items = [(key, o, d.pages) for (_, key, _), (d, o) in zip(extracted, out, strict=True)]
+            self.store.put_documents(items)
+        return out
 
     def _settled_outline(self, entry: Entry, key: str) -> Outline | None:
         """Once no page of `key` waits to be recognised: its outline derived again from every

@@ -293,6 +293,10 @@ class PostgresStore:
         )
         self.finish(key)
 
+    def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
+        for key, outline, pages in items:  # (a shared store extracts children one by one)
+            self.put_document(key, outline, pages)
+
     def page(self, key: str, index: int) -> Page | None:
         def q(db: psycopg.Connection[Any]) -> bytes | None:
             row = db.execute(

@@ -265,6 +265,28 @@ class SqliteStore:
         self.put_pages(key, pages)
         self._upsert(key, "outline", outline.dumps())
 
+    def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
+        rows = [
+            (key, p.page_index, zlib.compress(compact_json(p.to_json()).encode("utf-8"), 1))
+            for key, _, pages in items
+            for p in pages
+        ]
+        now = time.time()
+        docs = [(key, now) for key, _, _ in items]
+        outlines = [(outline.dumps(), key) for key, outline, _ in items]
+
+        def q(db: sqlite3.Connection) -> None:
+            with fulltext.transaction(db):
+                db.executemany("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)", rows)
+                for key, _, pages in items:
+                    fulltext.put_pages(db, key, pages)
+                db.executemany(
+                    "INSERT INTO docs (key, used) VALUES (?, ?) ON CONFLICT(key) DO NOTHING", docs
+                )
+                db.executemany("UPDATE docs SET outline=? WHERE key=?", outlines)
+
+        self._run(q, None)
+
     def page(self, key: str, index: int) -> Page | None:
         def q(db: sqlite3.Connection) -> Page | None:
             row = db.execute(

@@ -228,6 +228,11 @@ class Store(Protocol):
 
     def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None: ...
 
+    def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
+        """`put_document` of each of `items` (key, outline, pages), in one transaction where
+        the store has them (a batch of children: docs/children.md)."""
+        ...
+
     def put_pages(self, key: str, pages: Sequence[Page]) -> None: ...
 
     def page(self, key: str, index: int) -> Page | None:
@@ -278,6 +283,15 @@ class MemoryStore:
         old = self._docs.get(key)
         self._docs[key] = Cached(old.props if old else None, None, outline)
         self.put_pages(key, pages)
+
+    def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
+        with self._text_lock, fulltext.transaction(self._text):
+            for key, outline, pages in items:
+                old = self._docs.get(key)
+                self._docs[key] = Cached(old.props if old else None, None, outline)
+                for page in pages:
+                    self._pages[(key, page.page_index)] = page
+                fulltext.put_pages(self._text, key, pages)
 
     def put_pages(self, key: str, pages: Sequence[Page]) -> None:
         for page in pages:

@@ -9,7 +9,8 @@ server's own code so that a mistake in its model is caught, not copied; `phrases
 the words a page's Markdown must carry and what a cut string kept), one function per
 rule under a stable id in `rules` (documents), `rules_page` (pages and elements) and
 `rules_surface` (the MCP surface), `shapes` (the field-and-type checks the payload rules
-use), `fidelity` (whether a served page holds every word an independent reader finds on it).
+use), `fidelity` (whether a served page holds every word an independent reader finds on it),
+`mailtext` (the independent reader of an e-mail file's messages).
 `report` collects passed / failed / not-checked outcomes.
 """
 

@@ -66,7 +66,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--words",
         action="store_true",
         help="also check that each pdf page holds the words poppler's pdftotext reads in the "
-        "served file (the files must be readable here; rule L2.words)",
+        "served file, and each e-mail message those of its fields and body (the files must be "
+        "readable here; rule L2.words)",
     )
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--verbose", action="store_true", help="list passed rules with counts")

@@ -178,7 +178,8 @@ def l2_markdown_recall(elements: Sequence[JSON], markdown: str) -> list[Problem]
 
 @rule(
     "L2.words",
-    "a pdf page's Markdown holds the words pdftotext reads on the page of the served file "
+    "a pdf page's Markdown holds the words pdftotext reads on the page of the served file, an "
+    "e-mail message's those of its header fields and shown body (check/mailtext.py) "
     f"(at least {fidelity.EVERY_PAGE} of them; check/fidelity.py)",
 )
 def l2_words(reference: str, served: str) -> list[Problem]:

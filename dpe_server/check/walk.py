@@ -13,10 +13,13 @@ from urllib.parse import unquote, urlparse
 
 import anyio
 
-from dpe_server.check import fidelity, rules, rules_page, spec
+from dpe_server.check import fidelity, mailtext, rules, rules_page, spec
 from dpe_server.check import rules_surface as surface
 from dpe_server.check.report import Report
 from dpe_server.check.session import Session
+
+MAIL_TYPES = ("eml", "msg", "mbox")
+"""The e-mail file types whose messages `L2.words` checks (`mailtext`)."""
 
 
 @dataclass(frozen=True)
@@ -29,8 +32,9 @@ class Limits:
     max_elements: int = 150
     """Elements read per document (Level 3)."""
     words: bool = False
-    """Check each pdf page's words against pdftotext's reading of the served file
-    (`L2.words`; the files must be readable where the checker runs)."""
+    """Check each pdf page's words against pdftotext's reading of the served file, and each
+    e-mail message's against `mailtext`'s (`L2.words`; the files must be readable where the
+    checker runs)."""
 
 
 @dataclass
@@ -42,8 +46,8 @@ class Walked:
     page_count: int
     page_ids: dict[int, list[str]] = field(default_factory=dict)
     words: list[str] | None = None
-    """The text of each page as pdftotext reads the document's file, where it can be read
-    here (`L2.words`); None otherwise."""
+    """The text of each page as pdftotext (an e-mail file: `mailtext`) reads the document's
+    file, where it can be read here (`L2.words`); None otherwise."""
     first_page_uri: str | None = None
     first_element_uri: str | None = None
 
@@ -200,15 +204,25 @@ class DocumentWalk:
         return page
 
     async def _reference_words(self, uri: str, entry: dict[str, Any]) -> list[str] | None:
-        """pdftotext's text of each page of a pdf the server serves from a file this checker
-        can read (its `file_uri`), for `L2.words`; None, with a skip said once, otherwise."""
-        if not self.limits.words or entry.get("file_type") != "pdf":
+        """pdftotext's text of each page of a pdf (`mailtext`'s of each message of an e-mail
+        file) the server serves from a file this checker can read (its `file_uri`), for
+        `L2.words`; None, with a skip said once, otherwise."""
+        kind = entry.get("file_type")
+        if not self.limits.words or kind not in ("pdf", *MAIL_TYPES):
             return None
         parsed = urlparse(str(entry.get("file_uri") or ""))
+        if parsed.fragment:  # a document inside another: no file of its own to read here
+            return None
         path = Path(unquote(parsed.path))
         if parsed.scheme != "file" or not path.is_file():
             self.report.skip("L2.words", "the served files are not readable here")
             return None
+        if kind in MAIL_TYPES:
+            try:
+                return await anyio.to_thread.run_sync(mailtext.pages, path)
+            except Exception as exc:  # a file the reference reader cannot read: not checked
+                self.report.skip("L2.words", f"{uri}: the e-mail reader cannot read it ({exc})")
+                return None
         if not fidelity.pdftotext_available():
             self.report.skip("L2.words", "poppler's pdftotext is not installed")
             return None

@@ -4,7 +4,7 @@ extraction (`Limits`), and the one object that says everything else of a format 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -69,6 +69,9 @@ Member = Callable[[BinaryIO, str, Limits], bytes]
 """`member(f, path, limits)`: the bytes of the document at `path` inside `f` (an attachment,
 an archive member, an embedded file: a child, docs/children.md), read under the limits;
 KeyError when there is none, else the project's error when it cannot be read."""
+Members = Callable[[BinaryIO, Sequence[str], Limits], Iterator[tuple[str, Callable[[], bytes]]]]
+"""`members(f, paths, limits)`: each of `paths` with how to read its bytes (as `Member` reads
+one), `f` opened once for them all (a batch of children: docs/children.md)."""
 Embedded = Callable[[BinaryIO, Limits], list[JSON]]
 """`embedded(f, limits)`: the documents embedded in `f` that its extractor does not list
 (`{path, name, mime_type, size}` each): the job lists them as the tree's children."""
@@ -100,6 +103,8 @@ class Format:
     member: Member | None = None
     """How a document inside one of its files (a child its tree lists in `metadata.children`)
     is read (None: its files hold none)."""
+    members: Members | None = None
+    """`member` for many documents of one file, opening it once (None: `member` each)."""
     embedded: Embedded | None = None
     """The documents embedded in one of its files, for formats whose extractor does not list
     them itself (a pdf's attached files, an Office package's embedded packages)."""

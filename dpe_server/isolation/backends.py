@@ -51,6 +51,14 @@ class Backend(Protocol):
 
     async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]: ...
 
+    async def extract_children(
+        self, root: Path, rel: str, paths: Sequence[str]
+    ) -> list[tuple[str, Document | ExtractionError]]:
+        """The documents at `paths` inside the file or child at `rel`, in one job (the
+        container opened once), each with its own error; in order, and fewer than asked when
+        the job's time ran out (docs/children.md)."""
+        ...
+
     async def recognise(self, root: Path, rel: str, index: int) -> Page | None:
         """Page `index` with its pictures recognised (OCR), where extraction left it
         `ocr: "pending"`; a job of its own, under its own deadline."""

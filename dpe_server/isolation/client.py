@@ -19,6 +19,7 @@ from dpe_server.extractors.passwords import TRY_SECONDS
 from dpe_server.isolation.jobs import (
     Job,
     Op,
+    decode_children,
     decode_document,
     decode_export,
     decode_image,
@@ -67,6 +68,8 @@ class JobClient(ABC):
         """Which passwords the jobs of each file carry (the catalog keys trees by its digest)."""
         self.password_seconds = TRY_SECONDS
         """Seconds a job spends trying a file's passwords at most (`extractors.passwords`)."""
+        self.batch_seconds = 20.0
+        """Seconds after which a `children` job starts no further child (`Job.budget`)."""
 
     def _job(self, root: Path, rel: str, op: Op, **more: Any) -> Job:
         return Job(
@@ -102,6 +105,12 @@ class JobClient(ABC):
     async def extract_pages(self, root: Path, rel: str, pages: Sequence[int]) -> list[Page]:
         job = self._job(root, rel, "pages", pages=pages_arg(pages))
         return await self._call(job, decode_pages)
+
+    async def extract_children(
+        self, root: Path, rel: str, paths: Sequence[str]
+    ) -> list[tuple[str, Document | ExtractionError]]:
+        job = self._job(root, rel, "children", members=tuple(paths), budget=self.batch_seconds)
+        return await self._call(job, decode_children)
 
     async def recognise(self, root: Path, rel: str, index: int) -> Page | None:
         job = self._job(root, rel, "ocr", pages=(index,))

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import logging
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Literal
@@ -19,6 +21,7 @@ from typing import BinaryIO, Literal
 from dpe_server.extractors import (
     DEFAULT_LIMITS,
     FORMATS,
+    Extractor,
     Limits,
     for_path,
     for_suffix,
@@ -28,7 +31,7 @@ from dpe_server.extractors import (
 from dpe_server.extractors.kit.soffice import export_pdf
 from dpe_server.extractors.ocr.engine import EngineExhausted
 from dpe_server.extractors.passwords import TRY_SECONDS, trying
-from dpe_server.isolation.children import child_of
+from dpe_server.isolation.children import child_of, children_of
 from dpe_server.isolation.confine import NotConfined, open_confined
 from dpe_server.isolation.pictures import picture
 from dpe_server.isolation.precheck import precheck
@@ -44,8 +47,10 @@ from dpe_server.model.tree import JSON, Document, Page, Properties
 
 log = logging.getLogger(__name__)
 
-Op = Literal["probe", "extract", "pages", "ocr", "image", "export"]
-"""`extract` and `pages` leave the pdf pages, and the pictures of docx, pptx and xlsx pages, to
+Op = Literal["probe", "extract", "pages", "ocr", "image", "export", "children"]
+"""`children` extracts the documents at `Job.members` inside the job's (a batch: the container
+opened once, each child read as `extract` reads a file, its error its own; docs/children.md).
+`extract` and `pages` leave the pdf pages, and the pictures of docx, pptx and xlsx pages, to
 recognise `pending` (`Limits.ocr_later`): each such page is recognised by an `ocr` job of its own
 (its pages, recognised: the formats with pictures extract those pages only), under its own
 deadline. `export` is the file exported to PDF by LibreOffice (`Format.pdf_export`), under
@@ -72,13 +77,27 @@ class Job:
     worker's pipe, never shown."""
     password_seconds: float = TRY_SECONDS
     """Seconds of tries at most (`extractors.passwords`): a share of the job's deadline."""
+    members: tuple[str, ...] = ()
+    """For `children`: the paths of the children to extract, in order."""
+    budget: float = 20.0
+    """For `children`: seconds after which no further child is started (those left are
+    not in the result; a share of the job's deadline)."""
 
 
 def run_job(job: Job) -> dict[str, JSON]:
     """`{"ok": ...}` with the probe, document or pages as JSON, or `{"error": {kind, message}}`."""
     try:
+        return _outcome(job, lambda: _run(job))
+    except (MemoryError, EngineExhausted):
+        return out_of_memory(job)
+
+
+def _outcome(job: Job, work: Callable[[], JSON]) -> dict[str, JSON]:
+    """`{"ok": work()}`, or the error it raised as `{"error": ...}` (running out of memory
+    excepted: that is the whole job's, which its worker does not survive)."""
+    try:
         with trying(job.passwords, job.password_seconds):
-            return {"ok": _run(job)}
+            return {"ok": work()}
     except ExtractionError as exc:
         return {"error": {**exc.to_json(), "transient": exc.transient}}
     except NotConfined:
@@ -99,7 +118,7 @@ def run_job(job: Job) -> dict[str, JSON]:
             }
         }
     except (MemoryError, EngineExhausted):
-        return out_of_memory(job)
+        raise
     except (Exception, RecursionError) as exc:  # the boundary: report, never crash the server
         log.debug("extractor raised on %s", job.rel, exc_info=True)
         err = CorruptError(
@@ -121,9 +140,8 @@ def out_of_memory(job: Job) -> dict[str, JSON]:
 def _run(job: Job) -> JSON:
     file_rel, inner = children.split(job.rel)
     name = inner[-1] if inner else file_rel
-    extractor = for_path(name)
-    if extractor is None:
-        raise UnsupportedError(f"Files of type {PurePosixPath(name).suffix} are not read.")
+    if job.op != "children":
+        _extractor_for(name)  # an unread kind is refused before its container is opened
     if "\0" in file_rel or PurePosixPath(file_rel).is_absolute():
         raise NotConfined("not a relative path inside the folder")
     with open_confined(Path(job.root), file_rel) as f:
@@ -135,36 +153,86 @@ def _run(job: Job) -> JSON:
                 f"{MAX_FILE_BYTES // (1024 * 1024)} MiB."
             )
         f = child_of(f, file_rel, inner, job.limits)  # noqa: PLW2901 (a child: its bytes)
-        suffix = read_as(f, name)
-        extractor = for_suffix(suffix) or extractor
-        f = unlocked(f, suffix)  # noqa: PLW2901 (a protected package: its decrypted copy)
-        precheck(f, suffix, job.limits)
-        if job.op == "image":
-            found = picture(f, job.rel, job.metadata or {})
-            if found is None:
-                return None
-            return {"data": base64.b64encode(found[0]).decode("ascii"), "mime_type": found[1]}
-        if job.op == "export":
-            return base64.b64encode(exported(f, suffix)).decode("ascii")
-        if job.op == "probe":
-            props = extractor.probe(f, job.limits)
-            inside = embedded(f, suffix, job.limits)
-            if inside:  # a document extracted in page chunks lists its children from here
-                props = dataclasses.replace(props, extra={**props.extra, "children": inside})
-            return props.to_json()
-        limits = dataclasses.replace(job.limits, ocr_later=job.op != "ocr")
-        if job.op in ("pages", "ocr") and extractor.extract_pages is not None:
-            return [p.to_json() for p in extractor.extract_pages(f, job.pages, limits)]
-        doc = extractor.extract(f, limits)
-        if suffix != PurePosixPath(name).suffix.lower():  # a legacy file under a new suffix
-            doc = dataclasses.replace(doc, metadata={**doc.metadata, "read_as": suffix[1:]})
-        if job.op in ("pages", "ocr"):
-            wanted = set(job.pages)
-            return [p.to_json() for p in doc.pages if p.page_index in wanted]
-        inside = embedded(f, suffix, job.limits) if "children" not in doc.metadata else []
-        if inside:
-            doc = dataclasses.replace(doc, metadata={**doc.metadata, "children": inside})
-        return doc.to_json()
+        if job.op == "children":
+            return _children(f, name, job)
+        return _read(f, name, job)
+
+
+def _extractor_for(name: str) -> Extractor:
+    extractor = for_path(name)
+    if extractor is None:
+        raise UnsupportedError(f"Files of type {PurePosixPath(name).suffix} are not read.")
+    return extractor
+
+
+def _read(f: BinaryIO, name: str, job: Job) -> JSON:
+    """What `job` asks of the file (or child) `f` named `name`."""
+    extractor = _extractor_for(name)
+    suffix = read_as(f, name)
+    extractor = for_suffix(suffix) or extractor
+    f = unlocked(f, suffix)
+    precheck(f, suffix, job.limits)
+    if job.op == "image":
+        found = picture(f, job.rel, job.metadata or {})
+        if found is None:
+            return None
+        return {"data": base64.b64encode(found[0]).decode("ascii"), "mime_type": found[1]}
+    if job.op == "export":
+        return base64.b64encode(exported(f, suffix)).decode("ascii")
+    if job.op == "probe":
+        props = extractor.probe(f, job.limits)
+        inside = embedded(f, suffix, job.limits)
+        if inside:  # a document extracted in page chunks lists its children from here
+            props = dataclasses.replace(props, extra={**props.extra, "children": inside})
+        return props.to_json()
+    limits = dataclasses.replace(job.limits, ocr_later=job.op != "ocr")
+    if job.op in ("pages", "ocr") and extractor.extract_pages is not None:
+        pages = extractor.extract_pages(f, job.pages, limits)
+        return [p.to_json() for p in _linked(pages, f, suffix, job.limits)]
+    doc = extractor.extract(f, limits)
+    if suffix != PurePosixPath(name).suffix.lower():  # a legacy file under a new suffix
+        doc = dataclasses.replace(doc, metadata={**doc.metadata, "read_as": suffix[1:]})
+    if job.op in ("pages", "ocr"):
+        wanted = [p for p in doc.pages if p.page_index in set(job.pages)]
+        return [p.to_json() for p in _linked(wanted, f, suffix, job.limits)]
+    inside = embedded(f, suffix, job.limits) if "children" not in doc.metadata else []
+    if inside:
+        linked = tuple(_with_links(doc.pages, inside))
+        doc = dataclasses.replace(doc, pages=linked, metadata={**doc.metadata, "children": inside})
+    return doc.to_json()
+
+
+def _linked(pages: Sequence[Page], f: BinaryIO, suffix: str, limits: Limits) -> Sequence[Page]:
+    """`pages`, the first page of the document among them with a link to each document
+    embedded in it that its format lists apart (`embedded`)."""
+    if not any(p.page_index == 0 for p in pages):
+        return pages
+    return _with_links(pages, embedded(f, suffix, limits))
+
+
+def _with_links(pages: Sequence[Page], inside: Sequence[JSON]) -> list[Page]:
+    """The first page's links to the embedded documents follow its elements."""
+    listed = [c for c in inside if isinstance(c, dict)]
+    return [children.with_links(p, listed) if p.page_index == 0 else p for p in pages]
+
+
+def _children(f: BinaryIO, name: str, job: Job) -> JSON:
+    """The documents at `job.members` inside `f` (named `name`), each extracted as a file is,
+    its error its own: `[{"path", "ok"} or {"path", "error"}]`, in order, stopping before a
+    child once `job.budget` seconds have passed (one is always read)."""
+    start = time.monotonic()
+    done: list[JSON] = []
+    for path, data in children_of(f, name, job.members, job.limits):
+        if done and time.monotonic() - start > job.budget:
+            break
+        one = dataclasses.replace(job, rel=children.child_rel(job.rel, path), op="extract")
+        done.append({"path": path, **_outcome(one, functools.partial(_child, data, path, one))})
+    return done
+
+
+def _child(data: Callable[[], BinaryIO], path: str, job: Job) -> JSON:
+    _extractor_for(path)  # an unread kind is refused before it is read
+    return _read(data(), path, job)
 
 
 def embedded(f: BinaryIO, suffix: str, limits: Limits) -> list[JSON]:
@@ -210,6 +278,16 @@ def decode_export(data: JSON) -> str:
 
 def decode_pages(data: JSON) -> list[Page]:
     return [Page.from_json(p) for p in data]
+
+
+def decode_children(data: JSON) -> list[tuple[str, Document | ExtractionError]]:
+    """A `children` job's results: each child's document, or its error."""
+    out: list[tuple[str, Document | ExtractionError]] = []
+    for one in data:
+        path = str(one["path"])
+        error = one.get("error")
+        out.append((path, decode_error(error) if error else decode_document(one["ok"])))
+    return out
 
 
 def decode_error(data: JSON) -> ExtractionError:

@@ -288,6 +288,9 @@ class ProcessBackend(JobClient):
         # Half the probe's deadline for passwords: a protected file that none of them opens is
         # listed `encrypted` however long the list, not `timeout` (the rest is for the parse).
         self.password_seconds = self.settings.probe_timeout / 2
+        # A batch of children starts none past a third of its deadline: the one under way
+        # then has the rest (a child that would take longer fails the batch, then alone).
+        self.batch_seconds = self.settings.timeout / 3
         size = self.settings.pool_size
         self._slots = anyio.Semaphore(size)
         self._threads = anyio.CapacityLimiter(size)

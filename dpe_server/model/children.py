@@ -10,6 +10,12 @@ path as the fragment, nested paths joined by `!/` (`file:///…/mail.msg#attachm
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+from dpe_server.model import summaries
+from dpe_server.model.tree import JSON, Category, Element, Page, element_id
+
 SEP = "\0"
 MAX_DEPTH = 3
 """Children of children nest this deep at most: a container's children are depth 1."""
@@ -53,3 +59,21 @@ def name_of(rel: str) -> str:
 def fragment(rel: str) -> str:
     """A child's `file_uri` fragment, unquoted (its paths joined by `!/`); "" for a file."""
     return NEST.join(split(rel)[1])
+
+
+def with_links(page: Page, listed: Sequence[Mapping[str, JSON]]) -> Page:
+    """`page` with a link (`kind: attachment`: name, media type, size) to each child in
+    `listed` (`{path, name, mime_type, size}` each) after its elements: the documents embedded
+    in a pdf or an Office package, which their extractors leave out of the pages."""
+    n = sum(1 for el in page.elements if el.category is Category.LINK)
+    added: list[Element] = []
+    for child in listed:
+        path, name = str(child.get("path") or ""), str(child.get("name") or "")
+        content: dict[str, JSON] = {"text": name, "url": path, "kind": "attachment"}
+        content |= {"name": name, "mime_type": child.get("mime_type"), "size": child.get("size")}
+        n += 1
+        eid = element_id(page.page_index, Category.LINK, n)
+        added.append(
+            Element(eid, Category.LINK, summaries.link(name, path), content, {"child": path})
+        )
+    return dataclasses.replace(page, elements=(*page.elements, *added)) if added else page

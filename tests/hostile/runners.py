@@ -8,6 +8,9 @@ first time (creating `hogged` in `job.root`), then echoes; `abort*`: a native ab
 stdout, then answers; `json*`: a stored JSON result read from `job.root`; `exit*`: the worker
 exits mid-job.
 
+`crash_on_child` runs jobs as the server does, except one that reaches a child named `segv*`
+(read alone, or in a batch of children after those before it): its worker segfaults there.
+
 `fake_ocr` runs jobs as the server does, except `ocr` jobs: each waits for a file `ocr-go`
 beside the served folder, then hangs on the pages its JSON lists as `hang`, and on the others
 takes its `seconds` and says the page recognised without running the engine.
@@ -69,6 +72,16 @@ def misbehave(job: Any) -> dict[str, Any]:
     if name.startswith("kill"):
         os.kill(os.getpid(), signal.SIGKILL)
     return {"ok": {"rel": name, "pid": os.getpid()}}
+
+
+def crash_on_child(job: Job) -> dict[str, Any]:
+    paths = list(job.members) if job.op == "children" else [job.rel.rpartition("\0")[2]]
+    crash = [p.rpartition("/")[2].startswith("segv") for p in paths]
+    if job.op in ("children", "extract") and any(crash):
+        if job.op == "children":  # the children before it are read first
+            run_job(dataclasses.replace(job, members=tuple(paths[: crash.index(True)])))
+        ctypes.string_at(0)
+    return run_job(job)
 
 
 def fake_ocr(job: Job) -> dict[str, Any]:

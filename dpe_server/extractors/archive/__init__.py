@@ -5,6 +5,7 @@ the catalog serves (`Format.member` reads it; docs/children.md). 7z and tar are 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Format, Limits
@@ -27,6 +28,14 @@ def _member(f: BinaryIO, path: str, limits: Limits) -> bytes:
     return member(f, path, limits)
 
 
+def _members(
+    f: BinaryIO, paths: Sequence[str], limits: Limits
+) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    from dpe_server.extractors.archive.extract import members
+
+    return members(f, paths, limits)
+
+
 FORMAT = Format(
     name="zip",
     suffixes=(".zip",),
@@ -36,4 +45,5 @@ FORMAT = Format(
     extractor="dpe_server.extractors.archive.extract:ZIP",
     check=_check,
     member=_member,
+    members=_members,
 )

@@ -12,10 +12,11 @@ with the passwords given for the file."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import mimetypes
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Extractor, Limits
@@ -89,27 +90,41 @@ def _document(f: BinaryIO, limits: Limits) -> Document:
 
 def member(f: BinaryIO, path: str, limits: Limits) -> bytes:
     """The bytes of the member `path`, inflated in memory under the caps; KeyError if none."""
-    if unsafe(path):  # never looked up: the kit's names lose a leading slash
-        raise UnsupportedError(f"The member {path} is not read: {unsafe(path)}.")
+    for _, read in members(f, (path,), limits):
+        return read()
+    raise KeyError(path)
+
+
+def members(
+    f: BinaryIO, paths: Sequence[str], limits: Limits
+) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    """`member` for each of `paths`, the archive's directory read once."""
     # The archive's member count was capped when it was listed; the ratio is the archive's.
     package_limits = dataclasses.replace(limits, max_members=2**31, max_ratio=MAX_RATIO)
     f.seek(0)
     with Package(f, "zip", package_limits) as package:
-        info = package.info(path)
-        if info is None or info.filename != path or info.is_dir():
-            raise KeyError(path)
-        why = _refusal(info, limits)
-        if why:
-            raise TooLargeError(f"The member {path} is not read: {why}.")
-        if not info.flag_bits & 1:
-            return package.read(path)
-        for password in candidates(""):
-            if not password:
-                continue
-            try:
-                return package.read_encrypted(path, password.encode("utf-8"))
-            except (RuntimeError, CorruptError, zlib.error):
-                continue  # a wrong password (ZipCrypto's check byte lets one in 256 through)
+        for path in paths:
+            yield path, functools.partial(_read, package, path, limits)
+
+
+def _read(package: Package, path: str, limits: Limits) -> bytes:
+    if unsafe(path):  # never looked up: the kit's names lose a leading slash
+        raise UnsupportedError(f"The member {path} is not read: {unsafe(path)}.")
+    info = package.info(path)
+    if info is None or info.filename != path or info.is_dir():
+        raise KeyError(path)
+    why = _refusal(info, limits)
+    if why:
+        raise TooLargeError(f"The member {path} is not read: {why}.")
+    if not info.flag_bits & 1:
+        return package.read(path)
+    for password in candidates(""):
+        if not password:
+            continue
+        try:
+            return package.read_encrypted(path, password.encode("utf-8"))
+        except (RuntimeError, CorruptError, zlib.error):
+            continue  # a wrong password (ZipCrypto's check byte lets one in 256 through)
     raise EncryptedError(f"The member {path} is encrypted: {HOW_TO_GIVE}.")
 
 

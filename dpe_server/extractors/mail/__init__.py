@@ -10,10 +10,10 @@ registry (`read_bodies_with`), never imported; else the plain body is read."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import BinaryIO
 
-from dpe_server.extractors.base import Extractor, Format, Limits, Member
+from dpe_server.extractors.base import Extractor, Format, Limits, Member, Members
 from dpe_server.model.errors import CorruptError, UnsupportedError
 from dpe_server.model.tree import JSON
 
@@ -49,6 +49,17 @@ def _member(fmt: str) -> Member:
     return member
 
 
+def _members(fmt: str) -> Members:
+    def members(
+        f: BinaryIO, paths: Sequence[str], limits: Limits
+    ) -> Iterator[tuple[str, Callable[[], bytes]]]:
+        from dpe_server.extractors.mail.extract import members as read
+
+        return read(f, fmt, paths, limits)
+
+    return members
+
+
 def _format(name: str, kind_name: str) -> Format:
     return Format(
         name=name,
@@ -60,6 +71,7 @@ def _format(name: str, kind_name: str) -> Format:
         check=_check,
         picture=_picture,
         member=_member(name),
+        members=_members(name),
     )
 
 

@@ -9,8 +9,9 @@ own (docs/children.md)."""
 
 from __future__ import annotations
 
+import functools
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Extractor, Limits
@@ -115,6 +116,15 @@ def _document(f: BinaryIO, fmt: str, limits: Limits) -> Document:
 def member(f: BinaryIO, fmt: str, path: str, limits: Limits) -> bytes:
     """The bytes of the part at `path` (an attachment, an inline picture); KeyError if none."""
     return find(messages(f, fmt, limits)[0], path).data
+
+
+def members(
+    f: BinaryIO, fmt: str, paths: Sequence[str], limits: Limits
+) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    """`member` for each of `paths`, the file's messages read once."""
+    found = messages(f, fmt, limits)[0]
+    for path in paths:
+        yield path, functools.partial(lambda p: find(found, p).data, path)
 
 
 def picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:

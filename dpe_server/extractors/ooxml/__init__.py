@@ -2,8 +2,9 @@
 as Transitional (`strict`), DrawingML charts, SmartArt and pictures (`drawingml`, `pictures`),
 Office Math (`omml`), macros (`macros`), decryption (`decrypt`, `ecma376`), what a picture's
 text is (`picture_text`) and the packages embedded in a package (`embedded`: documents of
-their own, docs/children.md). The functions below are what the OOXML formats' `Format`
-objects point at; they import the package reader (`kit.package`) when called.
+their own, docs/children.md; `oleobject`: the file an embedded OLE object carries). The
+functions below are what the OOXML formats' `Format` objects point at; they import the
+package reader (`kit.package`) when called.
 """
 
 from __future__ import annotations
