@@ -27,7 +27,10 @@ standard input (nothing to compress):
 
 The words of a line become one `Word` (joined by one space, none between two Chinese or
 Japanese characters), split where a gap wider than `CELL_GAP` line heights parts it (the cells
-of a table stay apart for the layout).
+of a table stay apart for the layout), each as tall as its whole line (Tesseract's word boxes
+hug their ink: `120` is a digit's height, `Bolts` an ascender's; a line's, as RapidOCR's
+boxes, holds its ascenders and descenders, which the layout's sizes assume: a table's rows
+read as a table's, not as paragraphs apart).
 
 Words below `MIN_CONFIDENCE` (of 100) are dropped, and marks that hold no letter nor digit
 below `MIN_MARK_CONFIDENCE` (a speck read as a dash).
@@ -268,30 +271,27 @@ def words(tsv: str) -> list[Word]:
     out: list[Word] = []
     for items in lines.values():
         tall = sorted(i[4] - i[2] for i in items)[len(items) // 2]
+        top, bottom = min(i[2] for i in items), max(i[4] for i in items)
         stretch = [items[0]]
         for item in items[1:]:
             if item[1] - stretch[-1][3] > CELL_GAP * max(tall, 1.0):
-                out.append(_joined(stretch))
+                out.append(_joined(stretch, top, bottom))
                 stretch = []
             stretch.append(item)
-        out.append(_joined(stretch))
+        out.append(_joined(stretch, top, bottom))
     return out
 
 
-def _joined(items: list[tuple[str, float, float, float, float, float]]) -> Word:
+def _joined(
+    items: list[tuple[str, float, float, float, float, float]], top: float, bottom: float
+) -> Word:
     text = items[0][0]
     for before, item in itertools.pairwise(items):
         cjk = _CJK.match(before[0][-1]) and _CJK.match(item[0][0])
         text += ("" if cjk else " ") + item[0]
     confidence = sum(i[5] for i in items) / len(items) / 100
-    return Word(
-        text,
-        min(i[1] for i in items),
-        min(i[2] for i in items),
-        max(i[3] for i in items),
-        max(i[4] for i in items),
-        round(confidence, 3),
-    )
+    left, right = min(i[1] for i in items), max(i[3] for i in items)
+    return Word(text, left, top, right, bottom, round(confidence, 3))
 
 
 def _run(args: list[str], grey: Any) -> str:
