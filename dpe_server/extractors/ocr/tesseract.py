@@ -11,7 +11,7 @@ standard input (nothing to compress):
    screenshot's one-pixel strokes would not), its skew measured and corrected (`deskew`), and
    its ruled lines painted out (`unruled`: Tesseract reads a table's rules as `|`, or skips
    boxed text);
-2. unless its lines run up and down (`deskew.sideways`), it is recognised (`--psm 3`,
+2. unless its lines run up and down (`deskew.measure`), it is recognised (`--psm 3`,
    automatic page layout, as TSV: every word with its block, paragraph and line) in the
    Latin-script languages asked for (English alone when none were asked for: each language
    more costs a recognition pass; `--ocr-languages` names others), within its ink's bounds
