@@ -1,8 +1,8 @@
 """OCR bench (issue 20): seconds per scanned page, and a folder of scanned pages listed and
 recognised.
 
-    python bench/ocr.py [--engine auto|tesseract|rapidocr] [--runs N] [--pages N] [--long N]
-                        [--pictures N] [--scans] [--tesseract]
+    python bench/ocr.py [--engine auto|tesseract|rapidocr] [--workers N] [--runs N]
+                        [--pages N] [--long N] [--pictures N] [--scans] [--tesseract]
                         [--skip-pages] [--skip-folder] [--skip-long]
 
 `--engine` (auto: Tesseract when found, else RapidOCR) is the engine every part but
@@ -15,7 +15,9 @@ recognised.
    `bench/out/ocr/folder`, served by a `Catalog` over the worker processes as `dpe-server
    serve` does (no cache): the time until the folder is listed (probes only: no OCR), until
    every text layer is extracted (the warm-up), and until every page is recognised (the
-   background pass, one job a page), with how many pages say `ocr: true`.
+   background pass, one job a page, on every worker), with how many pages say `ocr: true`;
+   on one worker first (`--pages` × one page's time), then on the pool (`--workers`), whose
+   time is compared with the first's divided by its workers.
 3. Long scan: one scanned pdf of `--long` (40) pages (the English page with different
    seeds), served the same way: the same times, and seconds per page.
 4. `--pictures N` (0: not run): a folder of N docx, each the fixture's picture of a table
@@ -58,6 +60,8 @@ from fixtures.builders import scanned  # noqa: E402
 OUT = ROOT / "bench" / "out" / "ocr"
 LIMITS = [Limits()]
 """The limits every part runs under (`--engine` sets its engine)."""
+WORKERS = [WorkerSettings()]
+"""The worker pool the folders are served on (`--workers`)."""
 
 
 def _cpu() -> float:
@@ -104,12 +108,13 @@ def per_page(runs: int) -> None:
         )
 
 
-async def _serve(where: Path, label: str, pages: int) -> None:
+async def _serve(where: Path, label: str, pages: int) -> float:
     """Serve `where` as `dpe-server serve` does (worker processes, no cache): the time until
     it is listed (probes), until every text layer is extracted (the warm-up: pages to
     recognise say `pending`), and until every page is recognised (the background pass, one
-    job a page, a core left for reads); seconds per page is the median time between two
-    pages recognised. CPU seconds are this process's and its workers' (reaped at the end)."""
+    job a page, on every worker: returned, from the text layers); seconds per page is the
+    median time between two pages recognised. CPU seconds are this process's and its
+    workers' (reaped at the end)."""
     recognised_at: list[float] = []
 
     async def listen(change: Change) -> None:
@@ -117,7 +122,7 @@ async def _serve(where: Path, label: str, pages: int) -> None:
             recognised_at.append(time.perf_counter())
 
     before = os.times()
-    backend = ProcessBackend(WorkerSettings(), LIMITS[0])
+    backend = ProcessBackend(WORKERS[0], LIMITS[0])
     catalog = Catalog(where, "local.dpe.bench", backend, listen, limits=LIMITS[0])
     try:
         start = time.perf_counter()
@@ -138,22 +143,37 @@ async def _serve(where: Path, label: str, pages: int) -> None:
     gaps = [b - a for a, b in itertools.pairwise(recognised_at)]
     per_page = statistics.median(gaps) if gaps else done - text_layer
     print(
-        f"- {label}, {WorkerSettings().pool_size} workers: listed in {listed:.2f} s, every text "
+        f"- {label}, {WORKERS[0].pool_size} workers: listed in {listed:.2f} s, every text "
         f"layer in {text_layer:.2f} s, every page recognised in {done:.1f} s "
         f"({per_page:.2f} s per page, median of {len(gaps)}; {cpu / pages:.2f} CPU-s per page "
         f"with the workers'); {states.count(True)}/{pages} pages say ocr: true"
         + (f", {states.count('failed')} failed" if "failed" in states else "")
     )
+    return done - text_layer
 
 
 async def folder(pages: int) -> None:
+    """The folder of `pages` one-page scans on one worker (`pages` × one page's time, the
+    workers warm), then on the pool (`--workers`): its time against that / the workers."""
     where = OUT / "folder"
     shutil.rmtree(where, ignore_errors=True)
     where.mkdir(parents=True)
     for n in range(pages):
         image = scanned.page_image(scanned.EN_TITLE, scanned.EN_TEXT, False, 100 + n)
         scanned.write_pdf(where / f"scan_{n:02d}.pdf", [image])
-    await _serve(where, f"folder of {pages} one-page scans", pages)
+    pool = WORKERS[0]
+    times = []
+    for settings in (WorkerSettings(workers=1), pool) if pool.pool_size > 1 else (pool,):
+        WORKERS[0] = settings
+        times.append(await _serve(where, f"folder of {pages} one-page scans", pages))
+    WORKERS[0] = pool
+    if len(times) == 2:
+        ideal = times[0] / pool.pool_size
+        print(
+            f"- on {pool.pool_size} workers in {times[1]:.1f} s against {pages} pages x "
+            f"{times[0] / pages:.2f} s (one worker) / {pool.pool_size} = {ideal:.1f} s: "
+            f"{times[1] / ideal:.2f} times (target 1.6)"
+        )
 
 
 async def long_scan(pages: int) -> None:
@@ -262,11 +282,13 @@ def main() -> None:
     parser.add_argument("--tesseract", action="store_true")
     parser.add_argument("--scans", action="store_true")
     parser.add_argument("--engine", choices=("auto", "tesseract", "rapidocr"), default="auto")
+    parser.add_argument("--workers", type=int, default=0, help="worker processes (0: cores)")
     parser.add_argument("--skip-folder", action="store_true")
     parser.add_argument("--skip-pages", action="store_true")
     parser.add_argument("--skip-long", action="store_true")
     args = parser.parse_args()
     LIMITS[0] = Limits(ocr_engine=args.engine)
+    WORKERS[0] = WorkerSettings(workers=args.workers)
     load = os.getloadavg()[0]
     print(f"OCR bench: {os.cpu_count()} CPUs, load average {load:.1f}")
     if not args.skip_pages:

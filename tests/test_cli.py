@@ -91,7 +91,7 @@ def test_read_of_the_catalog_parses_under_the_worker_options(
             workers.WorkerSettings(
                 workers=1, timeout=7.0, probe_timeout=1.75, memory_bytes=900 * 1024 * 1024
             ),
-            Limits(ocr="off", ocr_languages=("en",)),
+            Limits(ocr="off", ocr_languages=("en",), picture_seconds=1.75),
         )
     ]
 

@@ -4,7 +4,7 @@ Extraction leaves the pdf pages to recognise, and the pages whose pictures are t
 pptx, xlsx), `ocr: "pending"`. A document whose current outline lists such pages is queued
 (`_settle`); once the warm-up has extracted every document, `recognise_pending` recognises them
 in the background, one job per page (its own deadline), most recently modified document first,
-with a core left for reads; a page a client reads is recognised at once, ahead of that queue
+on every worker; a page a client reads is recognised at once, ahead of that queue
 (`_recognise`, the `Recognise` step). Each recognised page is stored like any page and announced
 as an update of its document; with a store shared by replicas, each page's job is claimed
 first (`claims`), so one replica recognises it.
@@ -37,8 +37,8 @@ from dpe_server.model.tree import Document, Page
 log = logging.getLogger(__name__)
 
 WARM_CONCURRENCY = max(1, (os.cpu_count() or 2) - 1)
-"""Background jobs at once (extractions of the warm-up, recognitions of the queue): one core is
-left for what clients ask for."""
+"""The warm-up's extractions at once: one core is left for what clients ask for. (Pages are
+recognised on every worker: `recognise_pending`.)"""
 
 
 class Recognition(Announcing[E]):
@@ -59,7 +59,9 @@ class Recognition(Announcing[E]):
         """The work queue and change feed of replicas sharing the store, if it is shared."""
         self.claims = Claims(self.shared)
         self._warm_limiter = anyio.Semaphore(WARM_CONCURRENCY)
-        """Held by each background job (the warm-up's extractions, the queue's recognitions)."""
+        """Held by each of the warm-up's extractions."""
+        self._ocr_slots = anyio.Semaphore(max(1, backend.parallelism))
+        """Held by each page the background pass recognises: one a worker."""
         self._ocr_todo: RecentFirst[E] = RecentFirst()
         """Documents with pages to recognise (`ocr: "pending"`), for `recognise_pending`."""
         self._ocr_more = anyio.Event()
@@ -103,29 +105,33 @@ class Recognition(Announcing[E]):
 
     async def recognise_pending(self, *, forever: bool = False) -> None:
         """Recognise every page waiting to be (the background OCR pass, after the warm-up):
-        most recently modified document first, one job per page, at most `WARM_CONCURRENCY`
-        at once (a read recognises the page it reads at once, beside these). `forever`: then
-        wait for more (documents extracted or changed later)."""
-        while True:
-            while (taken := self._ocr_todo.take()) is not None:
-                entry, mtime = taken
-                try:
-                    await self._recognise_document(entry)
-                finally:
-                    self._ocr_todo.done(entry, mtime)
-            if not forever:
-                return
-            self._ocr_more = anyio.Event()
-            if not self._ocr_todo.queued():
-                await self._ocr_more.wait()
+        most recently modified document first, one job per page, as many at once as the
+        backend has workers (`Backend.parallelism`: pages of one document or of several; a
+        read recognises the page it reads at once, beside these). `forever`: then wait for
+        more (documents extracted or changed later)."""
+        async with anyio.create_task_group() as tg:
+            while True:
+                while (taken := self._ocr_todo.take()) is not None:
+                    started = anyio.Event()
+                    tg.start_soon(self._recognise_document, *taken, started)
+                    await started.wait()  # its pages have each a worker: take the next
+                if not forever:
+                    return
+                self._ocr_more = anyio.Event()
+                if not self._ocr_todo.queued():
+                    await self._ocr_more.wait()
 
     def _wake_ocr(self) -> None:
         if self._ocr_todo.queued():
             self._ocr_more.set()
 
-    async def _recognise_document(self, entry: E) -> None:
+    async def _recognise_document(self, entry: E, mtime: int, started: anyio.Event) -> None:
+        """Recognise the pending pages of `entry` (taken from the queue under `mtime`), each
+        once a worker is free (`started` is set when every one of them has one), then tell the
+        queue it is done."""
+
         async def one(index: int) -> None:
-            async with self._warm_limiter:
+            try:
                 if self._entries.get(entry.rel) is not entry or not entry.current:
                     return  # gone, or changed: its new version is queued when extracted
                 try:
@@ -141,10 +147,18 @@ class Recognition(Announcing[E]):
                 if not ocr_states.is_pending(page.metadata):
                     # Recognised meanwhile by another replica sharing the store: listed so.
                     self._recognised_outline(entry, key, page)
+            finally:
+                self._ocr_slots.release()
 
-        async with anyio.create_task_group() as tg:
-            for index in pending_pages(entry.outline):
-                tg.start_soon(one, index)
+        try:
+            async with anyio.create_task_group() as tg:
+                for index in pending_pages(entry.outline):
+                    await self._ocr_slots.acquire()
+                    tg.start_soon(one, index)
+                started.set()
+        finally:
+            started.set()
+            self._ocr_todo.done(entry, mtime)
 
     async def _recognise(self, entry: E, key: str, page: Page) -> Page:
         """Recognise a pending page (one job, its own deadline), keep it, tell subscribers;

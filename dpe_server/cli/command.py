@@ -399,6 +399,10 @@ def _ocr_languages(value: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
+PICTURE_SHARE = 0.25
+"""Of `--timeout`, what one job may spend recognising an office file's pictures."""
+
+
 def _limits(args: argparse.Namespace) -> Limits:
     from dpe_server.extractors import Limits
     from dpe_server.extractors.ocr.settings import check_languages
@@ -410,6 +414,7 @@ def _limits(args: argparse.Namespace) -> Limits:
         ocr_languages=args.ocr_languages,
         ocr_engine=args.ocr_engine,
         keep_location=args.keep_location,
+        picture_seconds=args.timeout * PICTURE_SHARE,
     )
 
 

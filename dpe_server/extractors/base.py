@@ -40,6 +40,10 @@ class Limits:
     """The OCR engine (`--ocr-engine`): auto, tesseract, rapidocr (`extractors.ocr`)."""
     keep_location: bool = False
     """A photo's GPS position is kept in its metadata (`--keep-location`); private otherwise."""
+    picture_seconds: float = 15.0
+    """Seconds one extraction (a document, or the job recognising one page) spends recognising
+    the pictures of office files at most (pictures after that say `ocr: "skipped"`): a quarter
+    of `--timeout`, so a page of many photos fits its job's deadline."""
     ocr_later: bool = False
     """Pdf pages and office pictures to recognise are not recognised now but say
     `ocr: "pending"` (the server's extraction jobs: each such page is then recognised by a job

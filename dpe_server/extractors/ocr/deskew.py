@@ -42,23 +42,27 @@ def _best(small: Any) -> tuple[float, dict[float, float]]:
     return max(scores, key=lambda a: (scores[a], -abs(a))), scores
 
 
-def skew(image: Any) -> float:
-    """The degrees (counter-clockwise) to turn the grey `image` by for its lines to stand
-    level; 0.0 when under `MIN_DEGREES` or unclear."""
-    if image.width < 50 or image.height < 50:
-        return 0.0
-    best, scores = _best(_small(image))
+def _angle(best: float, scores: dict[float, float]) -> float:
     if abs(best) < MIN_DEGREES or scores[best] <= 1.05 * scores[0.0]:
         return 0.0
     return best
 
 
-def sideways(image: Any) -> bool:
-    """Whether the grey `image`'s lines of text run up and down (a page fed on its side): its
-    columns of pixels band more sharply than its rows."""
+def skew(image: Any) -> float:
+    """The degrees (counter-clockwise) to turn the grey `image` by for its lines to stand
+    level; 0.0 when under `MIN_DEGREES` or unclear."""
     if image.width < 50 or image.height < 50:
-        return False
+        return 0.0
+    return _angle(*_best(_small(image)))
+
+
+def measure(image: Any) -> tuple[float, bool]:
+    """`skew(image)`, and whether the grey `image`'s lines of text run up and down (a page fed
+    on its side: its columns of pixels band more sharply than its rows), from one reduced
+    copy of it."""
+    if image.width < 50 or image.height < 50:
+        return 0.0, False
     small = _small(image)
-    rows = max(_best(small)[1].values())
+    best, scores = _best(small)
     columns = max(_best(small.transpose(2))[1].values())  # ROTATE_90
-    return columns > 1.5 * rows
+    return _angle(best, scores), columns > 1.5 * max(scores.values())

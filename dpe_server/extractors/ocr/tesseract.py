@@ -3,29 +3,34 @@
 
 A picture is read with one thread (`OMP_THREAD_LIMIT=1`: the server runs one worker process
 per core) and the worker's own limits (the child inherits its address-space limit, and is
-killed with it: `PR_SET_PDEATHSIG`), each run of the command given the picture as a PNG on its
-standard input:
+killed with it: `PR_SET_PDEATHSIG`), each run of the command given the picture as a BMP on its
+standard input (nothing to compress):
 
 1. a picture whose strokes are thick (`thick`: a scan, a photo) is cleaned of speckles (a 3 × 3
    median filter: a scan's dust costs Tesseract words; its strokes survive it, where a
    screenshot's one-pixel strokes would not), its skew measured and corrected (`deskew`), and
    its ruled lines painted out (`unruled`: Tesseract reads a table's rules as `|`, or skips
    boxed text);
-2. unless its lines run up and down (`deskew.sideways`), it is recognised (`--psm 3`,
+2. unless its lines run up and down (`deskew.measure`), it is recognised (`--psm 3`,
    automatic page layout, as TSV: every word with its block, paragraph and line) in the
    Latin-script languages asked for (English alone when none were asked for: each language
-   more costs a recognition pass; `--ocr-languages` names others);
+   more costs a recognition pass; `--ocr-languages` names others), within its ink's bounds
+   (`MARGIN` around them), without Tesseract's inverted second reading (`NO_INVERT`);
 3. when that reads little (fewer than `MIN_CHARS` characters, or a mean confidence under
    `GOOD_CONFIDENCE`: the page is on its side, upside down, or in another script), Tesseract's
    orientation and script detection (`--psm 0`, the `osd` data) runs: a picture on its side or
    upside down is turned upright (and deskewed again), and recognised again in the languages
    of the script found (Han, Arabic, Hangul…) among those asked for (by default the script's
-   first installed language: `chi_sim` for Han; `--ocr-languages zh` reads Traditional too);
-   the better of the two readings is kept.
+   first installed language: `eng` for Latin, `chi_sim` for Han; `--ocr-languages zh` reads
+   Traditional too; a script none of them reads is Latin); the better of the two readings is
+   kept.
 
 The words of a line become one `Word` (joined by one space, none between two Chinese or
 Japanese characters), split where a gap wider than `CELL_GAP` line heights parts it (the cells
-of a table stay apart for the layout).
+of a table stay apart for the layout), each as tall as its whole line (Tesseract's word boxes
+hug their ink: `120` is a digit's height, `Bolts` an ascender's; a line's, as RapidOCR's
+boxes, holds its ascenders and descenders, which the layout's sizes assume: a table's rows
+read as a table's, not as paragraphs apart).
 
 Words below `MIN_CONFIDENCE` (of 100) are dropped, and marks that hold no letter nor digit
 below `MIN_MARK_CONFIDENCE` (a speck read as a dash).
@@ -59,6 +64,11 @@ orientation and script detection."""
 MIN_MARK_CONFIDENCE = 60.0
 THICK_SHARE = 0.1
 CELL_GAP = 1.5
+MARGIN = 0.02
+"""Of the picture's long side, kept blank around its ink for Tesseract."""
+NO_INVERT = ("-c", "tessedit_do_invert=0")
+"""Tesseract 5 reads every line of low confidence a second time inverted (light text on
+dark): a quarter of its time on a scanned page, for what a scan of paper does not hold."""
 TIMEOUT = 120.0
 """Seconds one run of the command may take (the job's own deadline is usually shorter)."""
 SCRIPTS = {
@@ -95,25 +105,40 @@ def recognise(image: Any, languages: Sequence[str], dpi: int = 0, asked: bool = 
     if thick(grey):
         grey = grey.filter(ImageFilter.MedianFilter(3))
     dpi = dpi or 300
-    latin = for_script(languages, "Latin")
-    if not asked and "eng" in latin:
-        latin = ["eng"]
-    upright, angle = _level(grey)
+    latin = _languages(languages, "Latin", asked)
+    angle, turned = deskew.measure(grey)
+    upright = unruled(grey) if turned else _level(grey, angle)
     first = Found([], upright.size, 0, angle)
-    if not deskew.sideways(upright):
+    if not turned:
         first = Found(_read(upright, latin, dpi), upright.size, 0, angle)
         if _good(first.words):
             return first
     rotate, script = orientation(upright, dpi)
-    langs = for_script(languages, script) if script else latin
-    if not asked and script in SCRIPTS and SCRIPTS[script][0] in langs:
-        langs = [SCRIPTS[script][0]]  # Simplified Chinese for Han (`zh` asks for both)
-    if not rotate and langs == latin and first.words:
-        return first
+    langs = _languages(languages, script, asked)
+    if not rotate and langs == latin and not turned:
+        return first  # read so already
     if rotate:  # Tesseract's `Rotate`: degrees clockwise
-        upright, angle = _level(grey.rotate(-rotate, expand=True))
+        turned_grey = grey.rotate(-rotate, expand=True)
+        angle = deskew.skew(turned_grey)
+        upright = _level(turned_grey, angle)
+    elif turned:
+        upright = _level(grey, angle)
     second = Found(_read(upright, langs, dpi), upright.size, rotate, angle)
     return second if _score(second.words) >= _score(first.words) else first
+
+
+def _languages(languages: Sequence[str], script: str, asked: bool) -> list[str]:
+    """The languages to read a page of `script` in: those of its script asked for (by default
+    the script's first installed language alone: English for Latin, Simplified Chinese for
+    Han, each language more costing Tesseract another pass); a script none of them reads is
+    read as Latin."""
+    if script in SCRIPTS and not any(lang in SCRIPTS[script] for lang in languages):
+        script = "Latin"
+    langs = for_script(languages, script)
+    first = SCRIPTS[script][0] if script in SCRIPTS else "eng"
+    if not asked and first in langs:
+        return [first]
+    return langs
 
 
 def unruled(grey: Any) -> Any:
@@ -140,31 +165,51 @@ def unruled(grey: Any) -> Any:
     return Image.composite(Image.new("L", grey.size, 255), grey, mask)
 
 
-def _level(grey: Any) -> tuple[Any, float]:
+def _level(grey: Any, angle: float) -> Any:
+    """`grey` turned by `angle` degrees (its skew) and `unruled`."""
     from PIL import Image
 
-    angle = deskew.skew(grey)
-    if not angle:
-        return unruled(grey), 0.0
-    level = grey.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
-    return unruled(level), angle
+    if angle:
+        grey = grey.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
+    return unruled(grey)
 
 
 def thick(grey: Any) -> bool:
     """Whether the ink of `grey` is in strokes at least three pixels wide (a scan at 150 dpi
     or more, a photo): more than `THICK_SHARE` of its dark pixels survive an erosion by a
-    3 × 3 square. A screenshot's one-pixel strokes do not."""
-    from PIL import ImageFilter
+    3 × 3 square (the darker of the picture shifted by a pixel each way, across then down:
+    a tenth of a rank filter's cost). A screenshot's one-pixel strokes do not."""
+    from PIL import ImageChops
 
-    def dark(image: Any) -> int:
-        return int(image.point(lambda v: 255 if v < 128 else 0).histogram()[255])
-
-    ink = dark(grey)
-    return ink > 0 and dark(grey.filter(ImageFilter.MaxFilter(3))) > THICK_SHARE * ink
+    ink = grey.point(lambda v: 255 if v < 128 else 0)
+    inked = int(ink.histogram()[255])
+    if not inked:
+        return False
+    core = ink
+    for dx, dy in ((1, 0), (0, 1)):
+        core = ImageChops.darker(
+            ImageChops.darker(core, ImageChops.offset(core, dx, dy)),
+            ImageChops.offset(core, -dx, -dy),
+        )
+    return int(core.histogram()[255]) > THICK_SHARE * inked
 
 
 def _read(grey: Any, langs: Sequence[str], dpi: int) -> list[Word]:
-    return words(_run(["-l", "+".join(langs), "--psm", "3", "--dpi", str(dpi), "tsv"], grey))
+    """The words of `grey`, read within its ink's bounds (`MARGIN` around them: Tesseract's
+    page layout costs by the pixel, the blank ones too), in `grey`'s pixels."""
+    args = ["-l", "+".join(langs), "--psm", "3", "--dpi", str(dpi), *NO_INVERT, "tsv"]
+    box = grey.point(lambda v: 255 if v < 128 else 0).getbbox()
+    if box is None:
+        return []
+    margin = round(MARGIN * max(grey.size))
+    left, top = max(0, box[0] - margin), max(0, box[1] - margin)
+    box = (left, top, min(grey.width, box[2] + margin), min(grey.height, box[3] + margin))
+    found = words(_run(args, grey.crop(box)))
+    if not left and not top:
+        return found
+    return [
+        Word(w.text, w.x0 + left, w.y0 + top, w.x1 + left, w.y1 + top, w.confidence) for w in found
+    ]
 
 
 def _score(found: Sequence[Word]) -> float:
@@ -226,40 +271,37 @@ def words(tsv: str) -> list[Word]:
     out: list[Word] = []
     for items in lines.values():
         tall = sorted(i[4] - i[2] for i in items)[len(items) // 2]
+        top, bottom = min(i[2] for i in items), max(i[4] for i in items)
         stretch = [items[0]]
         for item in items[1:]:
             if item[1] - stretch[-1][3] > CELL_GAP * max(tall, 1.0):
-                out.append(_joined(stretch))
+                out.append(_joined(stretch, top, bottom))
                 stretch = []
             stretch.append(item)
-        out.append(_joined(stretch))
+        out.append(_joined(stretch, top, bottom))
     return out
 
 
-def _joined(items: list[tuple[str, float, float, float, float, float]]) -> Word:
+def _joined(
+    items: list[tuple[str, float, float, float, float, float]], top: float, bottom: float
+) -> Word:
     text = items[0][0]
     for before, item in itertools.pairwise(items):
         cjk = _CJK.match(before[0][-1]) and _CJK.match(item[0][0])
         text += ("" if cjk else " ") + item[0]
     confidence = sum(i[5] for i in items) / len(items) / 100
-    return Word(
-        text,
-        min(i[1] for i in items),
-        min(i[2] for i in items),
-        max(i[3] for i in items),
-        max(i[4] for i in items),
-        round(confidence, 3),
-    )
+    left, right = min(i[1] for i in items), max(i[3] for i in items)
+    return Word(text, left, top, right, bottom, round(confidence, 3))
 
 
 def _run(args: list[str], grey: Any) -> str:
-    """Run the command on the picture (PNG on its standard input); its standard output.
+    """Run the command on the picture (BMP on its standard input); its standard output.
     `RuntimeError` when it fails, `EngineExhausted` when it ran out of memory."""
     path = settings.tesseract()[0]
     if not path:
         raise Unavailable("the tesseract command is not found")
     buf = io.BytesIO()
-    grey.save(buf, "PNG", compress_level=1)
+    grey.save(buf, "BMP")  # nothing to compress or decompress
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
     try:
         done = subprocess.run(

@@ -15,9 +15,9 @@ With `Limits.ocr_later` (the server's extraction jobs) a picture is not recognis
 say `pending` too: the server recognises the page's pictures with an `ocr` job of its own, after
 the text of every document, as it recognises a pdf page.
 
-One extraction (a document, or the `ocr` job of one page) spends at most `BUDGET_SECONDS`
-recognising pictures (a page of many photos must still fit its job's deadline); pictures after
-that say `ocr: "skipped"`.
+One extraction (a document, or the `ocr` job of one page) spends at most
+`Limits.picture_seconds` recognising pictures (a quarter of `--timeout`: a page of many photos
+must still fit its job's deadline); pictures after that say `ocr: "skipped"`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from dpe_server.model.tree import JSON
 log = logging.getLogger(__name__)
 
 MIN_WIDTH, MIN_HEIGHT = 200, 40
-BUDGET_SECONDS = 15.0
 _spent: weakref.WeakKeyDictionary[Package, float] = weakref.WeakKeyDictionary()
 MAX_PIXELS = 40_000_000
 _READABLE = {"image/png", "image/jpeg", "image/gif", "image/bmp", "image/tiff", "image/webp"}
@@ -59,7 +58,7 @@ def recognise_picture(
     if pkg.limits.ocr_later:
         meta["ocr"] = states.later(pkg.limits.ocr_engine)
         return
-    if _spent.get(pkg, 0.0) >= BUDGET_SECONDS:
+    if _spent.get(pkg, 0.0) >= pkg.limits.picture_seconds:
         meta["ocr"] = "skipped"
         return
     start = time.monotonic()
