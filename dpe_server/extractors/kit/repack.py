@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import struct
+import zipfile
+import zlib
 from collections.abc import Iterable
 
 from dpe_server.extractors.kit.package import RawMember
@@ -38,3 +40,49 @@ def repack(members: Iterable[RawMember]) -> io.BytesIO:
     out.write(_END.pack(b"PK\x05\x06", 0, 0, len(central), len(central), len(directory), start, 0))
     out.seek(0)
     return out
+
+
+def prefixed(member: RawMember, prefix: bytes) -> RawMember:
+    """`member` (deflated) made to inflate to `prefix` followed by what it inflated to, without
+    inflating it: a deflate stream is a series of blocks, and a stored block (`prefix` as it
+    is) ends on a byte boundary, where the member's own first block starts; its back
+    references stay within its own output. The CRC is combined from the two (`crc32_combine`)."""
+    if member.method != zipfile.ZIP_DEFLATED or not 0 < len(prefix) <= 0xFFFF:
+        raise ValueError("a deflated member and a prefix of 1 to 65,535 bytes")
+    size = len(prefix)
+    block = struct.pack("<BHH", 0, size, size ^ 0xFFFF) + prefix  # BFINAL 0, BTYPE 00
+    crc = crc32_combine(zlib.crc32(prefix), member.crc, member.size)
+    return RawMember(member.name, member.method, crc, block + member.data, size + member.size)
+
+
+_POLY = 0xEDB88320
+"""CRC-32's polynomial, reflected (zlib's)."""
+
+
+def _multmodp(a: int, b: int) -> int:
+    """a(x) * b(x) modulo the polynomial (reflected bit order, as zlib's `multmodp`)."""
+    m = 1 << 31
+    p = 0
+    while True:
+        if a & m:
+            p ^= b
+            if not a & (m - 1):
+                return p
+        m >>= 1
+        b = (b >> 1) ^ _POLY if b & 1 else b >> 1
+
+
+def crc32_combine(crc1: int, crc2: int, len2: int) -> int:
+    """The CRC-32 of A + B from A's CRC, B's CRC and B's length (zlib's `crc32_combine`,
+    which Python's zlib does not offer): crc1 times x^(8 * len2), plus crc2."""
+    p = 1 << 31  # x^0
+    square = 1 << 30  # x^1, squared below to x^2, x^4, x^8...
+    n, k = len2, 0
+    while n or k < 3:
+        if k >= 3 and n & 1:
+            p = _multmodp(square, p)
+        if k >= 3:
+            n >>= 1
+        square = _multmodp(square, square)
+        k += 1
+    return _multmodp(p, crc1) ^ crc2
