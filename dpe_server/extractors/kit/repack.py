@@ -3,7 +3,10 @@ for a library that opens the zip itself, without inflating the parts into memory
 
 Only what readers look at is written: a local header and the bytes of each member, the
 central directory, its end record (no zip64: a member of 4 GiB or more is never copied, the
-caps stop it far below)."""
+caps stop it far below).
+
+`prefixed` makes a deflated member inflate to some bytes first and then to its own, without
+inflating it: what the library meets before the part's own first byte."""
 
 from __future__ import annotations
 
