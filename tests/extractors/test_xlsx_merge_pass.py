@@ -6,6 +6,7 @@ merged ranges come from the sheet's own tail, and the page is what it was."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import random
 import zipfile
@@ -37,20 +38,41 @@ def _deflated(name: str, data: bytes) -> RawMember:
     return RawMember(name, zipfile.ZIP_DEFLATED, zlib.crc32(data), body, len(data))
 
 
-def test_a_prefixed_member_inflates_to_the_prefix_then_its_own_bytes() -> None:
+def _stored(name: str, data: bytes) -> RawMember:
+    return RawMember(name, zipfile.ZIP_STORED, zlib.crc32(data), data, len(data))
+
+
+@pytest.mark.parametrize("member", [_deflated, _stored])
+def test_a_prefixed_member_reads_as_the_prefix_then_its_own_bytes(member: Any) -> None:
     data = b"<worksheet>" + b"<row><c><v>1</v></c></row>" * 5_000 + b"</worksheet>"
-    member = prefixed(_deflated("xl/worksheets/sheet1.xml", data), b"<mergeCells/>")
-    with zipfile.ZipFile(repack([member])) as z:
-        assert z.testzip() is None  # the CRC and size agree with what inflates
+    raw = member("xl/worksheets/sheet1.xml", data)
+    once = prefixed(raw, b"<mergeCells/>")
+    assert once.data is raw.data  # the member's bytes are not copied
+    twice = prefixed(once, b"<!-- first -->")
+    with zipfile.ZipFile(repack([once, dataclasses.replace(twice, name="b.xml")])) as z:
+        assert z.testzip() is None  # the CRCs and sizes agree with what inflates
         assert z.read("xl/worksheets/sheet1.xml") == b"<mergeCells/>" + data
+        assert z.read("b.xml") == b"<!-- first --><mergeCells/>" + data
 
 
-def test_only_a_deflated_member_and_a_short_prefix_are_taken() -> None:
-    stored = RawMember("a.xml", zipfile.ZIP_STORED, zlib.crc32(b"x"), b"x", 1)
-    with pytest.raises(ValueError, match="a deflated member"):
-        prefixed(stored, b"<p/>")
-    with pytest.raises(ValueError, match="a deflated member"):
+def test_a_prefix_is_one_stored_block_at_most() -> None:
+    with pytest.raises(ValueError, match="a prefix of 1 to 65,535 bytes"):
         prefixed(_deflated("a.xml", b"x"), b"p" * 65_536)
+    with pytest.raises(ValueError, match="a prefix of 1 to 65,535 bytes"):
+        prefixed(_stored("a.xml", b"x"), b"")
+
+
+def _packages_handed_to_calamine(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The packages the extractor opens calamine over, as it opens them."""
+    handed: list[bytes] = []
+    open_book = xlsx_extract._calamine
+
+    def calamine(source: io.BytesIO) -> Any:
+        handed.append(source.getvalue())
+        return open_book(source)
+
+    monkeypatch.setattr(xlsx_extract, "_calamine", calamine)
+    return handed
 
 
 def _merged_book(path: Path) -> Path:
@@ -73,14 +95,7 @@ def test_calamine_is_handed_each_worksheet_after_an_empty_merge_list(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _merged_book(tmp_path / "merged.xlsx")
-    handed: list[bytes] = []
-    open_book = xlsx_extract._calamine
-
-    def calamine(source: io.BytesIO) -> Any:
-        handed.append(source.getvalue())
-        return open_book(source)
-
-    monkeypatch.setattr(xlsx_extract, "_calamine", calamine)
+    handed = _packages_handed_to_calamine(monkeypatch)
     with path.open("rb") as fh:
         doc = xlsx_extract.extract(fh, DEFAULT_LIMITS)
     assert len(handed) == 1
@@ -99,3 +114,27 @@ def test_calamine_is_handed_each_worksheet_after_an_empty_merge_list(
     tables = [e for e in doc.pages[0].elements if e.category.value == "table"]
     merged = [m for t in tables for m in t.metadata.get("merged_cells", [])]  # type: ignore[union-attr]
     assert "B10:C10" in merged
+
+
+def test_a_sheet_cut_at_the_cell_cap_is_handed_over_after_an_empty_merge_list_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The part cut at the cell cap (`xlsx.part`) is stored, not deflated: its prefix is its
+    first bytes, the cut part not copied again."""
+    from dpe_server.extractors.xlsx import part
+
+    path = _merged_book(tmp_path / "merged.xlsx")
+    handed = _packages_handed_to_calamine(monkeypatch)
+    monkeypatch.setattr(part, "CUT_MIN_CELLS", 300)
+    limits = dataclasses.replace(DEFAULT_LIMITS, max_cells=400)
+    with path.open("rb") as fh:
+        doc = xlsx_extract.extract(fh, limits)
+    assert doc.pages[0].metadata["truncated"] is True
+    with zipfile.ZipFile(io.BytesIO(handed[0])) as z:
+        assert z.testzip() is None
+        assert z.getinfo("xl/worksheets/sheet1.xml").compress_type == zipfile.ZIP_STORED
+        sheet = z.read("xl/worksheets/sheet1.xml")
+    assert sheet.startswith(b"<mergeCells/><worksheet")
+    assert b"</sheetData>" in sheet
+    rows = [e.content["rows"] for e in doc.pages[0].elements if e.category.value == "table"]
+    assert rows[0][0] == ["r0", "0", "0"]

@@ -5,8 +5,8 @@ Only what readers look at is written: a local header and the bytes of each membe
 central directory, its end record (no zip64: a member of 4 GiB or more is never copied, the
 caps stop it far below).
 
-`prefixed` makes a deflated member inflate to some bytes first and then to its own, without
-inflating it: what the library meets before the part's own first byte."""
+`prefixed` makes a member read as some bytes first and then as its own, without inflating or
+copying it: what the library meets before the part's own first byte."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Iterable
+from dataclasses import replace
 
 from dpe_server.extractors.kit.package import RawMember
 
@@ -33,8 +34,10 @@ def repack(members: Iterable[RawMember]) -> io.BytesIO:
     for m in members:
         name = m.name.encode()
         offset = out.tell()
-        fields = (_UTF8, m.method, _TIME, _DATE, m.crc, len(m.data), m.size, len(name))
+        packed = len(m.head) + len(m.data)
+        fields = (_UTF8, m.method, _TIME, _DATE, m.crc, packed, m.size, len(name))
         out.write(_LOCAL.pack(b"PK\x03\x04", 20, *fields, 0) + name)
+        out.write(m.head)
         out.write(m.data)
         central.append(_CENTRAL.pack(b"PK\x01\x02", 20, 20, *fields, 0, 0, 0, 0, 0, offset) + name)
     start = out.tell()
@@ -46,16 +49,22 @@ def repack(members: Iterable[RawMember]) -> io.BytesIO:
 
 
 def prefixed(member: RawMember, prefix: bytes) -> RawMember:
-    """`member` (deflated) made to inflate to `prefix` followed by what it inflated to, without
-    inflating it: a deflate stream is a series of blocks, and a stored block (`prefix` as it
-    is) ends on a byte boundary, where the member's own first block starts; its back
-    references stay within its own output. The CRC is combined from the two (`crc32_combine`)."""
-    if member.method != zipfile.ZIP_DEFLATED or not 0 < len(prefix) <= 0xFFFF:
-        raise ValueError("a deflated member and a prefix of 1 to 65,535 bytes")
-    size = len(prefix)
-    block = struct.pack("<BHH", 0, size, size ^ 0xFFFF) + prefix  # BFINAL 0, BTYPE 00
+    """`member` made to read as `prefix` followed by what it held, its bytes not copied (the
+    prefix goes to its `head`). A stored member's head is the prefix; a deflated member's, a
+    stored deflate block holding it: a deflate stream is a series of blocks, and a stored one
+    ends on a byte boundary, where the member's own first block starts (its back references
+    stay within its own output). The CRC is combined from the two (`crc32_combine`)."""
+    if not 0 < len(prefix) <= 0xFFFF:
+        raise ValueError("a prefix of 1 to 65,535 bytes")
+    if member.method == zipfile.ZIP_DEFLATED:
+        size = len(prefix)
+        head = struct.pack("<BHH", 0, size, size ^ 0xFFFF) + prefix  # BFINAL 0, BTYPE 00
+    elif member.method == zipfile.ZIP_STORED:
+        head = prefix
+    else:
+        raise ValueError("a stored or deflated member")
     crc = crc32_combine(zlib.crc32(prefix), member.crc, member.size)
-    return RawMember(member.name, member.method, crc, block + member.data, size + member.size)
+    return replace(member, crc=crc, size=len(prefix) + member.size, head=head + member.head)
 
 
 _POLY = 0xEDB88320

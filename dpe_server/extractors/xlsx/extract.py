@@ -114,8 +114,8 @@ def _cell_package(
     every part inflated under the caps) but without pictures, embeddings and drawings, and
     each part copied as it is compressed once it has inflated under the caps
     (`Package.raw`): calamine inflates it again itself, so neither this copy nor calamine's
-    holds a sheet inflated. A deflated worksheet part of `sheets` (lower-case part names)
-    starts with `_NO_MERGES`. With `cut` (a sheet's part name and its bytes cut at the cell
+    holds a sheet inflated. A worksheet part of `sheets` (lower-case part names) starts with
+    `_NO_MERGES`. With `cut` (a sheet's part name and its bytes cut at the cell
     cap: `xlsx_part`), that part is those bytes, stored, and the other sheets are left out."""
     own = normalize_name(cut[0]).lower() if cut else ""
     members: list[RawMember] = []
@@ -126,12 +126,12 @@ def _cell_package(
         elif key.startswith(_NOT_FOR_CELLS) or (own and key.startswith("xl/worksheets/")):
             continue
         elif (raw := pkg.raw(name)) is not None:
-            deflated = raw.method == zipfile.ZIP_DEFLATED
-            members.append(prefixed(raw, _NO_MERGES) if deflated and key in sheets else raw)
+            members.append(prefixed(raw, _NO_MERGES) if key in sheets else raw)
             continue
         else:  # a method calamine may not read: inflated here
             body = pkg.read(name)
-        members.append(RawMember(name, zipfile.ZIP_STORED, zlib.crc32(body), body, len(body)))
+        member = RawMember(name, zipfile.ZIP_STORED, zlib.crc32(body), body, len(body))
+        members.append(prefixed(member, _NO_MERGES) if key in sheets else member)
     return repack(members)
 
 
