@@ -47,7 +47,8 @@ def test_a_prefixed_member_reads_as_the_prefix_then_its_own_bytes(member: Any) -
     data = b"<worksheet>" + b"<row><c><v>1</v></c></row>" * 5_000 + b"</worksheet>"
     raw = member("xl/worksheets/sheet1.xml", data)
     once = prefixed(raw, b"<mergeCells/>")
-    assert once.data is raw.data  # the member's bytes are not copied
+    if raw.method == zipfile.ZIP_STORED:  # a cut sheet's bytes (up to 256 MB) are not copied
+        assert once.data is raw.data
     twice = prefixed(once, b"<!-- first -->")
     with zipfile.ZipFile(repack([once, dataclasses.replace(twice, name="b.xml")])) as z:
         assert z.testzip() is None  # the CRCs and sizes agree with what inflates
