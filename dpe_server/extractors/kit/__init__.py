@@ -6,7 +6,8 @@ written as row blocks and nested tables), `row_blocks` (long tables cut into row
 page plan), `numformat` (list counters), `fonts` (the monospace fonts), `xml` (XML parsed
 safely, namespace-agnostic helpers), `package` (the guarded zip reader OOXML and OpenDocument
 files are read through: caps while inflating, no DTDs), `repack` (a zip written from members
-copied as they were compressed, for a library that opens the zip itself), `zips` (what a zip
+copied as they were compressed, for a library that opens the zip itself; a member given a
+prefix without being inflated), `zips` (what a zip
 is, before a format reads it), `media` (media types, what a package is in words), `pictures` (a
 picture read from a package), `a1` (A1 references), `charts` (a chart's data summary),
 `diagrams` (a diagram's content), `panics` (a Rust library's panic kept off stderr), `charset` (a

@@ -149,6 +149,8 @@ class RawMember:
     data: bytes
     size: int
     """The inflated size, as counted while it was inflated (not as declared)."""
+    head: bytes = b""
+    """Written before `data` (`kit.repack.prefixed`): the member's bytes are head + data."""
 
 
 class Package:

@@ -8,8 +8,9 @@ How a workbook is read (all through `kit.package.Package`, so the zip and XML sa
   tail (merges, links, validations, header/footer, drawing links; parsed with lxml);
 - cell values come from python-calamine when the real used rectangle is dense enough
   (it allocates that rectangle), else from a streaming reader (`scan.read_cells`);
-  calamine opens a copy of the package whose parts stay compressed (`_cell_package`), and
-  its rows are shown a few thousand at a time (`dense`); when no style of the workbook
+  calamine opens a copy of the package whose parts stay compressed (`_cell_package`; each
+  worksheet after an empty merge list, `_NO_MERGES`, so that calamine parses its cells
+  once), and its rows are shown a few thousand at a time (`dense`); when no style of the workbook
   could make a title, the sheet's bytes are let go before calamine reads it;
 - blocks of used cells and Excel tables become tables (`cells`, `tables`), formulas
   are grouped by pattern (`formulas`), drawings give charts, images and diagrams
@@ -35,7 +36,7 @@ from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.kit import panics
 from dpe_server.extractors.kit.a1 import parse_range
 from dpe_server.extractors.kit.package import Package, RawMember, normalize_name
-from dpe_server.extractors.kit.repack import repack
+from dpe_server.extractors.kit.repack import prefixed, repack
 from dpe_server.extractors.ooxml.macros import package_extractor
 from dpe_server.extractors.xlsx.book import (
     SheetInfo,
@@ -97,12 +98,24 @@ def _calamine(source: io.BytesIO) -> Any:
         return None
 
 
-def _cell_package(pkg: Package, cut: tuple[str, bytes] | None = None) -> io.BytesIO:
+_NO_MERGES = b"<mergeCells/>"
+"""Put before a sheet's XML in the package calamine opens. python-calamine reads a sheet's
+merged ranges whenever it hands a sheet over (`get_sheet_by_name`), by reading the sheet's
+XML a second time up to its first `mergeCells`: for a sheet of 500,000 cells a fifth of the
+extraction's instructions, its cells parsed twice. The page's merged ranges come from the
+sheet's tail (`parts.merges`), never from calamine, so that second read is ended at once by
+an empty `mergeCells` first; calamine's cell reader looks for `sheetData` and skips it."""
+
+
+def _cell_package(
+    pkg: Package, cut: tuple[str, bytes] | None = None, *, sheets: frozenset[str] = frozenset()
+) -> io.BytesIO:
     """What calamine needs, as a clean zip: like `Package.sanitized()` (normalised names,
     every part inflated under the caps) but without pictures, embeddings and drawings, and
     each part copied as it is compressed once it has inflated under the caps
     (`Package.raw`): calamine inflates it again itself, so neither this copy nor calamine's
-    holds a sheet inflated. With `cut` (a sheet's part name and its bytes cut at the cell
+    holds a sheet inflated. A worksheet part of `sheets` (lower-case part names) starts with
+    `_NO_MERGES`. With `cut` (a sheet's part name and its bytes cut at the cell
     cap: `xlsx_part`), that part is those bytes, stored, and the other sheets are left out."""
     own = normalize_name(cut[0]).lower() if cut else ""
     members: list[RawMember] = []
@@ -113,11 +126,12 @@ def _cell_package(pkg: Package, cut: tuple[str, bytes] | None = None) -> io.Byte
         elif key.startswith(_NOT_FOR_CELLS) or (own and key.startswith("xl/worksheets/")):
             continue
         elif (raw := pkg.raw(name)) is not None:
-            members.append(raw)
+            members.append(prefixed(raw, _NO_MERGES) if key in sheets else raw)
             continue
         else:  # a method calamine may not read: inflated here
             body = pkg.read(name)
-        members.append(RawMember(name, zipfile.ZIP_STORED, zlib.crc32(body), body, len(body)))
+        member = RawMember(name, zipfile.ZIP_STORED, zlib.crc32(body), body, len(body))
+        members.append(prefixed(member, _NO_MERGES) if key in sheets else member)
     return repack(members)
 
 
@@ -166,6 +180,12 @@ class _Book:
         self._people: dict[str, str] | None = None
         self._cells: dict[str, tuple[SheetCells, SheetScan, dict[tuple[int, int], int] | None]] = {}
         self.truncated = False
+        self.sheet_parts = frozenset(
+            normalize_name(s.part).lower()
+            for s in self.wb.sheets
+            if s.part and s.kind == "worksheet"
+        )
+        """The worksheets' part names (lower case), as `Package.names` gives them."""
 
     @property
     def strings(self) -> list[str]:
@@ -184,7 +204,7 @@ class _Book:
     def calamine(self) -> Any:
         """calamine over a clean copy of the package (see `_cell_package`), opened once."""
         if self._calamine is None and not self._calamine_failed:
-            self._calamine = _calamine(_cell_package(self.pkg))
+            self._calamine = _calamine(_cell_package(self.pkg, sheets=self.sheet_parts))
             self._calamine_failed = self._calamine is None
         return self._calamine
 
@@ -202,7 +222,11 @@ class _Book:
         cells: SheetCells | None = None
         styles: dict[tuple[int, int], int] | None = None
         if scan.n_cells and scan.dense:
-            cal = _calamine(_cell_package(self.pkg, (info.part, data))) if cut else self.calamine()
+            cal = (
+                _calamine(_cell_package(self.pkg, (info.part, data), sheets=self.sheet_parts))
+                if cut
+                else self.calamine()
+            )
             if not self.styles.any_emphasised():
                 # No style makes a title (`page.style_at`): the part's bytes are not needed
                 # while calamine reads the sheet, nor after (read again if calamine fails).

@@ -45,18 +45,24 @@ def sheet_part(pkg: Package, part: str, max_cells: int) -> tuple[bytes, bool]:
             if cut < 0:
                 continue
             close = b"</" + prefix + b"sheetData>"
+            # What follows the last whole row may already hold the end of the cells and the
+            # tail (the cap passed in the part's last chunk), or the first bytes of `close`.
+            pending = bytes(kept[cut + len(row_end) :])
             del kept[cut + len(row_end) :]
-            kept += close + _after(chunks, close)
+            kept += close + _after(chunks, close, pending)
             _check_size(pkg, part, len(kept))
             return bytes(kept), True
     return bytes(kept), False
 
 
-def _after(chunks: Iterator[bytes], close: bytes) -> bytes:
-    """What follows `close` in the rest of the part (its tail), skipping what comes before."""
-    window = b""
+def _after(chunks: Iterator[bytes], close: bytes, window: bytes = b"") -> bytes:
+    """What follows `close` in `window` (the part's bytes read but not kept) and the rest of
+    the part: its tail, skipping what comes before."""
     tail = bytearray()
-    found = False
+    at = window.find(close)
+    found = at >= 0
+    if found:
+        tail += window[at + len(close) :]
     for chunk in chunks:
         if found:
             tail += chunk

@@ -1,0 +1,52 @@
+"""A sheet cut at the cell cap keeps its tail when the cap is passed in the part's last chunk
+(issue 37): `xlsx.part` looked for the end of the cells only in the chunks not yet read, so a
+sheet whose cells passed the cap in the chunk that also held `</sheetData>` lost its merges,
+links and the end of its root, and the whole workbook was refused as not well-formed."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from dpe_server.extractors import DEFAULT_LIMITS
+from dpe_server.extractors.xlsx import extract as xlsx_extract
+from dpe_server.extractors.xlsx import part
+
+
+def test_the_cap_passed_in_the_last_chunk_keeps_the_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = "Data"
+    ws.append(["Region", "Q1", "Q2"])
+    for r in range(300):
+        ws.append([f"r{r % 9}", r * 1.5, r])
+    ws.merge_cells("B10:C10")
+    ws["A3"].hyperlink = "https://example.com/three"
+    path = tmp_path / "small.xlsx"
+    wb.save(str(path))  # a part of a few KB: one chunk
+    monkeypatch.setattr(part, "CUT_MIN_CELLS", 300)
+    limits = dataclasses.replace(DEFAULT_LIMITS, max_cells=400)
+    with path.open("rb") as fh:
+        doc = xlsx_extract.extract(fh, limits)
+    page = doc.pages[0]
+    assert page.metadata["truncated"] is True
+    assert page.metadata["used_range"] == "A1:C133"  # 400 cells: whole rows of 3
+    tables = [e for e in page.elements if e.category.value == "table"]
+    assert tables[0].metadata["merged_cells"] == ["B10:C10"]
+    links = [e for e in page.elements if e.category.value == "link"]
+    assert [link.content["url"] for link in links] == ["https://example.com/three"]
+
+
+@pytest.mark.parametrize("split", range(1, 12))
+def test_the_end_of_the_cells_split_between_read_and_unread_bytes_is_found(split: int) -> None:
+    close = b"</sheetData>"
+    read = b"<c><v>1</v></c></row>" + close[:split]
+    rest = iter([close[split:] + b"<mergeCells/>", b"</worksheet>"])
+    assert part._after(rest, close, read) == b"<mergeCells/></worksheet>"
