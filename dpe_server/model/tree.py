@@ -126,8 +126,8 @@ def page_of_element_id(value: str) -> int | None:
 
 def one_line(text: str, limit: int = SUMMARY_MAX) -> str:
     """Collapse white space to single spaces and cut to `limit` characters with an ellipsis."""
-    if len(text) > 4 * limit:  # a long text: its start alone, when that is cut all the same
-        head = " ".join(text[: 4 * limit].split())  # (a start of the whole text's words)
+    if len(text) > 2 * limit:  # a long text: its start alone, when that is cut all the same
+        head = " ".join(text[: 2 * limit].split())  # (a start of the whole text's words)
         if len(head) > limit:
             return head[: limit - 1].rstrip() + "…"
     flat = " ".join(text.split())
