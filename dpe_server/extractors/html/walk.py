@@ -26,7 +26,7 @@ from dpe_server.extractors.html.visible import (
 )
 from dpe_server.extractors.kit.forms import checkbox_glyph
 from dpe_server.extractors.kit.items import Item
-from dpe_server.extractors.kit.tables import TableData
+from dpe_server.extractors.kit.tables import NESTED_MARK, TableData
 from dpe_server.model import summaries
 from dpe_server.model.content import (
     CodeContent,
@@ -345,10 +345,15 @@ class Walker:
                 found.extend(inner)
 
     def _inline_of(
-        self, el: etree._Element, skip: list[etree._Element] | None = None
+        self,
+        el: etree._Element,
+        skip: list[etree._Element] | None = None,
+        nested: list[TableData] | None = None,
     ) -> tuple[str, list[Item]]:
         """The text of `el` read as one paragraph (its blocks' texts on lines of their own),
-        and the items inside it; `skip` are children left out."""
+        and the items inside it; `skip` are children left out. With `nested` (a table cell's),
+        a table inside it is added there and named in the text by its place (`NESTED_MARK`),
+        to be its own element; without, its text is the paragraph's."""
         if not len(el):  # text alone (most table cells)
             return (collapse(el.text) if el.text else ""), []
         inner = Walker(self.images, self.parts, self.marks)
@@ -358,13 +363,19 @@ class Walker:
                 inner.node(child, 1)
             inner._inline_text(child.tail)
         inner.flush()
-        texts = [b.text for b in inner.blocks if b.text]
+        texts: list[str] = []
+        for b in inner.blocks:
+            if nested is not None and b.table is not None:
+                nested.append(b.table)
+                texts.append(f"{NESTED_MARK}{len(nested) - 1}{NESTED_MARK}")
+            elif b.text:
+                texts.append(b.text)
         items = [i for b in inner.blocks for i in b.items]
         return "\n".join(texts), items
 
     def _table(self, el: etree._Element, name: str, depth: int) -> None:
         self.flush()
-        read = tables.read_table(el, self._inline_of)
+        read = tables.read_table(el, lambda cell, nested: self._inline_of(cell, nested=nested))
         if read is None:
             return
         table, caption = read
