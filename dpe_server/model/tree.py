@@ -126,6 +126,10 @@ def page_of_element_id(value: str) -> int | None:
 
 def one_line(text: str, limit: int = SUMMARY_MAX) -> str:
     """Collapse white space to single spaces and cut to `limit` characters with an ellipsis."""
+    if len(text) > 2 * limit:  # a long text: its start alone, when that is cut all the same
+        head = " ".join(text[: 2 * limit].split())  # (a start of the whole text's words)
+        if len(head) > limit:
+            return head[: limit - 1].rstrip() + "…"
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
@@ -281,6 +285,8 @@ class PageBuilder:
         """True once an element was dropped for the cap."""
         self._elements: list[Element] = []
         self._counts: dict[Category, int] = {}
+        self._prefix = f"p{page_index}-" if page_index >= 0 else None
+        """What every element id of the page begins with (None: no id, `element_id` says)."""
 
     def __len__(self) -> int:
         return len(self._elements)
@@ -301,7 +307,10 @@ class PageBuilder:
             return ""
         n = self._counts.get(category, 0) + 1
         self._counts[category] = n
-        eid = element_id(self.page_index, category, n)
+        if self._prefix is None:
+            eid = element_id(self.page_index, category, n)
+        else:  # element_id's, without its checks of a page index and count known good
+            eid = f"{self._prefix}{_ABBR[category]}{n}"
         self._elements.append(
             Element(eid, category, one_line(summary), dict(content), dict(metadata or {}))
         )

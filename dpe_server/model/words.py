@@ -80,6 +80,8 @@ _ESCAPE = re.compile(r"\\([\\\[\]|`*_])")
 
 def normalise(text: str) -> str:
     """`text` as compared: escapes undone, `<br>` a space, whitespace collapsed."""
+    if "\\" not in text and "<br>" not in text:  # nothing to undo (most texts)
+        return " ".join(text.split())
     return " ".join(_ESCAPE.sub(r"\1", text.replace("<br>", "\n")).split())
 
 
@@ -99,6 +101,8 @@ def key_phrases(category: str, content: Mapping[str, JSON], key: str) -> list[st
         return list(_chart_phrases(value))
     if category == "form" and key == "fields" and isinstance(value, list):
         return [p for field in value for p in _field_phrases(field)]
+    if isinstance(value, str):  # what `walk` yields of it, without a generator
+        return [line.strip() for line in value.splitlines() if line.strip()]
     return list(walk(value))
 
 

@@ -319,7 +319,9 @@ def _with_details(
     parts = [body]
     if category is Category.CHART:
         parts.append(details.chart_data(c, markdown, uri, full))
-    if category not in (Category.TABLE, Category.PIVOT_TABLE):
+    if category is Category.TEXT and len(c) == 1 and isinstance(c.get("text"), str):
+        pass  # its body is its text, which says each of its lines: nothing is left out
+    elif category not in (Category.TABLE, Category.PIVOT_TABLE):
         parts.append(details.extras(category.value, c, "\n".join(parts), markdown))
     return "\n\n".join(part for part in parts if part)
 

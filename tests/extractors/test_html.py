@@ -77,12 +77,13 @@ def test_browser_saved_page(fixture_dir: Path) -> None:
     ]
     assert lists[1].content["ordered"] is True
     assert lists[1].content["start"] == 3
-    (table,) = _all(doc, Category.TABLE)
+    table, nested = _all(doc, Category.TABLE)  # the second nested in a cell of the first
     assert table.content["headers"] == ["Month", "Place", ""]
     assert table.content["rows"] == [
         ["January", "North bank", "WB-Cell weir"],
-        ["", "South bank", "Bridge"],
+        ["", "South bank", f"Bridge\n[table {nested.element_id}]"],
     ]
+    assert nested.content["rows"] == [["WB-NestedCell dawn", "3"]]
     assert table.metadata["merged_cells"] == ["B1:C1", "A2:A3"]
     assert "WB-TableCaption Sightings by month" in text
     (code,) = _all(doc, Category.CODE)

@@ -34,14 +34,18 @@ from dpe_server.model.tree import (
 )
 
 
-def _parts(book: Book, chapter: str) -> dict[str, str]:
+def _pictures(book: Book) -> list[str]:
+    """The book's pictures (their members), once for all its chapters."""
+    return [i.path for i in book.manifest.values() if i.media_type.startswith("image/")]
+
+
+def _parts(pictures: list[str], chapter: str) -> dict[str, str]:
     """Each picture of the book as a chapter names it (relative to the chapter) → member."""
     base = posixpath.dirname(chapter) or "."
     out: dict[str, str] = {}
-    for item in book.manifest.values():
-        if item.media_type.startswith("image/"):
-            out[posixpath.relpath(item.path, base)] = item.path
-            out["/" + item.path] = item.path
+    for path in pictures:
+        out[posixpath.relpath(path, base)] = path
+        out["/" + path] = path
     return out
 
 
@@ -87,12 +91,13 @@ def _read(f: BinaryIO, limits: Limits) -> Document:
             book = read_book(pkg)
             pages: list[Page] = []
             cut = False
+            pictures = _pictures(book)
             for k, chapter in enumerate(book.spine):
                 if len(pages) >= limits.max_pages:
                     cut = True
                     break
                 title = book.toc.get(chapter) or f"Chapter {k + 1}"
-                doc = read(pkg.read(chapter), limits, title, len(pages), _parts(book, chapter))
+                doc = read(pkg.read(chapter), limits, title, len(pages), _parts(pictures, chapter))
                 pages.extend(doc.pages[: limits.max_pages - len(pages)])
                 cut = cut or bool(doc.metadata.get("truncated"))
             if book.cover:

@@ -18,7 +18,7 @@ from dpe_server.extractors.base import Limits
 from dpe_server.extractors.html import FORMAT
 from dpe_server.extractors.html.source import Source, load
 from dpe_server.extractors.html.visible import text_of
-from dpe_server.extractors.html.walk import Out, Walker, numbered
+from dpe_server.extractors.html.walk import Out, Walker, classify, numbered
 from dpe_server.extractors.kit.pages import Block, PagePlan, plan_pages
 from dpe_server.extractors.kit.tables import emit_table
 from dpe_server.extractors.kit.whole import whole_extractor
@@ -120,7 +120,7 @@ def read(source: Source, limits: Limits, title: str = "", first: int = 0) -> Doc
     continuations), its pages numbered from `first`."""
     root = source.root
     body = next(iter(root.iter("body")), root)
-    walker = Walker(numbered(root), source.parts)
+    walker = Walker(numbered(root), source.parts, classify(root))
     walker.walk(body)
     walker.finish()
     blocks = _blocks(walker.blocks, body, whole=bool(title))

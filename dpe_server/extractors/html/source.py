@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-import email
-import email.policy
 import re
 from dataclasses import dataclass, field
-from email.message import Message
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from lxml import etree
 
@@ -21,6 +18,9 @@ from dpe_server.extractors.base import Limits
 from dpe_server.extractors.kit.charset import decode
 from dpe_server.extractors.kit.whole import read_bounded
 from dpe_server.model.errors import CorruptError, TooLargeError
+
+if TYPE_CHECKING:
+    from email.message import Message
 
 _DECLARED = re.compile(
     rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([-\w:.]{1,40})|"""
@@ -49,6 +49,9 @@ def is_archive(data: bytes) -> bool:
 
 
 def archive(data: bytes) -> Message:
+    import email  # a web archive's MIME parts only (a page of HTML needs none of it)
+    import email.policy
+
     return email.message_from_bytes(data, policy=email.policy.compat32)
 
 

@@ -1,7 +1,7 @@
 """A web page's `<table>` read as a grid (`colspan` and `rowspan` placed, the spanned cells
 named in A1 notation, a cell's text at its top-left), its `<caption>`; the header row is the
-first, as for every format (`kit.tables`). A table nested in a cell gives its text to the
-cell."""
+first, as for every format (`kit.tables`). A table nested in a cell is a table of its own
+(`TableData.nested`): its element follows its parent's, the cell says `[table {id}]`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from dpe_server.extractors.kit.a1 import range_ref
 from dpe_server.extractors.kit.items import Item
 from dpe_server.extractors.kit.tables import MAX_COLUMNS, TableData
 
-InlineOf = Callable[[etree._Element], tuple[str, list[Item]]]
+InlineOf = Callable[[etree._Element, list[TableData] | None], tuple[str, list[Item]]]
+"""`inline_of(el, nested)`: the text and items of a cell (a table inside it added to `nested`
+and named by its place) or, `nested` None, of a caption (a table inside it read as text)."""
 MAX_SPAN = 1000
 """Rows or columns one cell spans at most (HTML caps `colspan` at 1000)."""
 _SECTIONS = frozenset({"thead", "tbody", "tfoot"})
@@ -47,10 +49,11 @@ def read_table(el: etree._Element, inline_of: InlineOf) -> tuple[TableData, str]
     caption = ""
     for child in el:
         if tag(child) == "caption" and not hidden(child):
-            caption = inline_of(child)[0]
+            caption = inline_of(child, None)[0]
     grid: dict[tuple[int, int], str] = {}
     merged: list[str] = []
     items: list[Item] = []
+    nested: list[TableData] = []
     width = 0
     rows = _rows(el)
     for r, tr in enumerate(rows):
@@ -62,7 +65,7 @@ def read_table(el: etree._Element, inline_of: InlineOf) -> tuple[TableData, str]
                 c += 1
             if c >= MAX_COLUMNS:
                 break
-            text, found = inline_of(cell)
+            text, found = inline_of(cell, nested)
             items.extend(found)
             down = min(_span(cell.get("rowspan")), len(rows) - r)
             across = min(_span(cell.get("colspan")), MAX_COLUMNS - c)
@@ -77,4 +80,4 @@ def read_table(el: etree._Element, inline_of: InlineOf) -> tuple[TableData, str]
     if not grid:
         return None
     table = [[grid.get((r, c), "") for c in range(width)] for r in range(len(rows))]
-    return TableData(table, merged, items=items), caption
+    return TableData(table, merged, nested=nested, items=items), caption

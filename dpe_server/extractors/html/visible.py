@@ -1,11 +1,13 @@
 """What of a web page is never shown, and the kinds of its elements: the tags left out
 (scripts, styles, templates, embedded objects), hidden elements (`hidden`, `aria-hidden`,
 `display: none`, `visibility: hidden`, hidden inputs), the site's furniture (navigation,
-the page's banner and footer, cookie banners) and which tags are blocks."""
+the page's banner and footer, cookie banners) and which tags are blocks; `marks` finds the
+hidden elements and the furniture of a whole tree at once."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from lxml import etree
 
@@ -135,3 +137,35 @@ def furniture(el: etree._Element, name: str) -> str | None:
     ):
         return "cookie_banner"
     return None
+
+
+HIDDEN = "hidden"
+"""The mark of a hidden element (`marks`)."""
+WORD_LIST = "word_list"
+"""The mark of a paragraph Word saved as a list item (`marks`)."""
+_READ_ATTRIBUTES = frozenset({"hidden", "aria-hidden", "style", "role", "type", "id", "class"})
+"""The attributes `hidden` and `furniture` read: an element with none of them (nor one of
+`_READ_NAMES`) is neither hidden nor furniture."""
+_READ_NAMES = frozenset({"nav", "header", "footer"})
+
+
+def marks(
+    root: etree._Element, word_list: Callable[[etree._Element], bool]
+) -> dict[etree._Element, str]:
+    """The elements of `root`'s tree that are hidden (`HIDDEN`), site furniture (its kind)
+    or, by `word_list`, a paragraph Word saved as a list item (`WORD_LIST`), found in one pass
+    over the tree, so that a walk asks a dictionary rather than each element's attributes
+    (a tree parsed by lxml's HTML parser: its names are lower case)."""
+    out: dict[etree._Element, str] = {}
+    for el in root.iter():
+        keys = el.keys()
+        if not (keys and not _READ_ATTRIBUTES.isdisjoint(keys)) and el.tag not in _READ_NAMES:
+            continue
+        name = tag(el)
+        if hidden(el):
+            out[el] = HIDDEN
+        elif (kind := furniture(el, name)) is not None:
+            out[el] = kind
+        elif name == "p" and word_list(el):
+            out[el] = WORD_LIST
+    return out

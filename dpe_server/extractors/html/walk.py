@@ -9,15 +9,24 @@ links; scripts, styles and hidden elements are left out (`visible`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lxml import etree
 
 from dpe_server.extractors.html import media, tables, word
-from dpe_server.extractors.html.visible import BLOCKS, SKIPPED, furniture, hidden, tag
+from dpe_server.extractors.html.visible import (
+    BLOCKS,
+    HIDDEN,
+    SKIPPED,
+    WORD_LIST,
+    hidden,
+    marks,
+    tag,
+)
 from dpe_server.extractors.kit.forms import checkbox_glyph
 from dpe_server.extractors.kit.items import Item
-from dpe_server.extractors.kit.tables import TableData
+from dpe_server.extractors.kit.tables import NESTED_MARK, TableData
 from dpe_server.model import summaries
 from dpe_server.model.content import (
     CodeContent,
@@ -28,9 +37,12 @@ from dpe_server.model.content import (
     SeparatorContent,
     TextContent,
 )
-from dpe_server.model.tree import JSON, Category
+from dpe_server.model.tree import JSON, Category, one_line
 
 _SPACE = re.compile(r"[ \t\n\r\f\u00a0]+")
+_NOT_SPLIT = re.compile("[\x0b\x1c-\x1f\x85\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+"""The white space `str.split` cuts at that a browser does not collapse (`_SPACE`): where a
+text holds none, `str.split` collapses it as `_SPACE` does, faster."""
 _AROUND_BREAK = re.compile(r" *\n *")
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight-source|brush:?)-?\s*([\w+#.-]+)", re.I)
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -59,6 +71,8 @@ class Out:
 def collapse(text: str) -> str:
     """Inline white space as a browser shows it: runs of spaces one space, `\\n` (a `<br>`)
     kept."""
+    if _NOT_SPLIT.search(text) is None:
+        return " ".join(text.split())
     text = _SPACE.sub(" ", text)
     if "\x0b" in text:
         text = _AROUND_BREAK.sub("\n", text.replace("\x0b", "\n"))
@@ -67,12 +81,20 @@ def collapse(text: str) -> str:
 
 class Walker:
     """Walks a page's body into `blocks`. `images` numbers every `<img>` of the page in
-    document order (how a picture is found again for a Level 3 read: `numbered`)."""
+    document order (how a picture is found again for a Level 3 read: `numbered`); `marks`
+    are the page's hidden elements, its site furniture and Word's list paragraphs
+    (`classify`), asked of a dictionary rather than of each element's attributes."""
 
-    def __init__(self, images: dict[etree._Element, int], parts: dict[str, str]) -> None:
+    def __init__(
+        self,
+        images: dict[etree._Element, int],
+        parts: dict[str, str],
+        marks: dict[etree._Element, str],
+    ) -> None:
         self.blocks: list[Out] = []
         self.parts = parts
         self.images = images
+        self.marks = marks
         self._text: list[str] = []
         self._items: list[Item] = []
         self._section = 0
@@ -87,20 +109,21 @@ class Walker:
 
     def flush(self) -> None:
         """Ends the paragraph being gathered: a text element (when it has text), its items."""
-        text = collapse("".join(self._text))
-        items = self._items
+        pieces, items = self._text, self._items
+        if not pieces and not items:
+            return
+        text = collapse("".join(pieces)) if pieces else ""
         self._text, self._items = [], []
         if (text or items) and self._word_items:
             self._close_word_list()
         if text:
-            content: TextContent = {"text": text}
-            self.blocks.append(
-                Out(Category.TEXT, summaries.text(text), dict(content), items=items, text=text)
-            )
+            out = Out(Category.TEXT, one_line(text), {"text": text}, items=items, text=text)
         elif items:
-            self.blocks.append(Out(None, items=items))
-        if text or items:
-            self.blocks[-1].section = self._section
+            out = Out(None, items=items)
+        else:
+            return
+        out.section = self._section
+        self.blocks.append(out)
 
     def finish(self) -> None:
         """Ends the walk: the paragraph and the Word list being gathered."""
@@ -116,68 +139,38 @@ class Walker:
 
     def walk(self, el: etree._Element, depth: int = 0) -> None:
         """Every child of `el`, with the text between them."""
-        self._inline_text(el.text)
+        text = el.text
+        if text:
+            self._text.append(text)
+        depth += 1
+        node = self.node
         for child in el:
-            self.node(child, depth + 1)
-            self._inline_text(child.tail)
+            node(child, depth)
+            tail = child.tail
+            if tail:
+                self._text.append(tail)
 
     def node(self, el: etree._Element, depth: int) -> None:
-        name = tag(el)
-        if name == "svg" and not hidden(el):  # an e-book's cover: a picture in an SVG
+        name = name_of(el)
+        mark = self.marks.get(el)
+        if name == "svg" and mark is not HIDDEN:  # an e-book's cover: a picture in an SVG
             self._items.extend(self.image(i) for i in el.iter("image"))
             return
-        if not name or name in SKIPPED or hidden(el):
+        if not name or name in SKIPPED or mark is HIDDEN:
             return
         if depth > _MAX_DEPTH:
             self._inline_text(" " + " ".join(visible_text(el)) + " ")
             return
-        kind = furniture(el, name)
-        if kind is not None:
+        if mark is not None:
             self.flush()
-            self._furniture(el, kind)
-        elif name == "p" and word.is_list_paragraph(el):
-            self.flush()
-            self._word_item(el)
-        elif name in _HEADINGS:
-            self.flush()
-            self._heading(el, _HEADINGS[name])
-        elif name in _LISTS or name == "dl":
-            self.flush()
-            self._list(el, name)
-        elif name == "table":
-            self.flush()
-            self._table(el)
-        elif name in _CODE_BLOCKS:
-            self.flush()
-            self._code(el)
-        elif name == "hr":
-            self.flush()
-            rule: SeparatorContent = {"kind": "rule"}
-            self._add(Out(Category.SEPARATOR, summaries.separator("rule"), dict(rule)))
-        elif name == "br":
-            self._text.append("\x0b")
-        elif name == "img":
-            self._items.append(self.image(el))
-        elif name == "a":
-            self._link(el, depth)
-        elif name in media.PLAYERS:
-            self._items.append(media.player(el, name))
-        elif name == "math":
-            self._items.append(media.formula(el))
-        elif name == "form":
-            self.flush()
-            self.walk(el, depth)
-            self.flush()
-            form = media.form(el)
-            if form is not None:
-                self._add(Out(None, items=[form]))
-        elif name in ("input", "select", "textarea"):
-            return  # a form's field: its form element says it
-        elif name in ("section", "article") and depth <= 4:
-            self.flush()
-            self._section += 1
-            self.walk(el, depth)
-            self.flush()
+            if mark is WORD_LIST:
+                self._word_item(el)
+            else:
+                self._furniture(el, mark)
+            return
+        handler = _HANDLERS.get(name)
+        if handler is not None:
+            handler(self, el, name, depth)
         elif name in BLOCKS:
             self.flush()
             self.walk(el, depth)
@@ -185,9 +178,51 @@ class Walker:
         else:
             self.walk(el, depth)
 
+    def _block(self, el: etree._Element, name: str, depth: int) -> None:
+        self.flush()
+        self.walk(el, depth)
+        self.flush()
+
+    def _sectioning(self, el: etree._Element, name: str, depth: int) -> None:
+        self.flush()
+        if depth <= 4:
+            self._section += 1
+        self.walk(el, depth)
+        self.flush()
+
+    def _rule(self, el: etree._Element, name: str, depth: int) -> None:
+        self.flush()
+        rule: SeparatorContent = {"kind": "rule"}
+        self._add(Out(Category.SEPARATOR, summaries.separator("rule"), dict(rule)))
+
+    def _break(self, el: etree._Element, name: str, depth: int) -> None:
+        self._text.append("\x0b")
+
+    def _image(self, el: etree._Element, name: str, depth: int) -> None:
+        self._items.append(self.image(el))
+
+    def _player(self, el: etree._Element, name: str, depth: int) -> None:
+        self._items.append(media.player(el, name))
+
+    def _formula(self, el: etree._Element, name: str, depth: int) -> None:
+        self._items.append(media.formula(el))
+
+    def _form(self, el: etree._Element, name: str, depth: int) -> None:
+        self.flush()
+        self.walk(el, depth)
+        self.flush()
+        form = media.form(el)
+        if form is not None:
+            self._add(Out(None, items=[form]))
+
+    def _field(self, el: etree._Element, name: str, depth: int) -> None:
+        return  # a form's field: its form element says it
+
     # ---- blocks --------------------------------------------------------------------------
 
-    def _heading(self, el: etree._Element, level: int) -> None:
+    def _heading(self, el: etree._Element, name: str, depth: int) -> None:
+        self.flush()
+        level = _HEADINGS[name]
         text, items = self._inline_of(el)
         text = " ".join(text.split("\n"))
         if not text:
@@ -210,6 +245,7 @@ class Walker:
         """A list paragraph as Word saves one (`mso-list`, its number or bullet in a span
         Word marks `mso-list:Ignore`): an item of the list being gathered."""
         level, label, rest = word.list_paragraph(el)
+        self.marks.update(classify(rest))  # `rest` is a copy: its own elements
         text, found = self._inline_of(rest)
         item: ListItem = {"text": text, "level": level}
         if label:
@@ -229,7 +265,8 @@ class Walker:
         out.items, out.section = found, self._section
         self.blocks.append(out)
 
-    def _code(self, el: etree._Element) -> None:
+    def _code(self, el: etree._Element, name: str, depth: int) -> None:
+        self.flush()
         text = "".join(visible_text(el, keep_space=True)).strip("\n")
         if not text.strip():
             return
@@ -239,7 +276,8 @@ class Walker:
             content["language"] = language
         self._add(Out(Category.CODE, summaries.code(text, language), dict(content), text=text))
 
-    def _list(self, el: etree._Element, name: str) -> None:
+    def _list(self, el: etree._Element, name: str, depth: int) -> None:
+        self.flush()
         items: list[ListItem] = []
         found: list[Item] = []
         if name == "dl":
@@ -269,14 +307,20 @@ class Walker:
     def _items_of(
         self, el: etree._Element, level: int, items: list[ListItem], found: list[Item]
     ) -> None:
+        marks = self.marks
         for li in el:
-            name = tag(li)
-            if not name or name in SKIPPED or hidden(li):
+            name = name_of(li)
+            if not name or name in SKIPPED or marks.get(li) is HIDDEN:
                 continue
             if name in _LISTS:
                 self._items_of(li, level + 1, items, found)
                 continue
-            nested = [c for c in li if tag(c) in _LISTS and not hidden(c)]
+            if not len(li):  # text alone: no nested list, no check box, no items
+                text = collapse(li.text) if li.text else ""
+                if text:
+                    items.append({"text": text, "level": level})
+                continue
+            nested = [c for c in li if name_of(c) in _LISTS and marks.get(c) is not HIDDEN]
             text, inner = self._inline_of(li, skip=nested)
             box = next((c for c in li.iter("input") if (c.get("type") or "") == "checkbox"), None)
             if box is not None:
@@ -291,33 +335,47 @@ class Walker:
 
     def _terms(self, el: etree._Element, items: list[ListItem], found: list[Item]) -> None:
         for child in el:
-            name = tag(child)
+            name = name_of(child)
             if name == "div":  # a term and its definitions grouped
                 self._terms(child, items, found)
-            elif name in ("dt", "dd") and not hidden(child):
+            elif name in ("dt", "dd") and self.marks.get(child) is not HIDDEN:
                 text, inner = self._inline_of(child)
                 if text:
                     items.append({"text": text, "level": 0 if name == "dt" else 1})
                 found.extend(inner)
 
     def _inline_of(
-        self, el: etree._Element, skip: list[etree._Element] | None = None
+        self,
+        el: etree._Element,
+        skip: list[etree._Element] | None = None,
+        nested: list[TableData] | None = None,
     ) -> tuple[str, list[Item]]:
         """The text of `el` read as one paragraph (its blocks' texts on lines of their own),
-        and the items inside it; `skip` are children left out."""
-        inner = Walker(self.images, self.parts)
+        and the items inside it; `skip` are children left out. With `nested` (a table cell's),
+        a table inside it is added there and named in the text by its place (`NESTED_MARK`),
+        to be its own element; without, its text is the paragraph's."""
+        if not len(el):  # text alone (most table cells)
+            return (collapse(el.text) if el.text else ""), []
+        inner = Walker(self.images, self.parts, self.marks)
         inner._inline_text(el.text)
         for child in el:
             if skip is None or child not in skip:
                 inner.node(child, 1)
             inner._inline_text(child.tail)
         inner.flush()
-        texts = [b.text for b in inner.blocks if b.text]
+        texts: list[str] = []
+        for b in inner.blocks:
+            if nested is not None and b.table is not None:
+                nested.append(b.table)
+                texts.append(f"{NESTED_MARK}{len(nested) - 1}{NESTED_MARK}")
+            elif b.text:
+                texts.append(b.text)
         items = [i for b in inner.blocks for i in b.items]
         return "\n".join(texts), items
 
-    def _table(self, el: etree._Element) -> None:
-        read = tables.read_table(el, self._inline_of)
+    def _table(self, el: etree._Element, name: str, depth: int) -> None:
+        self.flush()
+        read = tables.read_table(el, lambda cell, nested: self._inline_of(cell, nested=nested))
         if read is None:
             return
         table, caption = read
@@ -347,18 +405,61 @@ class Walker:
 
     # ---- inline elements -----------------------------------------------------------------
 
-    def _link(self, el: etree._Element, depth: int) -> None:
+    def _link(self, el: etree._Element, name: str, depth: int) -> None:
         start = len(self._text)
         self.walk(el, depth)
-        href = (el.get("href") or "").strip()
-        if not href or href.lower().startswith(("javascript:", "data:")):
+        href = el.get("href")
+        href = href.strip() if href else ""
+        if not href or href[:11].lower().startswith(("javascript:", "data:")):
             return
-        pictured = next((i.get("alt") for i in el.iter("img") if i.get("alt")), "")
-        text = collapse("".join(self._text[start:])) or (el.get("title") or pictured or "").strip()
+        text = collapse("".join(self._text[start:]))
+        if not text:  # the link's title, else the alt text of a picture it holds
+            pictured = el.get("title") or next(
+                (i.get("alt") for i in el.iter("img") if i.get("alt")), ""
+            )
+            text = (pictured or "").strip()
         self._items.append(media.link(text, href, at=start + 1))
 
     def image(self, el: etree._Element) -> Item:
         return media.image(el, self.images.get(el, -1), self.parts)
+
+
+_Handler = Callable[[Walker, etree._Element, str, int], None]
+_HANDLERS: dict[str, _Handler] = {
+    **dict.fromkeys(_HEADINGS, Walker._heading),
+    **dict.fromkeys((*_LISTS, "dl"), Walker._list),
+    "table": Walker._table,
+    **dict.fromkeys(_CODE_BLOCKS, Walker._code),
+    "hr": Walker._rule,
+    "br": Walker._break,
+    "img": Walker._image,
+    "a": Walker._link,
+    **dict.fromkeys(media.PLAYERS, Walker._player),
+    "math": Walker._formula,
+    "form": Walker._form,
+    **dict.fromkeys(("input", "select", "textarea"), Walker._field),
+    "section": Walker._sectioning,
+    "article": Walker._sectioning,
+}
+"""What each tag that is not plain text or a plain block makes (`Walker.node`)."""
+_NAMES: dict[object, str] = {}
+
+
+def name_of(el: etree._Element) -> str:
+    """`visible.tag(el)`, remembered by the raw tag (a page uses few names)."""
+    raw = el.tag
+    name = _NAMES.get(raw)
+    if name is None:
+        name = tag(el)
+        if len(_NAMES) < 4096:
+            _NAMES[raw] = name
+    return name
+
+
+def classify(root: etree._Element) -> dict[etree._Element, str]:
+    """The marks of `root`'s tree: its hidden elements, its furniture and Word's list
+    paragraphs (`visible.marks`)."""
+    return marks(root, word.is_list_paragraph)
 
 
 def numbered(root: etree._Element) -> dict[etree._Element, int]:

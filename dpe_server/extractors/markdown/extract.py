@@ -12,6 +12,7 @@ from html import escape
 from typing import BinaryIO
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
 from dpe_server.extractors.base import Limits
@@ -19,9 +20,16 @@ from dpe_server.extractors.kit.charset import decode
 from dpe_server.extractors.kit.whole import read_bounded, whole_extractor
 from dpe_server.extractors.markdown import FORMAT, html_reader
 from dpe_server.extractors.markdown.front import split_front_matter
+from dpe_server.model.errors import TooLargeError
 from dpe_server.model.tree import JSON, Document, Properties, one_line
 
 _TASK = re.compile(r"^\[([ xX])\][ \t]")
+MAX_NESTING = 100
+"""markdown-it's own bound on nesting (its `maxNesting`: quotes and lists inside each other,
+links inside links), past which it skips the rest of the text without a word."""
+MAX_DEPTH = 90
+"""Blocks nested deeper than this are refused (`too_large`) before markdown-it would skip
+them: no word is dropped silently."""
 
 
 def _tasks(tokens: list[Token]) -> None:
@@ -40,9 +48,22 @@ def _tasks(tokens: list[Token]) -> None:
         token.children = [box, *(token.children or [])]
 
 
+def _too_deep(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """The first block rule: refuses a block nested past `MAX_DEPTH` (a quote's level and a
+    list's two count as markdown-it counts them); passes every other block on."""
+    if state.level >= MAX_DEPTH:
+        raise TooLargeError(
+            f"The Markdown text nests its quotes and lists more than {MAX_DEPTH} levels deep "
+            f"(line {start + 1}); no reader shows such a text, and it is not read."
+        )
+    return False
+
+
 def render(text: str, title: str = "") -> str:
     """The HTML of a Markdown text (`title`, the front matter's, as its `<title>`)."""
-    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    md = MarkdownIt("commonmark", {"html": True, "maxNesting": MAX_NESTING})
+    md.enable(["table", "strikethrough"])
+    md.block.ruler.before("table", "too_deep", _too_deep)
     tokens = md.parse(text)
     _tasks(tokens)
     html: str = md.renderer.render(tokens, md.options, {})

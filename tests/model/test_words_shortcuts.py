@@ -1,0 +1,36 @@
+"""`words.normalise` and `key_phrases` take shortcuts on plain text (no escape, no `<br>`; a
+string value) that give what the general rule gives, and a text element's Markdown leaves
+nothing of it out (its body is its text): the extras a renderer would add are empty."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from dpe_server.model.words import key_phrases, normalise, walk
+from dpe_server.views.render_details import extras
+
+_ESCAPE = re.compile(r"\\([\\\[\]|`*_])")
+_PIECES = ["a", "é", " ", "\n", "\t", "\\", "\\*", "<br>", "|", "_", "\u2028", "\x0b", "[", "x y"]
+
+
+def _texts(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 40))) for _ in range(count)]
+
+
+def test_normalise_is_the_general_rule() -> None:
+    for text in _texts(1, 3000):
+        assert normalise(text) == " ".join(
+            _ESCAPE.sub(r"\1", text.replace("<br>", "\n")).split()
+        ), repr(text)
+
+
+def test_a_string_s_phrases_are_its_lines() -> None:
+    for text in _texts(2, 3000):
+        assert key_phrases("text", {"text": text}, "text") == list(walk(text)), repr(text)
+
+
+def test_a_text_element_s_body_says_every_phrase() -> None:
+    for text in _texts(3, 3000):
+        assert extras("text", {"text": text}, text, markdown=True) == "", repr(text)
