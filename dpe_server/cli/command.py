@@ -523,7 +523,7 @@ def _serve(args: argparse.Namespace) -> int:
     server = build_server(settings)
     banner = Banner(server.app)
     server.app.on_ready = banner.indexed
-    server.app.on_change = banner.recount
+    server.app.on_change = lambda _change: banner.recount()
     try:
         if args.transport == "http":
             options = HttpOptions(

@@ -132,8 +132,9 @@ class DpeApp:
         self.completer = Completer(self.catalog)
         self.on_ready: Callable[[], None] | None = None
         """Called once the folder is indexed (the CLI prints its banner)."""
-        self.on_change: Callable[[], None] | None = None
-        """Called after each change of the catalog is announced (the CLI logs new counts)."""
+        self.on_change: Callable[[Change], None] | None = None
+        """Called with each change of the catalog once announced (the CLI logs new counts,
+        the viewer tells its open pages)."""
         self.stop: Callable[[], None] | None = None
         """Ends serving (set by the transport); called when the background work fails."""
         self.failure: BaseException | None = None
@@ -142,7 +143,7 @@ class DpeApp:
     async def _changed(self, change: Change) -> None:
         await self.hub.publish(change)
         if self.on_change is not None:
-            self.on_change()
+            self.on_change(change)
 
     # ---- life cycle ----------------------------------------------------------------------
 

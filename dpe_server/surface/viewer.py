@@ -7,7 +7,8 @@ element's box over it where the tree gives one, coloured by category; choosing a
 shows its URI, JSON and Markdown; a search box runs the server's own search. Everything is
 read through the same read path as the MCP surface (`DpeApp.reader`, `read.search`): Level 0
 to 3 JSON and Markdown, never a second implementation. A page polls `/changes` and reloads
-when the folder changed.
+when what it shows changed: the list and a search when the folder did, a document's pages
+when that document did or went.
 
 Bound to 127.0.0.1 only, on a free port unless one is given; a request naming another `Host`
 is refused (421), so a page of another site cannot reach it through DNS rebinding. Documents
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -29,6 +31,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from dpe_server.catalog.catalog import Change
 from dpe_server.model.errors import RequestError
 from dpe_server.model.uri import format_uri, parse
 from dpe_server.read.search import QueryError, search
@@ -55,11 +58,17 @@ class Viewer:
         self.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
         self.pictures = Pictures(app)
         self.changes = 0
-        """Changes of the folder announced since start: a page reloads when it grows."""
+        """Changes of the folder announced since start: the list and a search reload when it
+        grows."""
+        self.updates: Counter[str] = Counter()
+        """Changes of each document's contents announced since start: a page of a document
+        reloads when its count grows (not for every other document's: that would drop the
+        element chosen on it), or when the document is gone."""
         app.on_change = self._changed
 
-    def _changed(self) -> None:
+    def _changed(self, change: Change) -> None:
         self.changes += 1
+        self.updates.update(change.updated)
 
     def starlette(self) -> Starlette:
         routes = [
@@ -140,7 +149,15 @@ class Viewer:
         return HTMLResponse(search_html(query, answer))
 
     async def changed(self, request: Request) -> Response:
-        return JSONResponse({"changes": self.changes})
+        """`{"changes": N}`: of the folder; with `?doc=REF`, of that document (-1: gone)."""
+        ref = request.query_params.get("doc")
+        if ref is None:
+            return JSONResponse({"changes": self.changes})
+        try:
+            self.app.catalog.entry(ref)
+        except RequestError:
+            return JSONResponse({"changes": -1})
+        return JSONResponse({"changes": self.updates[ref]})
 
 
 def loopback_socket(port: int) -> socket.socket:

@@ -67,7 +67,10 @@ document.querySelectorAll('[data-uri]').forEach(e=>e.addEventListener('click',()
 const wanted=new URLSearchParams(location.search).get('element');
 if(wanted){choose(wanted);}
 let seen=null;
-function poll(){fetch('/changes').then(r=>r.json()).then(d=>{
+const at=location.pathname.split('/');
+const doc=at[1]==='doc'?at[2]:'';
+const changes='/changes'+(doc?'?doc='+doc:'');
+function poll(){fetch(changes).then(r=>r.json()).then(d=>{
   if(seen!==null&&d.changes!==seen){location.reload();}seen=d.changes;
 }).catch(()=>{}).finally(()=>setTimeout(poll,1000));}
 poll();

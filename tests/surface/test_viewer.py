@@ -163,6 +163,36 @@ def test_a_change_in_the_folder_is_told_to_the_open_pages(viewer: Viewer) -> Non
     wait_for(lambda: "/doc/added-copy-" in viewer.text("/"), "the new file listed", 60)
 
 
+def _ref_of(viewer: Viewer, stem: str) -> str | None:
+    """The doc_ref the list links for a file of this stem, once listed."""
+    found = re.search(rf"/doc/({re.escape(stem)}-[0-9a-f]+)'", viewer.text("/"))
+    return found.group(1) if found else None
+
+
+def _count(viewer: Viewer, ref: str) -> int:
+    count: int = json.loads(viewer.text(f"/changes?doc={ref}"))["changes"]
+    return count
+
+
+def test_an_open_page_is_told_of_its_own_documents_changes_alone(viewer: Viewer) -> None:
+    """A document's page reloads when that document changes or goes, not when another does
+    (every announcement reloaded every open page, dropping the element chosen on it)."""
+    shutil.copyfile(viewer.folder / "pdf_text.pdf", viewer.folder / "watched.pdf")
+    ref = wait_for(lambda: _ref_of(viewer, "watched"), "watched.pdf listed", 60)
+    viewer.text(f"/doc/{ref}/pages/0")  # read: extracted, its announcements made
+    mine, everyone = _count(viewer, ref), json.loads(viewer.text("/changes"))["changes"]
+    shutil.copyfile(viewer.folder / "pdf_text.pdf", viewer.folder / "another.pdf")
+    other = wait_for(lambda: _ref_of(viewer, "another"), "another.pdf listed", 60)
+    viewer.text(f"/doc/{other}/pages/0")
+    assert json.loads(viewer.text("/changes"))["changes"] > everyone  # the list's count grew
+    assert _count(viewer, ref) == mine  # the watched page's did not
+    shutil.copyfile(viewer.folder / "pdf_rtl.pdf", viewer.folder / ".watched.partial")
+    (viewer.folder / ".watched.partial").replace(viewer.folder / "watched.pdf")
+    wait_for(lambda: _count(viewer, ref) > mine, "the watched document's change", 60)
+    (viewer.folder / "watched.pdf").unlink()
+    wait_for(lambda: _count(viewer, ref) == -1, "the watched document gone", 60)
+
+
 def test_a_page_waiting_for_ocr_says_so() -> None:
     from dpe_server.surface.viewer_html import document_html
 

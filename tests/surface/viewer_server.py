@@ -69,8 +69,8 @@ def served_viewer(
             path.unlink()
     cache = tmp_path_factory.mktemp("view-cache")
     args = [sys.executable, "-m", "dpe_server", "view", str(folder), "--no-browser"]
-    # No OCR: a picture recognised after the folder settled is announced, and every open page
-    # reloads on an announcement, dropping the element a browser test has just chosen.
+    # No OCR: a picture recognised after the folder settled is announced, and an open page of
+    # that document reloads, dropping the element a browser test has just chosen.
     args += ["--cache-dir", str(cache), "--workers", "2", "--ocr", "off"]
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
