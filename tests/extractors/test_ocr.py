@@ -415,11 +415,13 @@ async def test_a_page_past_its_deadline_fails_alone_and_stays_failed(tmp_path: P
 @needs_ocr
 @pytest.mark.anyio
 async def test_a_scan_longer_than_one_deadline_is_recognised_page_by_page(tmp_path: Path) -> None:
-    """Six pages of 1 s each under a 3 s deadline: one job for the whole document would be
-    stopped; a job per page is not."""
+    """Six pages of 1.5 s each under a 6 s deadline: one job for the whole document (9 s)
+    would be stopped; a job per page is not. (4.5 s of margin a page for its worker's start
+    and its text layer: with 2 s, a page whose fresh worker started on a busy machine, two
+    pages now recognised at once, was stopped.)"""
     folder = _scans_folder(tmp_path, 6)
-    (tmp_path / "ocr-go").write_text('{"seconds": 1}')
-    backend = ProcessBackend(WorkerSettings(workers=2, timeout=3.0, runner=FAKE_OCR))
+    (tmp_path / "ocr-go").write_text('{"seconds": 1.5}')
+    backend = ProcessBackend(WorkerSettings(workers=2, timeout=6.0, runner=FAKE_OCR))
     catalog = Catalog(folder, "h", backend)
     try:
         await catalog.start()
