@@ -104,6 +104,10 @@ class Format:
     """Checks of its container before its extractor runs (None: none beyond a non-empty file)."""
     picture: Picture | None = None
     """How a picture's bytes are read for a Level 3 image read (None: its images have none)."""
+    pictures_beside: bool = False
+    """Its image elements may name a picture file beside the document, by a path relative to
+    it in `metadata.file` (a Markdown `![alt](pic.png)`): a Level 3 read serves that file's
+    bytes, opened confined to the served folder (`isolation.pictures`), never the format."""
     member: Member | None = None
     """How a document inside one of its files (a child its tree lists in `metadata.children`)
     is read (None: its files hold none)."""

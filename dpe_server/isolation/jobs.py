@@ -173,7 +173,7 @@ def _read(f: BinaryIO, name: str, job: Job) -> JSON:
     f = unlocked(f, suffix)
     precheck(f, suffix, job.limits)
     if job.op == "image":
-        found = picture(f, job.rel, job.metadata or {})
+        found = picture(f, job.rel, job.metadata or {}, Path(job.root))
         if found is None:
             return None
         return {"data": base64.b64encode(found[0]).decode("ascii"), "mime_type": found[1]}

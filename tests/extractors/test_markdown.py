@@ -67,7 +67,8 @@ def test_github_readme(fixture_dir: Path) -> None:
     assert "MD-Details Why otters?" in texts
     images = _all(doc, Category.IMAGE)
     assert images[-1].content["description"] == "MD-Alt Otter diagram"
-    assert images[-1].metadata == {"url": "docs/otter.png"}  # never fetched
+    assert images[-1].metadata == {"file": "docs/otter.png"}  # beside it: served at Level 3
+    assert images[0].metadata == {"url": "https://img.shields.io/badge/build-passing-green.svg"}
     assert [s.content["kind"] for s in _all(doc, Category.SEPARATOR)] == ["rule"]
 
 

@@ -37,5 +37,6 @@ FORMAT = Format(
     paged=False,
     extractor="dpe_server.extractors.markdown.extract:EXTRACTOR",
     check=not_text,
+    pictures_beside=True,
     probe_reads_whole=True,
 )
