@@ -7,15 +7,16 @@ a walk stopped by `--max-pages` before the last page says why it compared nothin
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from dpe_server.check import InProcessTarget, Limits, render_text, run_check, webtext
+from dpe_server.check import InProcessTarget, Limits, Report, render_text, run_check, webtext
 from dpe_server.check.rules_page import LOCATED_WORDS, l2_words
-from fixtures.builders import markdown
+from fixtures.builders import epub, markdown
 from tests.check.test_check import _broken_server
-from tests.check.test_check_mail_words import _as_is, dropping
+from tests.check.test_check_mail_words import Reader, _as_is, dropping
 
 pytestmark = pytest.mark.anyio
 
@@ -33,15 +34,23 @@ def _web_fixtures(fixture_dir: Path, folder: Path) -> list[str]:
     return names
 
 
+async def _checked(
+    folder: Path, breaker: Callable[[Reader], Reader], docs: int, pages: int
+) -> tuple[Report, str]:
+    """`dpe-server check --words` of a server of `folder` broken by `breaker`: its report,
+    and that report as text."""
+    limits = Limits(max_docs=docs, max_pages=pages, max_elements=1, words=True)
+    target = InProcessTarget(lambda: _broken_server(folder, breaker))
+    report = await run_check(target, ("legacy",), limits)
+    return report, render_text(report, verbose=True)
+
+
 async def test_check_words_holds_each_web_document_to_its_words(
     fixture_dir: Path, tmp_path: Path
 ) -> None:
     names = _web_fixtures(fixture_dir, tmp_path / "docs")
     assert {Path(n).suffix for n in names} >= {".html", ".htm", ".mhtml", ".md", ".epub", ".txt"}
-    limits = Limits(max_docs=len(names), max_pages=10, max_elements=1, words=True)
-    target = InProcessTarget(lambda: _broken_server(tmp_path / "docs", _as_is))
-    report = await run_check(target, ("legacy",), limits)
-    text = render_text(report, verbose=True)
+    report, text = await _checked(tmp_path / "docs", _as_is, len(names), 10)
     assert "L2.words" not in report.failed_rules(), text
     assert report.passed[("legacy", "L2.words")] == len(names), text
     assert not [n for n in report.not_checked if n.rule == "L2.words"], text
@@ -51,10 +60,7 @@ async def test_check_words_names_a_lost_web_word_and_where(
     fixture_dir: Path, tmp_path: Path
 ) -> None:
     _web_fixtures(fixture_dir, tmp_path / "docs")
-    limits = Limits(max_docs=10, max_pages=10, max_elements=1, words=True)
-    target = InProcessTarget(lambda: _broken_server(tmp_path / "docs", drop_madura))
-    report = await run_check(target, ("legacy",), limits)
-    text = render_text(report, verbose=True)
+    report, text = await _checked(tmp_path / "docs", drop_madura, 10, 10)
     lost = [f for f in report.failures if f.rule == "L2.words"]
     assert len(lost) == 1, text
     assert lost[0].uri.startswith("dpe://local.dpe.broken/"), text
@@ -72,10 +78,7 @@ async def test_check_words_says_why_a_web_document_cut_short_is_not_compared(
     folder = tmp_path / "docs"
     folder.mkdir()
     shutil.copyfile(fixture_dir / "epub2-ncx.epub", folder / "epub2-ncx.epub")
-    limits = Limits(max_docs=1, max_pages=1, max_elements=1, words=True)
-    target = InProcessTarget(lambda: _broken_server(folder, drop_madura))
-    report = await run_check(target, ("legacy",), limits)
-    text = render_text(report, verbose=True)
+    report, text = await _checked(folder, drop_madura, 1, 1)
     assert "L2.words" not in report.failed_rules(), text
     assert report.passed[("legacy", "L2.words")] == 0
     why = [n.why for n in report.not_checked if n.rule == "L2.words"]
@@ -101,3 +104,21 @@ def test_every_lost_word_of_a_document_is_named() -> None:
     assert problems[0].expected == f"'{lost[0]}' where the file reads “kept {' '.join(lost[:7])}”"
     named = " ".join(p.expected + " " + p.got for p in problems)
     assert all(f"'{word}'" in named for word in lost)
+
+
+async def test_check_words_asks_no_words_of_an_e_book_served_as_encrypted(
+    tmp_path: Path,
+) -> None:
+    """An e-book under DRM is served as its error with no pages: its words are not asked
+    for, though the reader here finds them (the fixture's chapters are not scrambled)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    members = epub.epub3_members()
+    members["META-INF/encryption.xml"] = members["META-INF/encryption.xml"].replace(
+        b"http://www.idpf.org/2008/embedding", b"http://www.w3.org/2001/04/xmlenc#aes128-cbc"
+    )
+    epub.write_epub(folder / "protected.epub", members)
+    assert webtext.document_text(folder / "protected.epub").split()
+    report, text = await _checked(folder, _as_is, 1, 2)
+    assert "L2.words" not in report.failed_rules(), text
+    assert report.passed[("legacy", "L2.words")] == 0
