@@ -10,7 +10,8 @@ the words a page's Markdown must carry and what a cut string kept), one function
 rule under a stable id in `rules` (documents), `rules_page` (pages and elements) and
 `rules_surface` (the MCP surface), `shapes` (the field-and-type checks the payload rules
 use), `fidelity` (whether a served page holds every word an independent reader finds on it),
-`mailtext` (the independent reader of an e-mail file's messages).
+`mailtext` (the independent reader of an e-mail file's messages), `webtext` (of a web page,
+Markdown text, e-book or text file as a whole).
 `report` collects passed / failed / not-checked outcomes.
 """
 

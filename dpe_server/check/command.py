@@ -66,8 +66,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--words",
         action="store_true",
         help="also check that each pdf page holds the words poppler's pdftotext reads in the "
-        "served file, and each e-mail message those of its fields and body (the files must be "
-        "readable here; rule L2.words)",
+        "served file, each e-mail message those of its fields and body, and the pages of a web "
+        "page, Markdown text, EPUB or text file every word a browser shows of the file (the "
+        "files must be readable here; rule L2.words)",
     )
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--verbose", action="store_true", help="list passed rules with counts")

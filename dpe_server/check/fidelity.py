@@ -29,6 +29,7 @@ from dpe_server.model.uri import parse
 from dpe_server.views.payloads import element_view, page_view, preview_content
 from dpe_server.views.render import render
 
+_XML_ENCODING = re.compile(rb"\s*<\?xml[^>]*?encoding=[\"']([A-Za-z0-9._-]+)")
 _HYPHENATED = re.compile(r"(\w)[-\u00ad\u2010\ufffe][ \t]*\r?\n\s*(\w)")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -70,6 +71,23 @@ def compare(page_index: int, reference: str, served: str) -> PageWords:
     """The words of `reference` (another reader's text of the page) missing from `served`."""
     expected = words(reference)
     return PageWords(page_index, len(expected), tuple(sorted(expected - words(served))))
+
+
+def located(word: str, reference: str, around: int = 6) -> str:
+    """The words of `reference` around the first place `word` (one of `words(reference)`) is
+    read in it: where a served document was expected to say it."""
+    text = unicodedata.normalize("NFKC", _HYPHENATED.sub(r"\1\2", reference))
+    text = text.replace("\u00ad", "").replace("\u0640", "")
+    bounded = r"(?<![^\W\d_])" + re.escape(word) + r"(?![^\W\d_])"
+    found = re.search(bounded, text, re.I) or re.search(re.escape(word), text, re.I)
+    if found is None:
+        return word
+    head = text[: found.start()].split()
+    tail = text[found.end() :].split()
+    glued_before = head.pop() if head and not text[found.start() - 1].isspace() else ""
+    glued_after = tail.pop(0) if tail and not text[found.end()].isspace() else ""
+    middle = glued_before + text[found.start() : found.end()] + glued_after
+    return " ".join([*head[-around:], middle, *tail[:around]])
 
 
 def overall(pages: Sequence[PageWords]) -> float:
@@ -187,7 +205,16 @@ def browser_text(data: bytes) -> str:
         parser = lxml.html.HTMLParser(encoding="utf-8")
         root = lxml.html.document_fromstring(text.encode(), parser)
     except UnicodeDecodeError:
-        root = lxml.html.document_fromstring(data)
+        declared = _XML_ENCODING.match(data)
+        try:
+            text = data.decode(declared[1].decode("ascii")) if declared else ""
+        except (LookupError, UnicodeDecodeError):
+            text = ""
+        if text:
+            parser = lxml.html.HTMLParser(encoding="utf-8")
+            root = lxml.html.document_fromstring(text.encode(), parser)
+        else:
+            root = lxml.html.document_fromstring(data)
     body = root.find("body")
     if body is None:
         return ""

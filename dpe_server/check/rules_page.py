@@ -180,15 +180,33 @@ def l2_markdown_recall(elements: Sequence[JSON], markdown: str) -> list[Problem]
     "L2.words",
     "a pdf page's Markdown holds the words pdftotext reads on the page of the served file, an "
     "e-mail message's those of its header fields and shown body (check/mailtext.py) "
-    f"(at least {fidelity.EVERY_PAGE} of them; check/fidelity.py)",
+    f"(at least {fidelity.EVERY_PAGE} of them); the pages of a web page, Markdown text, EPUB "
+    "or text file together hold every word a browser shows of the file (check/webtext.py), "
+    "each word lost named with the words around it (check/fidelity.py)",
 )
-def l2_words(reference: str, served: str) -> list[Problem]:
+def l2_words(reference: str, served: str, whole: bool = False) -> list[Problem]:
+    """`reference`: a page's text (`whole`: the document's, every word of it required)."""
     page = fidelity.compare(0, reference, served)
-    return problem_if(
-        page.recall < fidelity.EVERY_PAGE,
-        f"at least {fidelity.EVERY_PAGE} of the page's {page.found} words",
-        f"{page.recall:.3f}, missing {list(page.missing[:12])}",
-    )
+    if not whole:
+        return problem_if(
+            page.recall < fidelity.EVERY_PAGE,
+            f"at least {fidelity.EVERY_PAGE} of the page's {page.found} words",
+            f"{page.recall:.3f}, missing {list(page.missing[:12])}",
+        )
+    out = [
+        Problem(f"'{word}' where the file reads “{fidelity.located(word, reference)}”", "lost")
+        for word in page.missing[:LOCATED_WORDS]
+    ]
+    rest = page.missing[LOCATED_WORDS:]
+    if rest:
+        out.append(
+            Problem(f"every one of the file's {page.found} words", f"lost too: {list(rest)}")
+        )
+    return out
+
+
+LOCATED_WORDS = 20
+"""Lost words of a document named each with where the file says it; the rest listed after."""
 
 
 @rule(

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlparse
 
 import anyio
 
-from dpe_server.check import fidelity, mailtext, rules, rules_page, spec
+from dpe_server.check import fidelity, mailtext, rules, rules_page, spec, webtext
 from dpe_server.check import rules_surface as surface
 from dpe_server.check.report import Report
 from dpe_server.check.session import Session
@@ -32,9 +32,10 @@ class Limits:
     max_elements: int = 150
     """Elements read per document (Level 3)."""
     words: bool = False
-    """Check each pdf page's words against pdftotext's reading of the served file, and each
-    e-mail message's against `mailtext`'s (`L2.words`; the files must be readable where the
-    checker runs)."""
+    """Check each pdf page's words against pdftotext's reading of the served file, each
+    e-mail message's against `mailtext`'s, and the words of all the pages of a web page,
+    Markdown text, EPUB or text file against `webtext`'s reading of the whole file
+    (`L2.words`; the files must be readable where the checker runs)."""
 
 
 @dataclass
@@ -48,6 +49,11 @@ class Walked:
     words: list[str] | None = None
     """The text of each page as pdftotext (an e-mail file: `mailtext`) reads the document's
     file, where it can be read here (`L2.words`); None otherwise."""
+    whole: str | None = None
+    """The text of the whole file as `webtext` reads it (a web page, Markdown text, EPUB or
+    text file), where it can be read here (`L2.words`); None otherwise."""
+    served: list[str] = field(default_factory=list)
+    """The served text of each page read, for `whole`."""
     first_page_uri: str | None = None
     first_element_uri: str | None = None
 
@@ -78,6 +84,7 @@ class DocumentWalk:
             return None
         walked = Walked(uri, ref, count)
         walked.words = await self._reference_words(uri, entry)
+        walked.whole = await self._reference_text(uri, entry)
         index = await self._page_index(uri, count)
         await self._out_of_range(uri, count)
         ids: list[str] = []
@@ -90,6 +97,15 @@ class DocumentWalk:
             walked.page_ids[i] = [str(e.get("element_id")) for e in elements]
             ids += walked.page_ids[i]
             budget = await self._elements(walked, i, elements, budget)
+        if walked.whole is not None and count > self.limits.max_pages:
+            r.skip(
+                "L2.words",
+                f"{uri}: the served words not compared with the file's, whose pages "
+                f"{self.limits.max_pages}..{count - 1} are not read (--max-pages "
+                f"{self.limits.max_pages})",
+            )
+        elif walked.whole is not None:
+            r.check(rules_page.l2_words, uri, walked.whole, "\n\n".join(walked.served), True)
         if count > self.limits.max_pages:
             r.skip(
                 "L2.*",
@@ -198,10 +214,23 @@ class DocumentWalk:
                 elements,
                 bodies["markdown"],
             )
-            if walked.words is not None:
-                await self._words(page_uri, elements, bodies["markdown"], walked.words, i)
+            if walked.words is not None or walked.whole is not None:
+                await self._words(page_uri, elements, bodies["markdown"], walked, i)
         await self._filters(page_uri, page, elements)
         return page
+
+    def _readable(self, entry: dict[str, Any]) -> Path | None:
+        """The served file of `entry` where this checker can read it (its `file_uri`); None,
+        with a skip said once when it cannot, otherwise. A document inside another has no
+        file of its own (its `file_uri` names its container): None, no skip."""
+        parsed = urlparse(str(entry.get("file_uri") or ""))
+        if parsed.fragment:
+            return None
+        path = Path(unquote(parsed.path))
+        if parsed.scheme != "file" or not path.is_file():
+            self.report.skip("L2.words", "the served files are not readable here")
+            return None
+        return path
 
     async def _reference_words(self, uri: str, entry: dict[str, Any]) -> list[str] | None:
         """pdftotext's text of each page of a pdf (`mailtext`'s of each message of an e-mail
@@ -210,12 +239,8 @@ class DocumentWalk:
         kind = entry.get("file_type")
         if not self.limits.words or kind not in ("pdf", *MAIL_TYPES):
             return None
-        parsed = urlparse(str(entry.get("file_uri") or ""))
-        if parsed.fragment:  # a document inside another: no file of its own to read here
-            return None
-        path = Path(unquote(parsed.path))
-        if parsed.scheme != "file" or not path.is_file():
-            self.report.skip("L2.words", "the served files are not readable here")
+        path = self._readable(entry)
+        if path is None:
             return None
         if kind in MAIL_TYPES:
             try:
@@ -232,11 +257,28 @@ class DocumentWalk:
             self.report.skip("L2.words", f"{uri}: pdftotext cannot read the file ({exc})")
             return None
 
+    async def _reference_text(self, uri: str, entry: dict[str, Any]) -> str | None:
+        """`webtext`'s text of a whole web page, Markdown text, EPUB or text file the server
+        serves from a file this checker can read, for `L2.words`; None otherwise."""
+        if not self.limits.words or entry.get("file_type") not in webtext.TYPES:
+            return None
+        if entry.get("error"):  # served as an error (an e-book under DRM): no words to hold
+            return None
+        path = self._readable(entry)
+        if path is None:
+            return None
+        try:
+            return await anyio.to_thread.run_sync(webtext.document_text, path)
+        except Exception as exc:  # a file the reference reader cannot read: not checked
+            self.report.skip("L2.words", f"{uri}: the reader cannot read it ({exc})")
+            return None
+
     async def _words(
-        self, page_uri: str, elements: Sequence[Any], markdown: str, words: list[str], i: int
+        self, page_uri: str, elements: Sequence[Any], markdown: str, walked: Walked, i: int
     ) -> None:
         """`L2.words` on page `i`: its Markdown, with every table whose preview was cut read
-        whole at Level 3, against pdftotext's text of the page."""
+        whole at Level 3, against pdftotext's text of the page (`mailtext`'s of the message);
+        of a whole document's (`walked.whole`), kept to be compared once all pages are read."""
         served = [markdown]
         for e in elements:
             content = e.get("content")
@@ -244,7 +286,10 @@ class DocumentWalk:
                 element_uri = f"{page_uri.rsplit('/pages/', 1)[0]}/elements/{e.get('element_id')}"
                 bodies = await self.s.formats(element_uri)
                 served.append(bodies.get("markdown", ""))
-        reference = words[i] if i < len(words) else ""
+        if walked.words is None:
+            walked.served.append("\n\n".join(served))
+            return
+        reference = walked.words[i] if i < len(walked.words) else ""
         self.report.check(
             rules_page.l2_words, page_uri + "?format=markdown", reference, "\n\n".join(served)
         )

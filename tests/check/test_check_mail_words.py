@@ -27,15 +27,23 @@ def _as_is(read: Reader) -> Reader:
     return read
 
 
-def drop_the_cc(read: Reader) -> Reader:
-    async def broken(uri: str) -> types.ReadResourceResult:
-        result = await read(uri)
-        item = result.contents[0]
-        if parse(uri).level == 2 and isinstance(item, types.TextResourceContents):
-            item = item.model_copy(update={"text": re.sub("(?i)carol", "", item.text)})
-        return types.ReadResourceResult(contents=[item])
+def dropping(word: str) -> Callable[[Reader], Reader]:
+    """A server whose Level 2 reads lose `word` wherever it is written."""
 
-    return broken
+    def breaker(read: Reader) -> Reader:
+        async def broken(uri: str) -> types.ReadResourceResult:
+            result = await read(uri)
+            item = result.contents[0]
+            if parse(uri).level == 2 and isinstance(item, types.TextResourceContents):
+                item = item.model_copy(update={"text": re.sub(f"(?i){word}", "", item.text)})
+            return types.ReadResourceResult(contents=[item])
+
+        return broken
+
+    return breaker
+
+
+drop_the_cc = dropping("carol")
 
 
 async def test_check_words_holds_each_message_to_its_words(
