@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -66,7 +67,7 @@ def served_viewer(
     folder = folder or prepare(tmp_path_factory.mktemp("view"))
     for path in folder.iterdir() if only else ():
         if path.name not in only:
-            path.unlink()
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
     cache = tmp_path_factory.mktemp("view-cache")
     args = [sys.executable, "-m", "dpe_server", "view", str(folder), "--no-browser"]
     # No OCR: a picture recognised after the folder settled is announced, and an open page of
