@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dpe_server.extractors.docx import styles as docx_styles
 from dpe_server.extractors.docx import xml as docx_xml
 from dpe_server.extractors.kit.fonts import is_monospace
@@ -72,3 +74,14 @@ def test_kit_raw_members_inflate_under_the_caps_before_they_are_copied() -> None
         assert z.read("xl/big.xml") == parts["xl\\big.xml"]
         assert z.read("small.xml") == parts["small.xml"]
         assert z.getinfo("xl/big.xml").file_size == len(parts["xl\\big.xml"])
+
+
+def test_a_format_asking_for_what_it_was_not_handed_is_told_what_and_by_whom() -> None:
+    from dpe_server.extractors.kit.handed import Handed
+
+    slot: Handed[int] = Handed("cell layout for the value sheets")
+    assert slot.maybe() is None
+    with pytest.raises(RuntimeError, match="no cell layout for the value sheets was handed over"):
+        slot.get()
+    slot.give(7)
+    assert (slot.get(), slot.maybe()) == (7, 7)

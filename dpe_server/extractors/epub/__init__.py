@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Format, Limits
+from dpe_server.extractors.kit.handed import Handed
 from dpe_server.extractors.kit.pictures import picture
 from dpe_server.extractors.kit.zips import check_zip
 from dpe_server.model.tree import JSON, Document
@@ -19,18 +20,16 @@ ChapterReader = Callable[[bytes, Limits, str, int, dict[str, str]], Document]
 """`read(xhtml, limits, title, first_page, parts)`: a chapter as one page (and its
 continuations), numbered from `first_page` (the web page reader's `read_chapter`)."""
 
-_READER: list[ChapterReader] = []
+_READER: Handed[ChapterReader] = Handed("web page reader for the EPUB format")
 
 
 def read_chapters_with(reader: ChapterReader) -> None:
     """Read chapters with `reader` (the registry hands it the web page reader)."""
-    _READER[:] = [reader]
+    _READER.give(reader)
 
 
 def chapter_reader() -> ChapterReader:
-    if not _READER:
-        raise RuntimeError("no web page reader was handed to the EPUB format")
-    return _READER[0]
+    return _READER.get()
 
 
 def _picture(f: BinaryIO, fmt: str, metadata: Mapping[str, JSON], max_bytes: int) -> bytes | None:

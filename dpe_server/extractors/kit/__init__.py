@@ -14,6 +14,7 @@ picture read from a package), `a1` (A1 references), `charts` (a chart's data sum
 text file's encoding, and what a text file is not), `whole` (the entry points of a format read
 whole, the file read up to the cap), `values` (sheets known only by their values, laid out as
 the registry says), `soffice` (LibreOffice run on a file's bytes: conversions, pdf exports),
-`sandbox` (what keeps that run off the network and from following links). A format imports
+`sandbox` (what keeps that run off the network and from following links), `handed` (what the
+registry hands a format: another format's reader). A format imports
 these; they import no format (`tests/test_layout.py`).
 """

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.kit.handed import Handed
 from dpe_server.model.tree import Page
 
 
@@ -30,16 +31,14 @@ class ValueSheet:
 ValuesLayout = Callable[[int, ValueSheet, Limits, int], tuple[Page, int]]
 """`layout(index, sheet, limits, max_cells)`: the sheet's page and the cells it used of the
 `max_cells` left to the workbook."""
-_LAYOUT: list[ValuesLayout] = []
+_LAYOUT: Handed[ValuesLayout] = Handed("cell layout for the value sheets")
 
 
 def lay_out_values_with(layout: ValuesLayout) -> None:
     """Lay value sheets out with `layout` (the registry hands over xlsx's)."""
-    _LAYOUT[:] = [layout]
+    _LAYOUT.give(layout)
 
 
 def values_page(index: int, sheet: ValueSheet, limits: Limits, max_cells: int) -> tuple[Page, int]:
     """The sheet's page and the cells it used of the `max_cells` left to the workbook."""
-    if not _LAYOUT:
-        raise RuntimeError("no cell layout was handed to the value sheets (extractors.registry)")
-    return _LAYOUT[0](index, sheet, limits, max_cells)
+    return _LAYOUT.get()(index, sheet, limits, max_cells)

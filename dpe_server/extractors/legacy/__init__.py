@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Format, Limits
+from dpe_server.extractors.kit.handed import Handed
 from dpe_server.model.errors import UnsupportedError
 from dpe_server.model.tree import JSON
 
@@ -79,19 +80,20 @@ WORD = _format("doc", (".doc", ".rtf"), "a legacy Word document", "section")
 POWERPOINT = _format("ppt", (".ppt",), "a legacy PowerPoint deck", "slide")
 
 
-_READ_AS: list[Mapping[str, Format]] = []
+_READ_AS: Handed[Mapping[str, Format]] = Handed("format for converted legacy files")
 
 
 def read_converted_with(formats: Mapping[str, Format]) -> None:
     """Read a converted file with the format `formats` names for its suffix: the registry's,
     handed over when it registers the formats (`registry.py`), so that legacy imports neither
     another format nor the registry."""
-    _READ_AS[:] = [formats]
+    _READ_AS.give(formats)
 
 
 def converted_format(fmt: str) -> Format | None:
     """The format a legacy file of type `fmt` is read as once converted (docx, pptx)."""
-    return _READ_AS[0].get("." + _TARGET[fmt]) if _READ_AS else None
+    formats = _READ_AS.maybe()
+    return formats.get("." + _TARGET[fmt]) if formats is not None else None
 
 
 def target(fmt: str) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import BinaryIO
 
 from dpe_server.extractors.base import Extractor, Format, Limits, Member, Members
+from dpe_server.extractors.kit.handed import Handed
 from dpe_server.model.errors import CorruptError, UnsupportedError
 from dpe_server.model.tree import JSON
 
@@ -79,16 +80,17 @@ EML = _format("eml", "an e-mail message")
 MSG = _format("msg", "an Outlook message")
 MBOX = _format("mbox", "a mailbox")
 
-_READERS: list[Mapping[str, Format]] = []
+_READERS: Handed[Mapping[str, Format]] = Handed("format for e-mail bodies")
 
 
 def read_bodies_with(formats: Mapping[str, Format]) -> None:
     """Read HTML bodies with the format `formats` names for `.html`, when there is one: the
     registry's, handed over when it registers the formats (`registry.py`)."""
-    _READERS[:] = [formats]
+    _READERS.give(formats)
 
 
 def html_reader() -> Extractor | None:
     """The registered HTML reader's extractor, or None (the plain body is read instead)."""
-    fmt = _READERS[0].get(".html") if _READERS else None
+    formats = _READERS.maybe()
+    fmt = formats.get(".html") if formats is not None else None
     return fmt.load() if fmt is not None else None

@@ -10,23 +10,22 @@ from collections.abc import Callable
 
 from dpe_server.extractors.base import Format, Limits
 from dpe_server.extractors.kit.charset import not_text
+from dpe_server.extractors.kit.handed import Handed
 from dpe_server.model.tree import Document
 
 HtmlReader = Callable[[str, str, Limits], Document]
 """`read(html, encoding, limits)`: the document of a page of HTML (the web page reader)."""
 
-_READER: list[HtmlReader] = []
+_READER: Handed[HtmlReader] = Handed("web page reader for the Markdown format")
 
 
 def read_html_with(reader: HtmlReader) -> None:
     """Read rendered Markdown with `reader` (the registry hands it the web page reader)."""
-    _READER[:] = [reader]
+    _READER.give(reader)
 
 
 def html_reader() -> HtmlReader:
-    if not _READER:
-        raise RuntimeError("no web page reader was handed to the Markdown format")
-    return _READER[0]
+    return _READER.get()
 
 
 FORMAT = Format(

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, BinaryIO
 
 from dpe_server.extractors.base import Check, Format, Limits
+from dpe_server.extractors.kit.handed import Handed
 from dpe_server.extractors.kit.pictures import picture
 from dpe_server.model.content import TableContent
 from dpe_server.model.tree import JSON
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 PictureTable = Callable[[Sequence["Word"], int, int], TableContent | None]
 """`table(words, width, height)`: the table a picture's recognised words stand in, or None."""
-_PICTURE_TABLE: list[PictureTable] = []
+_PICTURE_TABLE: Handed[PictureTable] = Handed("picture table reader for ooxml")
 
 
 def check(prefix: str) -> Check:
@@ -80,9 +81,10 @@ def read_picture_tables_with(table: PictureTable) -> None:
     """Find the table in a picture's recognised words (`picture_text`) with `table`: the pdf
     page layout's, which the registry hands over when it registers the formats
     (`registry.py`), so that ooxml imports no format."""
-    _PICTURE_TABLE[:] = [table]
+    _PICTURE_TABLE.give(table)
 
 
 def picture_table(words: Sequence[Word], width: int, height: int) -> TableContent | None:
     """The table a picture's recognised words stand in (None also when no reader was handed)."""
-    return _PICTURE_TABLE[0](words, width, height) if _PICTURE_TABLE else None
+    table = _PICTURE_TABLE.maybe()
+    return table(words, width, height) if table is not None else None

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, BinaryIO
 
 from dpe_server.extractors.base import Format, Limits
+from dpe_server.extractors.kit.handed import Handed
 from dpe_server.model.errors import UnsupportedError
 from dpe_server.model.tree import JSON, PageBuilder
 
@@ -25,16 +26,16 @@ SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".bmp", ".gif")
 WordLayout = Callable[[Sequence["Word"], int, int, PageBuilder], None]
 """`lay_out(words, width, height, builder)`: add the elements a picture's recognised words
 make (pixels, y down) to the page being built."""
-_layout: list[WordLayout] = []
+_layout: Handed[WordLayout] = Handed("word layout for the picture format")
 
 
 def lay_out_words_with(layout: WordLayout) -> None:
     """Lay recognised words out with `layout` (the registry hands it the pdf page layout)."""
-    _layout[:] = [layout]
+    _layout.give(layout)
 
 
 def word_layout() -> WordLayout | None:
-    return _layout[0] if _layout else None
+    return _layout.maybe()
 
 
 def _check(f: BinaryIO, fmt: str, kind: str, limits: Limits) -> None:
