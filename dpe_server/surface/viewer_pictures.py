@@ -68,15 +68,16 @@ def first_text(page: dict[str, Any]) -> str:
     return ""
 
 
-def sheet_page(pages: list[dict[str, Any]], index: int) -> dict[str, Any]:
-    """Where sheet `index` is in a workbook's export, given the Level 1 entries of all its
-    sheets: LibreOffice puts each sheet on a page of its own, hidden ones too in some versions
-    (7.4 does) and not in others; which one the export did, the worker drawing it sees from
-    its page count (`sheets`): page `index` when every sheet is there, else the page counting
-    the sheets shown before it (`shown_page`; -1 for a hidden sheet: none)."""
+def sheet_page(pages: list[dict[str, Any]], index: int, sheets: int) -> dict[str, Any]:
+    """Where sheet `index` of a workbook of `sheets` sheets is in its export, given the
+    Level 1 entries of its sheets up to it: LibreOffice puts each sheet on a page of its own,
+    hidden ones too in some versions (7.4 does) and not in others; which one the export did,
+    the worker drawing it sees from its page count (`sheets`): page `index` when every sheet
+    is there, else the page counting the sheets shown before it (`shown_page`; -1 for a
+    hidden sheet: none)."""
     hidden = index < len(pages) and bool(pages[index].get("hidden"))
     shown = -1 if hidden else sum(1 for p in pages[:index] if not p.get("hidden"))
-    return {"rendered_page": index, "sheets": len(pages), "shown_page": shown}
+    return {"rendered_page": index, "sheets": sheets, "shown_page": shown}
 
 
 class NoPicture(Exception):
@@ -133,8 +134,8 @@ class Pictures:
         unit = fmt.page_unit if fmt is not None else ""
         if unit == "sheet":
             catalog = self.app.catalog
-            count = max(catalog.page_count(catalog.entry(ref)), index + 1)
-            return sheet_page(await self._pages(ref, count), index)
+            sheets = max(catalog.page_count(catalog.entry(ref)), index + 1)
+            return sheet_page(await self._pages(ref, index + 1), index, sheets)
         if unit == "section":
             texts = [
                 first_text(await self._json(format_uri(self.app.host, ref, page_index=i)))
