@@ -2,15 +2,16 @@
 
 The bytes are read from the file when asked, never kept in the tree, and like any parse of an
 untrusted file they are read by an extraction job (`jobs.run_job`, op `image`), in a worker
-process when the server runs them there, by the file's format (`Format.picture`: an OOXML
-image element names its zip member in `metadata.part`, a pdf image element its image stream
-in `metadata.ref`). A picture file beside the document (`metadata.file`, a path relative to
-it, for the formats whose `Format.pictures_beside` says so: Markdown) is opened here, never by
-the format, and only inside the served folder: the path resolved against the document's folder
-must not climb out of the root (`..`), nor be absolute, nor pass a symlink (`open_confined`),
-nor be a document's child's (inside an archive or a message: none served); its name must be a
-picture's and it must be a regular file; nothing remote is ever fetched. Formats a client can
-show (png, jpeg, gif, webp, by their content) under 5 MB are returned; others are left out.
+process when the server runs them there, by the file's format (`Format.picture`: an OOXML image
+element names its zip member in `metadata.part`, a pdf image element its image stream in
+`metadata.ref`). A picture file beside the document (`metadata.file`, a path relative to it, for
+the formats whose `Format.pictures_beside` says so: Markdown, web pages) is opened here, never
+by the format, and only inside the served folder: the path resolved against the document's
+folder must not climb out of the root (`..`), nor be absolute, nor pass a symlink
+(`open_confined`), nor be a document's child's (inside an archive or a message: none served);
+its name must be a picture's and it must be a regular file; nothing remote is ever fetched.
+Formats a client can show (png, jpeg, gif, webp, by their content) under 5 MB are returned;
+others are left out.
 """
 
 from __future__ import annotations

@@ -140,7 +140,7 @@ def test_word_saved_web_page(fixture_dir: Path) -> None:
     assert table.content["rows"] == [["WB-WordCell North", "1 200 €"]]
     (image,) = _all(doc, Category.IMAGE)  # the VML twin in a conditional comment is not one
     assert image.content["description"] == "WB-WordAlt Revenue chart"
-    assert image.metadata == {"url": "web-word-saved_files/image002.png"}
+    assert image.metadata == {"file": "web-word-saved_files/image002.png"}  # served beside it
 
 
 def test_web_archive(fixture_dir: Path) -> None:

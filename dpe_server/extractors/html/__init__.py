@@ -68,5 +68,6 @@ FORMAT = Format(
     extractor="dpe_server.extractors.html.extract:EXTRACTOR",
     check=not_text,
     picture=_picture,
+    pictures_beside=True,
     probe_reads_whole=True,
 )

@@ -19,6 +19,7 @@ from dpe_server.extractors.html import FORMAT
 from dpe_server.extractors.html.source import Source, load
 from dpe_server.extractors.html.visible import text_of
 from dpe_server.extractors.html.walk import Out, Walker, classify, numbered
+from dpe_server.extractors.kit.beside import with_files
 from dpe_server.extractors.kit.pages import Block, PagePlan, plan_pages
 from dpe_server.extractors.kit.tables import emit_table
 from dpe_server.extractors.kit.whole import whole_extractor
@@ -145,11 +146,15 @@ def read(source: Source, limits: Limits, title: str = "", first: int = 0) -> Doc
 
 def _read(f: BinaryIO, limits: Limits) -> Document:
     try:
-        return read(load(f, limits), limits)
+        source = load(f, limits)
+        doc = read(source, limits)
     except RecursionError:
         raise CorruptError("The page is nested too deeply to read.") from None
     except (etree.LxmlError, ValueError) as exc:
         raise CorruptError(f"The page cannot be read ({type(exc).__name__}: {exc}).") from None
+    # a saved page's pictures are in the folder beside it (`page_files/`); a web archive's are
+    # its own parts, and a relative name it does not hold is no file of the folder
+    return doc if source.archive else with_files(doc)
 
 
 EXTRACTOR = whole_extractor(FORMAT, _read)

@@ -40,6 +40,8 @@ class Source:
     parts: dict[str, str] = field(default_factory=dict)
     """For a web archive: each picture part's `Content-Location` (and `cid:` name) → the
     location it is read back by (`Format.picture`, `metadata.part`)."""
+    archive: bool = False
+    """A web archive: its pictures are its own parts, none a file beside it."""
 
 
 def is_archive(data: bytes) -> bool:
@@ -146,7 +148,8 @@ def load(f: BinaryIO, limits: Limits) -> Source:
     data = read_bounded(f, limits)
     parts: dict[str, str] = {}
     charset = None
-    if is_archive(data):
+    archived = is_archive(data)
+    if archived:
         data, charset, parts = archive_page(data)
     text, encoding = decode(data, charset or declared(data))
-    return Source(parse(text), encoding, parts)
+    return Source(parse(text), encoding, parts, archived)

@@ -2,7 +2,7 @@
 read (`front`), the rest rendered by markdown-it-py to HTML (CommonMark, GFM tables and
 strikethrough, raw HTML kept, a task list's `[ ]`/`[x]` a check box) and read by the web page
 reader; a picture given by a path relative to the text names it in `metadata.file`
-(`beside`), which a Level 3 read serves (`isolation.pictures`, confined to the folder). The
+(`kit.beside`), which a Level 3 read serves (`isolation.pictures`, confined to the folder). The
 front matter's title, description (else summary) and tags (else keywords) are the
 document's; every scalar field of it is in Level 1 `front_matter`."""
 
@@ -12,22 +12,21 @@ import dataclasses
 import re
 from html import escape
 from typing import BinaryIO
-from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
 from dpe_server.extractors.base import Limits
+from dpe_server.extractors.kit.beside import with_files
 from dpe_server.extractors.kit.charset import decode
 from dpe_server.extractors.kit.whole import read_bounded, whole_extractor
 from dpe_server.extractors.markdown import FORMAT, html_reader
 from dpe_server.extractors.markdown.front import split_front_matter
 from dpe_server.model.errors import TooLargeError
-from dpe_server.model.tree import JSON, Category, Document, Element, Page, Properties, one_line
+from dpe_server.model.tree import JSON, Document, Properties, one_line
 
 _TASK = re.compile(r"^\[([ xX])\][ \t]")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 MAX_NESTING = 100
 """markdown-it's own bound on nesting (its `maxNesting`: quotes and lists inside each other,
 links inside links), past which it skips the rest of the text without a word."""
@@ -99,39 +98,14 @@ def _properties(props: Properties, front: dict[str, JSON]) -> Properties:
     )
 
 
-def beside(src: str) -> str | None:
-    """The path relative to the text of a picture's `src` naming a file beside it (its
-    `%`-escapes decoded, its query and fragment dropped), or None: a URL with a scheme
-    (remote, `data:`, `file:`), an absolute path, or none at all."""
-    path = unquote(src.split("#", 1)[0].split("?", 1)[0])
-    if not path or _SCHEME.match(path) or path[0] in "/\\" or "\0" in path or "\\" in path:
-        return None
-    return path
-
-
-def _served(el: Element) -> Element:
-    """An image whose `src` is a file beside the text names it in `metadata.file` (served at
-    Level 3, confined to the folder, by `isolation.pictures`), no longer as a `url`."""
-    url = el.metadata.get("url")
-    path = beside(url) if el.category is Category.IMAGE and isinstance(url, str) else None
-    if path is None:
-        return el
-    metadata = {k: v for k, v in el.metadata.items() if k != "url"}
-    return dataclasses.replace(el, metadata={**metadata, "file": path})
-
-
-def _with_files(page: Page) -> Page:
-    return dataclasses.replace(page, elements=tuple(_served(el) for el in page.elements))
-
-
 def _read(f: BinaryIO, limits: Limits) -> Document:
     text, encoding = decode(read_bounded(f, limits))
     front, body = split_front_matter(text)
     title = front.get("title")
     html = render(body, str(title) if isinstance(title, (str, int, float)) else "")
     doc = html_reader()(html, encoding, limits)
-    pages = tuple(_with_files(p) for p in doc.pages)
-    return dataclasses.replace(doc, pages=pages, properties=_properties(doc.properties, front))
+    doc = with_files(doc)
+    return dataclasses.replace(doc, properties=_properties(doc.properties, front))
 
 
 EXTRACTOR = whole_extractor(FORMAT, _read)
