@@ -11,7 +11,8 @@ rule under a stable id in `rules` (documents), `rules_page` (pages and elements)
 `rules_surface` (the MCP surface), `shapes` (the field-and-type checks the payload rules
 use), `fidelity` (whether a served page holds every word an independent reader finds on it),
 `mailtext` (the independent reader of an e-mail file's messages), `webtext` (of a web page,
-Markdown text, e-book or text file as a whole).
+Markdown text, e-book or text file as a whole), `officetext` (of a Word, PowerPoint, Excel or
+OpenDocument file as a whole).
 `report` collects passed / failed / not-checked outcomes.
 """
 

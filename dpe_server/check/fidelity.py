@@ -109,6 +109,11 @@ def served_text(page: Page) -> str:
     return "\n\n".join(parts)
 
 
+def served_document(pages: Sequence[Page]) -> str:
+    """What a client reads of all the pages of a document (`served_text` of each)."""
+    return "\n\n".join(served_text(page) for page in pages)
+
+
 def pdftotext_available() -> bool:
     return shutil.which("pdftotext") is not None
 

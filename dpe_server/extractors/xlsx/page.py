@@ -110,8 +110,9 @@ def build_sheet_items(
         taken.append(t.rect)
     for p in _guarded("pivot tables", lambda: pivot_defs(pkg, rels), skipped):
         layout.append(pivot_item(p, cells))
-        if p.rect is not None:
-            taken.append(p.rect)
+        if p.rect is not None:  # from its header row: the captions above are the sheet's cells
+            r0, c0, r1, c1 = p.rect
+            taken.append((r0 + max(p.first_header_row, 0), c0, r1, c1))
     layout.extend(
         _cell_blocks(
             cells,
