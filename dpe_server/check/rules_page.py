@@ -182,6 +182,8 @@ def l2_markdown_recall(elements: Sequence[JSON], markdown: str) -> list[Problem]
     "e-mail message's those of its header fields and shown body (check/mailtext.py) "
     f"(at least {fidelity.EVERY_PAGE} of them); the pages of a web page, Markdown text, EPUB "
     "or text file together hold every word a browser shows of the file (check/webtext.py), "
+    "those of an office file every word Word, PowerPoint, Excel or LibreOffice shows of it "
+    "(check/officetext.py), "
     "each word lost named with the words around it (check/fidelity.py)",
 )
 def l2_words(reference: str, served: str, whole: bool = False) -> list[Problem]:

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlparse
 
 import anyio
 
-from dpe_server.check import fidelity, mailtext, rules, rules_page, spec, webtext
+from dpe_server.check import fidelity, mailtext, officetext, rules, rules_page, spec, webtext
 from dpe_server.check import rules_surface as surface
 from dpe_server.check.report import Report
 from dpe_server.check.session import Session
@@ -34,8 +34,9 @@ class Limits:
     words: bool = False
     """Check each pdf page's words against pdftotext's reading of the served file, each
     e-mail message's against `mailtext`'s, and the words of all the pages of a web page,
-    Markdown text, EPUB or text file against `webtext`'s reading of the whole file
-    (`L2.words`; the files must be readable where the checker runs)."""
+    Markdown text, EPUB or text file against `webtext`'s reading of the whole file, of an
+    office file against `officetext`'s (`L2.words`; the files must be readable where the
+    checker runs)."""
 
 
 @dataclass
@@ -51,7 +52,8 @@ class Walked:
     file, where it can be read here (`L2.words`); None otherwise."""
     whole: str | None = None
     """The text of the whole file as `webtext` reads it (a web page, Markdown text, EPUB or
-    text file), where it can be read here (`L2.words`); None otherwise."""
+    text file; `officetext` an office file), where it can be read here (`L2.words`); None
+    otherwise."""
     served: list[str] = field(default_factory=list)
     """The served text of each page read, for `whole`."""
     first_page_uri: str | None = None
@@ -258,9 +260,11 @@ class DocumentWalk:
             return None
 
     async def _reference_text(self, uri: str, entry: dict[str, Any]) -> str | None:
-        """`webtext`'s text of a whole web page, Markdown text, EPUB or text file the server
-        serves from a file this checker can read, for `L2.words`; None otherwise."""
-        if not self.limits.words or entry.get("file_type") not in webtext.TYPES:
+        """`webtext`'s text of a whole web page, Markdown text, EPUB or text file (`officetext`'s
+        of an office file) the server serves from a file this checker can read, for `L2.words`;
+        None otherwise."""
+        kind = entry.get("file_type")
+        if not self.limits.words or kind not in (*webtext.TYPES, *officetext.TYPES):
             return None
         if entry.get("error"):  # served as an error (an e-book under DRM): no words to hold
             return None
@@ -268,7 +272,8 @@ class DocumentWalk:
         if path is None:
             return None
         try:
-            return await anyio.to_thread.run_sync(webtext.document_text, path)
+            reader = webtext if kind in webtext.TYPES else officetext
+            return await anyio.to_thread.run_sync(reader.document_text, path)
         except Exception as exc:  # a file the reference reader cannot read: not checked
             self.report.skip("L2.words", f"{uri}: the reader cannot read it ({exc})")
             return None

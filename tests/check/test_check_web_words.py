@@ -24,14 +24,17 @@ drop_madura = dropping("madura")
 """Level 2 pages served without the word "madura" (the EPUB 2 fixture's last chapter)."""
 
 
-def _web_fixtures(fixture_dir: Path, folder: Path) -> list[str]:
+def copied_fixtures(fixture_dir: Path, folder: Path, types: tuple[str, ...]) -> list[str]:
+    """Copies every fixture of one of `types` into `folder`; their names."""
     folder.mkdir()
-    names = sorted(
-        p.name for p in fixture_dir.iterdir() if p.suffix.lower().lstrip(".") in webtext.TYPES
-    )
+    names = sorted(p.name for p in fixture_dir.iterdir() if p.suffix.lower().lstrip(".") in types)
     for name in names:
         shutil.copyfile(fixture_dir / name, folder / name)
     return names
+
+
+def _web_fixtures(fixture_dir: Path, folder: Path) -> list[str]:
+    return copied_fixtures(fixture_dir, folder, webtext.TYPES)
 
 
 async def _checked(
