@@ -3,21 +3,24 @@ check (`L2.words`, `fidelity.compare`), read here from the file's XML with `zipf
 (no DOCTYPE, no entities, no network) and nothing of the server's extractors:
 
 - a Word document (.docx, .docm, .dotx, .dotm): the text runs (`w:t`) of its body (tables and
-  text boxes, both branches of an `mc:AlternateContent`), headers, footers, footnotes,
-  endnotes and comments; never deleted text (`w:delText`) or field codes (`w:instrText`);
+  text boxes, SmartArt data), headers, footers, footnotes, endnotes and comments; never
+  deleted text (`w:delText`), field codes (`w:instrText`) or an equation's runs (`m:t`: the
+  server serves a formula as LaTeX);
 - a PowerPoint deck (.pptx, .pptm, .potx, .potm, .ppsx, .ppsm): the text runs (`a:t`) of every
   slide, its speaker notes, its comments and its SmartArt data; not the layouts' and masters'
   placeholder prompts, which a slide show never shows;
 - an Excel workbook (.xlsx, .xlsm, .xltx, .xltm): each cell's text (a shared string, an inline
   string, a formula's text result, an error, TRUE or FALSE; a number carries no word), its
-  comments and notes, and the text of its drawings' shapes;
+  comments and notes (not a note standing in for a threaded comment: Excel shows the
+  thread), and the text of its drawings' shapes and SmartArt;
 - OpenDocument (.odt, .ott, .odp, .otp, .ods, and the flat .fodt, .fodp, .fods): the
   paragraphs and headings of the body, a text's headers and footers; not alternative text
   (`svg:title`, `svg:desc`) or deleted tracked changes; of a spreadsheet, the text of its
   string cells (its comments are not served: docs/formats.md).
 
-Words are compared as a set with all the served pages (`fidelity.compare`), so text read twice
-(an `mc:AlternateContent`'s two branches) changes nothing.
+Of an `mc:AlternateContent`, the `mc:Choice` is read, as the application shows it, not the
+`mc:Fallback`. Words are compared as a set with all the served pages (`fidelity.compare`), so
+text read twice changes nothing.
 """
 
 from __future__ import annotations
@@ -35,11 +38,15 @@ OPEN = ("odt", "ott", "odp", "otp", "ods", "fodt", "fodp", "fods")
 TYPES = (*WORD, *DECK, *BOOK, *OPEN)
 """The file types `document_text` reads."""
 
-_DOCX_PARTS = re.compile(r"word/(document\d*|header\d*|footer\d*|footnotes|endnotes|comments)\.xml")
+_DOCX_PARTS = re.compile(
+    r"word/(document\d*|header\d*|footer\d*|footnotes|endnotes|comments|diagrams/data\d*)\.xml"
+)
 _PPTX_PARTS = re.compile(
     r"ppt/(slides/slide\d+|notesSlides/notesSlide\d+|diagrams/data\d*|comments/\w+)\.xml"
 )
-_XLSX_EXTRA = re.compile(r"xl/(comments\d*|threadedComments/\w+|drawings/drawing\d+)\.xml")
+_XLSX_EXTRA = re.compile(
+    r"xl/(comments\d*|threadedComments/\w+|drawings/drawing\d+|diagrams/data\d*)\.xml"
+)
 _THREADED = "[Threaded comment]"
 """How a legacy note that stands in for a threaded comment begins: its text tells an older
 Excel that it cannot edit the thread; Excel shows the thread (`threadedComments`) instead."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import zipfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -94,8 +95,9 @@ def test_every_word_of_an_office_corpus_file_is_served(
         elif not found.missing and path.name in NOT_SERVED:
             listed_but_whole.append(path.name)
     judged.sort()
-    by_kind = {k: sum(1 for _, n in judged if n.endswith(k)) for k in ("docx", "pptx", "xlsx")}
-    print(f"\n{len(judged)} documents {by_kind}, {words} words, recall {1 - lost / max(words, 1)}")
+    by_kind = Counter(Path(name).suffix for _, name in judged)
+    print(f"\n{len(judged)} documents {dict(by_kind)}, {words} words (the listed files' aside)")
+    print(f"recall {1 - lost / max(words, 1)}, below 1.0: {sum(r < 1 for r, _ in judged)}")
     print(f"worst: {judged[:8]}")
     assert {Path(name).suffix for _, name in judged} >= {".docx", ".pptx", ".xlsx"}
     assert failures == []
