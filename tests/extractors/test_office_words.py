@@ -129,3 +129,55 @@ def test_the_captions_above_a_pivot_tables_header_row_are_served(
     found = recall(path, doc)
     assert {"row", "labels", "sum", "units"} <= words(document_text(path))
     assert found.missing == ()
+
+
+_W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+_MC = 'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"'
+_M = 'xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"'
+
+
+def test_the_reader_asks_only_for_words_an_application_shows(tmp_path: Path) -> None:
+    """Deleted text, field codes, an equation's runs (served as LaTeX) and an
+    `mc:Fallback` are not shown as text: their words are not asked of the server; runs of
+    one word stay one word, and a text box's paragraph is apart from the text around it."""
+    body = (
+        "<w:p><w:r><w:t>shown</w:t></w:r><w:r><w:t>together</w:t></w:r>"
+        "<w:del><w:r><w:delText>deletedword</w:delText></w:r></w:del>"
+        "<w:r><w:instrText>HYPERLINK fieldcode</w:instrText></w:r>"
+        "<m:oMath><m:r><m:t>mathrun</m:t></m:r></m:oMath>"
+        "<w:r><mc:AlternateContent><mc:Choice><w:txbxContent><w:p><w:r><w:t>choicebox</w:t>"
+        "</w:r></w:p></w:txbxContent></mc:Choice><mc:Fallback><w:t>fallbackbox</w:t>"
+        "</mc:Fallback></mc:AlternateContent></w:r></w:p>"
+    )
+    path = tmp_path / "shown.docx"
+    with zipfile.ZipFile(path, "w") as package:
+        package.writestr(
+            "word/document.xml", f"<w:document {_W} {_MC} {_M}><w:body>{body}</w:body></w:document>"
+        )
+    assert words(document_text(path)) == {"showntogether", "choicebox"}
+
+
+def test_the_reader_asks_of_speaker_notes_their_body_only(tmp_path: Path) -> None:
+    """What the notes pane shows is the notes slide's body placeholder: its footer and other
+    placeholders are a printed notes page's, not speaker notes (KEY02.pptx's copyright
+    footer)."""
+    ns = 'xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" ' + (
+        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"'
+    )
+
+    def shape(kind: str, text: str) -> str:
+        return (
+            f'<p:sp><p:nvSpPr><p:nvPr><p:ph type="{kind}"/></p:nvPr></p:nvSpPr><p:txBody>'
+            f"<a:p><a:r><a:t>{text}</a:t></a:r></a:p></p:txBody></p:sp>"
+        )
+
+    path = tmp_path / "notes.pptx"
+    with zipfile.ZipFile(path, "w") as package:
+        package.writestr(
+            "ppt/slides/slide1.xml", f"<p:sld {ns}>{shape('title', 'slideword')}</p:sld>"
+        )
+        package.writestr(
+            "ppt/notesSlides/notesSlide1.xml",
+            f"<p:notes {ns}>{shape('body', 'speakerword')}{shape('ftr', 'footerword')}</p:notes>",
+        )
+    assert words(document_text(path)) == {"slideword", "speakerword"}
