@@ -148,5 +148,5 @@ def pivot_item(p: PivotDef, cells: SheetCells) -> Item:
         summaries.pivot_table(p.name, len(body), width),
         content,
         meta,
-        (p.rect[0], p.rect[1]) if p.rect else (0, 0),
+        (p.rect[0] + max(first, 0), p.rect[1]) if p.rect else (0, 0),  # after captions above
     )
