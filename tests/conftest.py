@@ -117,6 +117,7 @@ def corpus() -> Path:
 
 LONGEST_MODULES = (
     "tests/extractors/test_ocr.py",
+    "tests/extractors/test_picture_ocr.py",
     "tests/check/test_check.py",
     "tests/catalog/test_replicas.py",
     "tests/hostile/test_corpus_sweep.py",
