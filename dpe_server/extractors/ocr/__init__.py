@@ -6,7 +6,8 @@
   (pixels) and confidence, and which engine read them. `available()` says whether one is.
 - `settings`: the `--ocr` mode, engine and languages, and the part of the cache key they
   make.
-- `deskew`: a scanned page's skew, corrected before Tesseract reads it.
+- `deskew`: a scanned page's skew (and where its ink lies), measured before Tesseract reads it;
+  `prepare`: the page made ready for Tesseract, its ink's area alone filtered and turned level.
 - `layout`: words → lines of text, for a picture whose text is one string.
 - `rapid`: RapidOCR (the `ocr` extra), one of the engines `engine` runs; `words`: what an
   engine gives back (`Word`: text, box, confidence) and the errors every engine raises.

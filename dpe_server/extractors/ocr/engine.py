@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dpe_server.extractors.ocr import deskew, rapid, settings, tesseract
+from dpe_server.extractors.ocr import deskew, prepare, rapid, settings, tesseract
 from dpe_server.extractors.ocr.words import (
     MIN_CONFIDENCE,
     EngineExhausted,
@@ -43,7 +43,7 @@ LARGE_SIDE = 2600
 """A larger picture is reduced to `SMALL_SIDE` for Tesseract (an A4 page at 300 dpi, 3508
 pixels, to some 200 dpi): a third of the pixels, as well read."""
 MAX_UPSCALE = 3.0
-"""A smaller picture whose strokes are thin (`tesseract.thick`: small letters) is enlarged for
+"""A smaller picture whose strokes are thin (`prepare.thick`: small letters) is enlarged for
 Tesseract (at most this many times), which reads letters some 20 pixels tall best: a page
 scanned at 72 dpi, a screenshot."""
 
@@ -87,23 +87,26 @@ def read(
     if not name:
         raise Unavailable(f"no OCR engine ({engine}) is installed")
     scale = 1.0
+    thick = None  # told from the ink's area (`tesseract.recognise`) unless known here
     if max(image.size) > MAX_SIDE:
         scale = MAX_SIDE / max(image.size)
     elif name == "tesseract" and max(image.size) > LARGE_SIDE:
         scale = SMALL_SIDE / max(image.size)
-    elif (
-        name == "tesseract"
-        and max(image.size) < SMALL_SIDE
-        and not tesseract.thick(image.convert("L"))
-    ):
-        scale = min(MAX_UPSCALE, SMALL_SIDE / max(image.size))
+    elif name == "tesseract" and max(image.size) < SMALL_SIDE:
+        thick = prepare.thick(image.convert("L"))
+        if not thick:
+            scale = min(MAX_UPSCALE, SMALL_SIDE / max(image.size))
     if scale != 1.0:
         size = (round(image.width * scale), round(image.height * scale))
         image = image.resize(size, Image.Resampling.LANCZOS if scale > 1 else Image.Resampling.BOX)
         dpi = round(dpi * scale)
     if name == "tesseract":
         found = tesseract.recognise(
-            image, settings.tesseract_languages(languages), dpi, asked=bool(languages)
+            image,
+            settings.tesseract_languages(languages),
+            dpi,
+            asked=bool(languages),
+            thick=thick if scale == 1.0 else None,
         )
         words, (width, height), rotated, skew = found.words, found.size, found.rotated, found.skew
     else:

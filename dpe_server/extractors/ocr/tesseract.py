@@ -6,12 +6,14 @@ per core) and the worker's own limits (the child inherits its address-space limi
 killed with it: `PR_SET_PDEATHSIG`), each run of the command given the picture as a BMP on its
 standard input (nothing to compress):
 
-1. a picture whose strokes are thick (`thick`: a scan, a photo) is cleaned of speckles (a 3 × 3
-   median filter: a scan's dust costs Tesseract words; its strokes survive it, where a
-   screenshot's one-pixel strokes would not), its skew measured and corrected (`deskew`), and
-   its ruled lines painted out (`unruled`: Tesseract reads a table's rules as `|`, or skips
-   boxed text);
-2. unless its lines run up and down (`deskew.measure`), it is recognised (`--psm 3`,
+1. its skew, whether it lies on its side and where its ink lies are measured on one reduced
+   copy (`deskew.survey`; a blank picture is not handed to Tesseract at all); then the ink's
+   area alone (`prepare.level`: the blank rest of a page costs nothing) is cleaned of
+   speckles when its strokes are thick (`prepare.thick`: a scan, a photo; a 3 × 3 median
+   filter: a scan's dust costs Tesseract words; its strokes survive it, where a screenshot's
+   one-pixel strokes would not), turned level, and its ruled lines painted out
+   (`prepare.unruled`: Tesseract reads a table's rules as `|`, or skips boxed text);
+2. unless its lines run up and down, it is recognised (`--psm 3`,
    automatic page layout, as TSV: every word with its block, paragraph and line) in the
    Latin-script languages asked for (English alone when none were asked for: each language
    more costs a recognition pass; `--ocr-languages` names others), within its ink's bounds
@@ -51,18 +53,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dpe_server.extractors.ocr import deskew, settings
+from dpe_server.extractors.ocr import deskew, prepare, settings
 from dpe_server.extractors.ocr.words import EngineExhausted, Unavailable, Word, exhausted
 
 MIN_CONFIDENCE = 10.0
-RULE_SHARE = 0.04
-MIN_RULE = 40
 MIN_CHARS = 20
 GOOD_CONFIDENCE = 0.75
 """A first reading with fewer characters, or a lower mean confidence, is tried again after
 orientation and script detection."""
 MIN_MARK_CONFIDENCE = 60.0
-THICK_SHARE = 0.1
 CELL_GAP = 1.5
 MARGIN = 0.02
 """Of the picture's long side, kept blank around its ink for Tesseract."""
@@ -96,34 +95,41 @@ class Found:
     skew: float
 
 
-def recognise(image: Any, languages: Sequence[str], dpi: int = 0, asked: bool = False) -> Found:
+def recognise(
+    image: Any,
+    languages: Sequence[str],
+    dpi: int = 0,
+    asked: bool = False,
+    thick: bool | None = None,
+) -> Found:
     """Read a PIL image (see the module); `languages` are Tesseract's names, `asked`: given by
-    the user (else every installed one)."""
-    from PIL import ImageFilter
-
+    the user (else every installed one); `thick`: `prepare.thick` of the whole picture when
+    known (else told from its ink's area)."""
     grey = image.convert("L")
-    if thick(grey):
-        grey = grey.filter(ImageFilter.MedianFilter(3))
     dpi = dpi or 300
     latin = _languages(languages, "Latin", asked)
-    angle, turned = deskew.measure(grey)
-    upright = unruled(grey) if turned else _level(grey, angle)
-    first = Found([], upright.size, 0, angle)
-    if not turned:
-        first = Found(_read(upright, latin, dpi), upright.size, 0, angle)
+    seen = deskew.survey(grey)
+    if seen.ink is None:  # blank: nothing for Tesseract to read
+        return Found([], grey.size, 0, 0.0)
+    angle = seen.angle
+    page = prepare.level(grey, 0.0 if seen.sideways else angle, seen.ink, thick)
+    first = Found([], page.size, 0, angle)
+    if not seen.sideways:
+        first = Found(_read(page, latin, dpi), page.size, 0, angle)
         if _good(first.words):
             return first
-    rotate, script = orientation(upright, dpi)
+    rotate, script = orientation(page.image, dpi)
     langs = _languages(languages, script, asked)
-    if not rotate and langs == latin and not turned:
+    if not rotate and langs == latin and not seen.sideways:
         return first  # read so already
     if rotate:  # Tesseract's `Rotate`: degrees clockwise
-        turned_grey = grey.rotate(-rotate, expand=True)
-        angle = deskew.skew(turned_grey)
-        upright = _level(turned_grey, angle)
-    elif turned:
-        upright = _level(grey, angle)
-    second = Found(_read(upright, langs, dpi), upright.size, rotate, angle)
+        grey = grey.rotate(-rotate, expand=True)
+        turned = deskew.survey(grey, sideways=False)
+        angle = turned.angle
+        page = prepare.level(grey, angle, turned.ink or (0, 0, *grey.size), thick)
+    elif seen.sideways and angle:
+        page = prepare.level(grey, angle, seen.ink, thick)
+    second = Found(_read(page, langs, dpi), page.size, rotate, angle)
     return second if _score(second.words) >= _score(first.words) else first
 
 
@@ -141,70 +147,20 @@ def _languages(languages: Sequence[str], script: str, asked: bool) -> list[str]:
     return langs
 
 
-def unruled(grey: Any) -> Any:
-    """`grey` with its ruled lines painted white: dark runs longer than `RULE_SHARE` of the
-    picture's long side (and at least `MIN_RULE` pixels) across or down it (a table's rules,
-    a frame, an underline), found by squeezing the picture along each axis."""
-    from PIL import Image, ImageChops, ImageFilter
-
-    run = max(MIN_RULE, round(max(grey.size) * RULE_SHARE))
-    ink = grey.point(lambda v: 255 if v < 128 else 0)
-    masks = []
-    for size in (
-        (max(1, grey.width // run), grey.height),
-        (grey.width, max(1, grey.height // run)),
-    ):
-        squeezed = ink.resize(size, Image.Resampling.BOX).point(lambda v: 255 if v > 235 else 0)
-        squeezed = squeezed.filter(ImageFilter.MaxFilter(3))  # a run across two blocks
-        if squeezed.getbbox() is not None:
-            masks.append(squeezed.resize(grey.size, Image.Resampling.NEAREST))
-    if not masks:
-        return grey
-    mask = masks[0] if len(masks) == 1 else ImageChops.lighter(masks[0], masks[1])
-    mask = mask.filter(ImageFilter.MaxFilter(3))
-    return Image.composite(Image.new("L", grey.size, 255), grey, mask)
-
-
-def _level(grey: Any, angle: float) -> Any:
-    """`grey` turned by `angle` degrees (its skew) and `unruled`."""
-    from PIL import Image
-
-    if angle:
-        grey = grey.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
-    return unruled(grey)
-
-
-def thick(grey: Any) -> bool:
-    """Whether the ink of `grey` is in strokes at least three pixels wide (a scan at 150 dpi
-    or more, a photo): more than `THICK_SHARE` of its dark pixels survive an erosion by a
-    3 × 3 square (the darker of the picture shifted by a pixel each way, across then down:
-    a tenth of a rank filter's cost). A screenshot's one-pixel strokes do not."""
-    from PIL import ImageChops
-
-    ink = grey.point(lambda v: 255 if v < 128 else 0)
-    inked = int(ink.histogram()[255])
-    if not inked:
-        return False
-    core = ink
-    for dx, dy in ((1, 0), (0, 1)):
-        core = ImageChops.darker(
-            ImageChops.darker(core, ImageChops.offset(core, dx, dy)),
-            ImageChops.offset(core, -dx, -dy),
-        )
-    return int(core.histogram()[255]) > THICK_SHARE * inked
-
-
-def _read(grey: Any, langs: Sequence[str], dpi: int) -> list[Word]:
-    """The words of `grey`, read within its ink's bounds (`MARGIN` around them: Tesseract's
-    page layout costs by the pixel, the blank ones too), in `grey`'s pixels."""
+def _read(page: prepare.Level, langs: Sequence[str], dpi: int) -> list[Word]:
+    """The words of the page's prepared area, read within its ink's bounds (`MARGIN` around
+    them: Tesseract's page layout costs by the pixel, the blank ones too), in the pixels of
+    the whole page turned level."""
+    grey = page.image
     args = ["-l", "+".join(langs), "--psm", "3", "--dpi", str(dpi), *NO_INVERT, "tsv"]
     box = grey.point(lambda v: 255 if v < 128 else 0).getbbox()
     if box is None:
         return []
-    margin = round(MARGIN * max(grey.size))
+    margin = round(MARGIN * max(page.size))
     left, top = max(0, box[0] - margin), max(0, box[1] - margin)
     box = (left, top, min(grey.width, box[2] + margin), min(grey.height, box[3] + margin))
     found = words(_run(args, grey.crop(box)))
+    left, top = left + page.offset[0], top + page.offset[1]
     if not left and not top:
         return found
     return [

@@ -1,0 +1,141 @@
+"""A scanned page made ready for Tesseract (`tesseract.recognise`): only the area of its ink
+(`deskew.Survey.ink`, found on the reduced copy the skew is measured on) is filtered of
+speckles, turned level and cleared of ruled lines; the blank rest of the page is never
+processed (an A4 page's 11 lines are a seventh of its pixels: the median filter and the
+bicubic rotation cost by the pixel, 0.23 and 0.25 CPU-s on the whole page).
+
+The area is turned by the transform that turns the whole page (`turned`: Pillow's own
+`rotate(angle, expand=True)`), sampled on the area's window of the turned page only, so its
+pixels are those the whole page turned would hold there; the words read in it are placed in the
+whole page turned (`Level.offset`, `Level.size`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+RULE_SHARE = 0.04
+MIN_RULE = 40
+THICK_SHARE = 0.1
+PAD = 4
+"""Pixels of the page kept around the ink's area for the filter's and the rotation's kernels."""
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    image: Any
+    """The ink's area, filtered, turned level and cleared of rules."""
+    offset: tuple[int, int]
+    """Where its top left corner stands in the whole page turned level."""
+    size: tuple[int, int]
+    """The whole page turned level (`turned`)."""
+
+
+def level(grey: Any, angle: float, ink: tuple[int, int, int, int], filtered: bool | None) -> Level:
+    """The area `ink` of the grey page, median-filtered (when `filtered`, or when None and its
+    strokes are `thick`), turned by `angle` degrees counter-clockwise (as the whole page) and
+    `unruled` (rules as long as the whole page's make them)."""
+    from PIL import Image, ImageFilter
+
+    side = max(grey.size)
+    if not angle:  # rules found on the whole page, as level as it will be
+        grey = unruled(grey)
+    x0, y0, x1, y1 = ink
+    source = (
+        max(0, x0 - PAD),
+        max(0, y0 - PAD),
+        min(grey.width, x1 + PAD),
+        min(grey.height, y1 + PAD),
+    )
+    area = grey.crop(source)
+    if filtered is None:
+        filtered = thick(area)
+    if filtered:
+        area = area.filter(ImageFilter.MedianFilter(3))
+    if not angle:
+        return Level(area, (source[0], source[1]), grey.size)
+    size, (a, b, c, d, e, f) = turned(grey.size, angle)
+    corners = [_forward((a, b, c, d, e, f), x, y) for x in (x0, x1) for y in (y0, y1)]
+    left = max(0, math.floor(min(p[0] for p in corners)))
+    top = max(0, math.floor(min(p[1] for p in corners)))
+    right = min(size[0], math.ceil(max(p[0] for p in corners)))
+    bottom = min(size[1], math.ceil(max(p[1] for p in corners)))
+    window = (a, b, a * left + b * top + c - source[0], d, e, d * left + e * top + f - source[1])
+    image = area.transform(
+        (max(1, right - left), max(1, bottom - top)),
+        Image.Transform.AFFINE,
+        window,
+        resample=Image.Resampling.BICUBIC,
+        fillcolor=255,
+    )
+    return Level(unruled(image, side), (left, top), size)
+
+
+def turned(size: tuple[int, int], angle: float) -> tuple[tuple[int, int], tuple[float, ...]]:
+    """The size of a picture of `size` turned by `angle` degrees counter-clockwise and expanded
+    to hold it, and the affine matrix from its pixels to the picture's: as Pillow's `rotate`."""
+    w, h = size
+    t = -math.radians(angle)
+    a, b = round(math.cos(t), 15), round(math.sin(t), 15)
+    c = a * -w / 2 + b * -h / 2 + w / 2
+    f = -b * -w / 2 + a * -h / 2 + h / 2
+    xs = [a * x + b * y + c for x, y in ((0, 0), (w, 0), (w, h), (0, h))]
+    ys = [-b * x + a * y + f for x, y in ((0, 0), (w, 0), (w, h), (0, h))]
+    nw = math.ceil(max(xs)) - math.floor(min(xs))
+    nh = math.ceil(max(ys)) - math.floor(min(ys))
+    dx, dy = -(nw - w) / 2, -(nh - h) / 2
+    return (nw, nh), (a, b, a * dx + b * dy + c, -b, a, -b * dx + a * dy + f)
+
+
+def _forward(matrix: tuple[float, ...], x: float, y: float) -> tuple[float, float]:
+    """Where the picture's point (x, y) stands in the turned picture (`matrix` inverted)."""
+    a, b, c, d, e, f = matrix
+    x, y = x - c, y - f
+    return a * x + d * y, b * x + e * y
+
+
+def unruled(grey: Any, side: int = 0) -> Any:
+    """`grey` with its ruled lines painted white: dark runs longer than `RULE_SHARE` of the
+    page's long side (`side`, else `grey`'s; and at least `MIN_RULE` pixels) across or down it
+    (a table's rules, a frame, an underline), found by squeezing the picture along each
+    axis."""
+    from PIL import Image, ImageChops, ImageFilter
+
+    run = max(MIN_RULE, round((side or max(grey.size)) * RULE_SHARE))
+    ink = grey.point(lambda v: 255 if v < 128 else 0)
+    masks = []
+    for size in (
+        (max(1, grey.width // run), grey.height),
+        (grey.width, max(1, grey.height // run)),
+    ):
+        squeezed = ink.resize(size, Image.Resampling.BOX).point(lambda v: 255 if v > 235 else 0)
+        squeezed = squeezed.filter(ImageFilter.MaxFilter(3))  # a run across two blocks
+        if squeezed.getbbox() is not None:
+            masks.append(squeezed.resize(grey.size, Image.Resampling.NEAREST))
+    if not masks:
+        return grey
+    mask = masks[0] if len(masks) == 1 else ImageChops.lighter(masks[0], masks[1])
+    mask = mask.filter(ImageFilter.MaxFilter(3))
+    return Image.composite(Image.new("L", grey.size, 255), grey, mask)
+
+
+def thick(grey: Any) -> bool:
+    """Whether the ink of `grey` is in strokes at least three pixels wide (a scan at 150 dpi
+    or more, a photo): more than `THICK_SHARE` of its dark pixels survive an erosion by a
+    3 × 3 square (the darker of the picture shifted by a pixel each way, across then down:
+    a tenth of a rank filter's cost). A screenshot's one-pixel strokes do not."""
+    from PIL import ImageChops
+
+    ink = grey.point(lambda v: 255 if v < 128 else 0)
+    inked = int(ink.histogram()[255])
+    if not inked:
+        return False
+    core = ink
+    for dx, dy in ((1, 0), (0, 1)):
+        core = ImageChops.darker(
+            ImageChops.darker(core, ImageChops.offset(core, dx, dy)),
+            ImageChops.offset(core, -dx, -dy),
+        )
+    return int(core.histogram()[255]) > THICK_SHARE * inked

@@ -1,0 +1,99 @@
+"""How a scanned page is made ready for Tesseract (extractors/ocr/prepare.py, deskew.survey): only
+the area of its ink is filtered and turned level, to the pixels the whole page turned would
+hold there, and a blank page is not handed to Tesseract at all. The command is replaced by a
+fake that records the pictures it is given, so these run without Tesseract."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from PIL import Image, ImageChops, ImageFilter
+
+from dpe_server.extractors.ocr import deskew, prepare, tesseract
+from fixtures.builders import scanned
+
+HEADER = (
+    "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext"
+)
+
+
+def _skewed_page() -> Image.Image:
+    """The English page scanned skewed 3° (speckled, blurred): a letter page at 200 dpi."""
+    return scanned._scan(scanned.clean_page(scanned.EN_TITLE, scanned.EN_TEXT, False), 5, 3.0)
+
+
+def _fake(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """Replace the command (a reading finds no word); the sizes of the pictures it is given."""
+    given: list[tuple[int, int]] = []
+
+    def run(args: list[str], grey: Any) -> str:
+        given.append(grey.size)
+        return "" if "osd" in args else HEADER + "\n"
+
+    monkeypatch.setattr(tesseract, "_run", run)
+    return given
+
+
+def test_only_the_ink_area_is_filtered_and_turned(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = _skewed_page().convert("L")
+    worked: list[int] = []
+    for name in ("filter", "rotate", "transform"):
+        method = getattr(Image.Image, name)
+
+        def record(self: Image.Image, *args: Any, _method: Any = method, **kw: Any) -> Any:
+            worked.append(self.width * self.height)
+            return _method(self, *args, **kw)
+
+        monkeypatch.setattr(Image.Image, name, record)
+    _fake(monkeypatch)
+    tesseract.recognise(page, ["eng"], 200)
+    # the median filter and the rotation worked on the title and 11 lines' area alone (the
+    # whole page was filtered, then turned, before: 4 million pixels each)
+    assert worked
+    assert max(worked) < page.width * page.height / 3, worked
+
+
+def test_the_ink_area_turned_holds_the_pixels_of_the_whole_page_turned() -> None:
+    page = _skewed_page().convert("L")
+    seen = deskew.survey(page)
+    assert seen.angle == -3.0
+    assert not seen.sideways
+    assert seen.ink is not None
+    level = prepare.level(page, seen.angle, seen.ink, filtered=False)
+    whole = page.rotate(seen.angle, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
+    assert level.size == whole.size
+    left, top = level.offset
+    window = whole.crop((left, top, left + level.image.width, top + level.image.height))
+    # the same pixels, but in the window's corners beyond the area turned (left white)
+    inner = (120, 120, level.image.width - 120, level.image.height - 120)
+    assert ImageChops.difference(window.crop(inner), level.image.crop(inner)).getbbox() is None
+    # and it holds all of the page's ink (its speckles aside)
+    ink = whole.filter(ImageFilter.MedianFilter(3)).point(lambda v: 255 if v < 100 else 0)
+    inside = Image.new("L", whole.size, 0)
+    inside.paste(255, (left, top, left + level.image.width, top + level.image.height))
+    assert ImageChops.subtract(ink, inside).getbbox() is None
+
+
+def test_a_blank_page_is_not_handed_to_tesseract(monkeypatch: pytest.MonkeyPatch) -> None:
+    given = _fake(monkeypatch)
+    blank = Image.new("L", (1700, 2200), 255)  # a white page: a picture with no text
+    found = tesseract.recognise(blank, ["eng"], 200)
+    assert found.words == []
+    assert given == []  # not asked its orientation (after an empty reading, before)
+
+
+def test_a_page_is_read_in_the_pixels_of_the_whole_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = _skewed_page().convert("L")
+    seen = deskew.survey(page)
+    assert seen.ink is not None
+    level = prepare.level(page, seen.angle, seen.ink, filtered=True)
+    row = "5\t1\t1\t1\t1\t1\t10\t20\t100\t30\t96\tHarbour"
+    monkeypatch.setattr(tesseract, "_run", lambda args, grey: f"{HEADER}\n{row}\n")
+    (word,) = tesseract._read(level, ["eng"], 200)
+    box = level.image.point(lambda v: 255 if v < 128 else 0).getbbox()
+    assert box is not None
+    margin = round(tesseract.MARGIN * max(level.size))
+    # the crop Tesseract was given starts at the ink less the whole page's margin
+    assert word.x0 == level.offset[0] + max(0, box[0] - margin) + 10
+    assert word.y0 == level.offset[1] + max(0, box[1] - margin) + 20
