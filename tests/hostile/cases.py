@@ -134,6 +134,12 @@ def far_corners(path: Path, _: Path) -> None:
     )
 
 
+def lying_extent(path: Path, _: Path) -> None:
+    """Row 1 holds A1 and XFD1048576: the cells' references, not the row's number, place them
+    (calamine's grid would be 17 billion cells)."""
+    xlsx(path, sheet_of('<row r="1"><c r="A1"><v>1</v></c><c r="XFD1048576"><v>2</v></c></row>'))
+
+
 LAUGHS = (
     '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
     + "".join(
@@ -391,6 +397,7 @@ CASES = [
     Case("xlsx/whitespace-1gb.xlsx", _k("too_large"), whitespace_gigabyte),
     Case("xlsx/rows-11-5m.xlsx", _k("too_large", "truncated"), rows_11_5_million),
     Case("xlsx/far-corners.xlsx", _k("ok", "truncated"), far_corners),
+    Case("xlsx/lying-extent.xlsx", _k("ok", "too_large"), lying_extent),
     Case("xlsx/billion-laughs.xlsx", _k("corrupt", "unsupported"), billion_laughs_xlsx),
     Case("xlsx/xxe.xlsx", _k("corrupt", "unsupported"), xxe_xlsx),
     Case("docx/lying-sizes.docx", _k("too_large", "corrupt"), lying_docx),

@@ -3,7 +3,8 @@ extractor, imported when a file of the format is first read.
 
 The workbook: `book` (sheets, styles, shared strings, cell references). A worksheet: `part`
 (its part read no further into its cells than the cell cap reaches), `scan`
-(one pass over its part's bytes for what python-calamine does not give), `dense` (calamine's
+(one pass over its part's bytes for what python-calamine does not give), `extent`
+(the rectangle calamine will allocate, from the cells' own references), `dense` (calamine's
 rows as display strings, a few thousand at a time), `cells` (its cells
 as display-string grids, cut into tables and headings), `format` (cell values as Excel
 shows them), `formulas` (formulas grouped by pattern), `totals` (a total row kept with the

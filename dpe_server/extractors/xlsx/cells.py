@@ -162,10 +162,10 @@ class SheetCells:
             g.blank(rect)
 
 
-def _numbers(col: tuple[float, ...]) -> list[str]:
+def _numbers(col: Sequence[float]) -> list[str]:
     """Floats as General shows them: whole numbers as integers (C-level maps throughout)."""
     if all(map(float.is_integer, col)) and min(col) > -1e15 and max(col) < 1e15:
-        return list(map(_WHOLE, col))
+        return _repeated(col, _WHOLE)
     whole = list(map(float.is_integer, col))
     # `repr` is the shortest string that reads back as the float: where that has at most 15
     # significant digits and no `.0`, it is what `{:.15g}` shows, at two thirds of the cost.
@@ -187,11 +187,13 @@ _SHORT_REPR = 16
 writes without an exponent and `{:.15g}` with one."""
 
 
-def _repeated(col: tuple[T, ...], convert: Callable[[T], str]) -> list[str]:
+def _repeated(col: Sequence[T], convert: Callable[[T], str], *, sample: bool = True) -> list[str]:
     """`convert` mapped over `col`, each distinct value converted once when values repeat
-    (dates and small whole numbers mostly do: a dict lookup is cheaper than a conversion)."""
-    if 2 * len(set(islice(col, _SAMPLE))) > min(len(col), _SAMPLE):
-        return list(map(convert, col))  # mostly distinct at the top (ids): no set of them all
+    (dates and small whole numbers mostly do: a hash and a dict lookup cost less than a
+    conversion). With `sample`, a column whose first values are all distinct (ids, serial
+    numbers) is converted value by value without a set of them all."""
+    if sample and len(set(islice(col, _SAMPLE))) == min(len(col), _SAMPLE):
+        return list(map(convert, col))
     distinct = set(col)
     if 2 * len(distinct) > len(col):
         return list(map(convert, col))
@@ -202,9 +204,11 @@ def _repeated(col: tuple[T, ...], convert: Callable[[T], str]) -> list[str]:
 _SAMPLE = 256
 
 
-def _dates(col: tuple[date, ...]) -> list[str]:
-    """Dates (without a time) as `show` gives them: ISO 8601."""
-    return _repeated(col, date.isoformat)
+def _dates(col: Sequence[date]) -> list[str]:
+    """Dates (without a time) as `show` gives them: ISO 8601. A date hashes for much less than
+    it formats, so repeats are always looked for (a column of days in order repeats none in
+    its first rows, and many over the sheet)."""
+    return _repeated(col, date.isoformat, sample=False)
 
 
 _NUMBERS = frozenset({int, float})

@@ -25,6 +25,7 @@ from lxml import etree
 from dpe_server.extractors.kit.a1 import cell_ref, col_index, parse_ref
 from dpe_server.extractors.kit.xml import parse_xml
 from dpe_server.extractors.xlsx.book import string_item
+from dpe_server.extractors.xlsx.extent import COLUMN_UPPER, cell_extent
 from dpe_server.extractors.xlsx.format import GENERAL, Styles, clip, general, show_number
 from dpe_server.model.errors import CorruptError
 
@@ -147,8 +148,9 @@ def scan_sheet(
         tail_bytes = data
     else:
         close = b"</" + prefix + b"sheetData>"
-        end = data.find(close, m.end())
-        if end < 0:
+        # Searched from the end: only the tail (merges, links, ...: small) is read through.
+        end = data.rfind(close)
+        if end < m.end():
             raise CorruptError(f"The {part} part is cut short inside its cells.", transient=True)
         cells = data[m.end() : end]
         tail_bytes = data[: m.start()] + data[end + len(close) :]
@@ -160,35 +162,20 @@ def scan_sheet(
 
 def _scan_cells(scan: SheetScan, cells: bytes, special: set[int], max_cells: int) -> None:
     p = re.escape(scan.prefix)
-    c_tag = b"<" + scan.prefix + b"c"
     # A `<c>` with no attributes at all has no reference either; Excel never writes one, and
     # calamine places it after its neighbour, so it cannot widen the rectangle much.
-    scan.n_cells = cells.count(c_tag + b" ")
-    r_tag = b"<" + scan.prefix + b"row"
-    n_rows = cells.count(r_tag)  # only <row> elements start so inside sheetData
-    if scan.n_cells > DENSE_MAX_AREA or n_rows > DENSE_MAX_AREA:
-        # Too many for calamine whatever their extent (11.5 million rows in 730 KB is a
-        # known attack): the streaming reader reads up to its cap and says `truncated`.
+    scan.n_cells = cells.count(b"<" + scan.prefix + b"c ")
+    if scan.n_cells > DENSE_MAX_AREA:
+        # Too many for calamine whatever their extent: the streaming reader reads up to its
+        # cap and says `truncated`.
         scan.refs_ok = False
         return
-    c_ref = c_tag + b' r="'
-    refs_first = cells.count(c_ref) == scan.n_cells
-    n_refs = scan.n_cells
-    if not refs_first:
-        n_refs = len(re.findall(rb"<" + p + rb'c\b[^>]*?\br="[A-Z]', cells))
-    span = _row_span(cells, re.compile(rb"<" + p + rb'row r="(\d+)"'), n_rows)
-    if span is None:
-        span = _row_span(cells, re.compile(rb"<" + p + rb'row\b[^>]*?\br="(\d+)"'), n_rows)
-    scan.refs_ok = n_refs == scan.n_cells and span is not None
-    if span is None or not scan.refs_ok:
+    extent = cell_extent(cells, scan.prefix, scan.n_cells) if scan.n_cells else None
+    scan.refs_ok = extent is not None
+    if extent is None:
         return
-    scan.rows = span
-    if refs_first:
-        pe = re.escape(c_ref)
-        if not re.search(pe + rb"[A-Z]{2}", cells):
-            scan.col_upper = 25
-        elif not re.search(pe + rb"[A-Z]{3}", cells):
-            scan.col_upper = 701
+    scan.rows = (extent.row0, extent.row1)
+    scan.col_upper = COLUMN_UPPER[extent.letters]
     if b"<" + scan.prefix + b"f" in cells:
         scan.formulas = _formulas(cells, scan.prefix)
     if special:
@@ -206,21 +193,6 @@ def _scan_cells(scan: SheetScan, cells: bytes, special: set[int], max_cells: int
             v = re.search(rb"<" + p + rb"v>([^<]*)</", m.group(2))
             if pos is not None and v is not None:
                 scan.errors[pos] = v.group(1).decode("utf-8", "replace")
-
-
-def _row_span(cells: bytes, pattern: re.Pattern[bytes], n_rows: int) -> tuple[int, int] | None:
-    """(first, last) 0-based row of the `<row r=…>` tags, when every row has its number."""
-    if n_rows <= 500_000:
-        numbers = list(map(int, pattern.findall(cells)))
-    else:  # no list of millions of numbers: one pass, constant memory
-        lo, hi, count = 1 << 30, -1, 0
-        for m in pattern.finditer(cells):
-            value = int(m.group(1))
-            lo, hi, count = min(lo, value), max(hi, value), count + 1
-        return (lo - 1, hi - 1) if count == n_rows and count else None
-    if len(numbers) != n_rows:
-        return None
-    return (min(numbers) - 1, max(numbers) - 1) if numbers else (0, -1)
 
 
 def _unescape(text: bytes) -> str:

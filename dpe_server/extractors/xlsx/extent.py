@@ -1,0 +1,123 @@
+"""The rectangle python-calamine will allocate for a sheet, from the cells' own references.
+
+calamine places a cell by its `r` attribute, whatever `<row r=…>` holds it, and allocates the
+rectangle from the first to the last used row and column of those places, densely: a sheet
+whose `<row r="1">` holds `<c r="A1">` and `<c r="XFD1048576">` is 17 billion cells, an
+allocation that kills the process. So the extent is read from the cells' references, never
+from the rows' numbers (nor `<dimension>`).
+
+Reading 500,000 references one by one costs more than calamine's own read of the sheet; so
+the extent is guessed from the first and last cells (a sheet's cells come in row order) and
+then checked with one regular-expression search for a cell whose reference falls outside it
+(`_outside`: the rows as a pattern of the numbers between the two, `_between`). A cell outside
+widens the guess and the search goes on from it, a few times at most; past that, or at a cell
+whose reference is not its first attribute, every reference is read (`_every_reference`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+_REF = re.compile(rb'([A-Z]{1,3})([1-9][0-9]{0,6})"')
+"""A cell reference as written in `r="…"`, from its first letter to the closing quote."""
+
+MAX_WIDENING = 8
+"""Cells outside the guessed extent followed before every reference is read instead."""
+
+COLUMN_UPPER = {1: 25, 2: 701, 3: 16_383}
+"""The last column a reference of so many letters may name (0-based; XFD is Excel's last)."""
+
+
+class Extent(NamedTuple):
+    row0: int
+    row1: int
+    """0-based first and last rows of the cells' references."""
+    letters: int
+    """The most letters of a reference's column (its upper bound: `COLUMN_UPPER`)."""
+    cells: int
+    """The cells read with a reference (`<c ` elements when the fast check held)."""
+
+
+def cell_extent(cells: bytes, prefix: bytes, n_cells: int) -> Extent | None:
+    """The rows and the widest column name of the cells of `sheetData` (`cells`, its element
+    prefix `prefix`), or None when a cell has no reference (calamine would place it by the
+    rows' numbers and its neighbours: the streaming reader reads such a sheet)."""
+    c_ref = b"<" + prefix + b'c r="'
+    first, last = cells.find(c_ref), cells.rfind(c_ref)
+    if first < 0:
+        return None
+    a, b = _REF.match(cells, first + len(c_ref)), _REF.match(cells, last + len(c_ref))
+    if a is None or b is None:
+        return _every_reference(cells, prefix, n_cells)
+    lo, hi = sorted((int(a[2]), int(b[2])))
+    letters = max(len(a[1]), len(b[1]))
+    at = 0
+    for _ in range(MAX_WIDENING):
+        found = _outside(prefix, letters, lo, hi).search(cells, at)
+        if found is None:
+            return Extent(lo - 1, hi - 1, letters, n_cells)
+        at = found.start()
+        ref = _REF.match(cells, found.end() + 4)
+        if ref is None or not cells.startswith(b' r="', found.end()):
+            return _every_reference(cells, prefix, n_cells)
+        lo, hi = min(lo, int(ref[2])), max(hi, int(ref[2]))
+        letters = max(letters, len(ref[1]))
+    return _every_reference(cells, prefix, n_cells)
+
+
+@lru_cache(maxsize=32)
+def _outside(prefix: bytes, letters: int, lo: int, hi: int) -> re.Pattern[bytes]:
+    """A cell (`<c` then a space, `/` or `>`) whose reference is not its first attribute, or
+    names a column of more than `letters` letters or a row outside lo..hi (1-based)."""
+    rows = "|".join(_between(lo, hi)).encode()
+    return re.compile(
+        rb"<" + re.escape(prefix) + rb"c(?![^\s/>])(?! r=\"[A-Z]{1,%d}(?:%s)\")" % (letters, rows)
+    )
+
+
+def _every_reference(cells: bytes, prefix: bytes, n_cells: int) -> Extent | None:
+    """The extent from every cell's reference wherever it is among its attributes; None
+    unless every cell counted in `n_cells` has one and no other cell element does."""
+    p = re.escape(prefix)
+    found = re.findall(rb"<" + p + rb'c\b[^>]*?\br="([A-Z]{1,3})([1-9][0-9]{0,6})"', cells)
+    if not found or len(found) != n_cells:
+        return None
+    rows = {int(digits) for digits in {d for _, d in found}}
+    letters = max(len(x) for x in {x for x, _ in found})
+    return Extent(min(rows) - 1, max(rows) - 1, letters, n_cells)
+
+
+def _between(lo: int, hi: int) -> list[str]:
+    """Regular-expression alternatives matching exactly the decimal numbers lo..hi (no
+    leading zeros), the longest first (most of a sheet's rows have the most digits)."""
+    out: list[str] = []
+    for digits in range(len(str(hi)), len(str(lo)) - 1, -1):
+        a, b = max(lo, 10 ** (digits - 1)), min(hi, 10**digits - 1)
+        if a <= b:
+            out.extend(_same_length(str(a), str(b)))
+    return out
+
+
+def _same_length(lo: str, hi: str) -> list[str]:
+    """Alternatives for the digit strings lo..hi of one length."""
+    if not lo:
+        return [""]
+    if lo[0] == hi[0]:
+        return [lo[0] + rest for rest in _same_length(lo[1:], hi[1:])]
+    n = len(lo) - 1
+    zeros, nines = "0" * n, "9" * n
+    tail = f"[0-9]{{{n}}}" if n else ""
+    out: list[str] = []
+    start, stop = int(lo[0]), int(hi[0])
+    if lo[1:] != zeros:
+        out += [lo[0] + rest for rest in _same_length(lo[1:], nines)]
+        start += 1
+    last: list[str] = []
+    if hi[1:] != nines:
+        last = [hi[0] + rest for rest in _same_length(zeros, hi[1:])]
+        stop -= 1
+    if start <= stop:
+        out.append((str(start) if start == stop else f"[{start}-{stop}]") + tail)
+    return out + last
