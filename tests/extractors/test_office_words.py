@@ -104,26 +104,32 @@ def test_every_word_of_an_office_corpus_file_is_served(
     assert listed_but_whole == [], "listed as not served, yet every word is: take them off"
 
 
-def test_the_captions_above_a_pivot_tables_header_row_are_served(
-    fixture_dir: Path, tmp_path: Path
-) -> None:
-    """A pivot table whose header row is not its first (`firstHeaderRow="1"`: Excel writes the
-    data caption, "Sum of Units", and the "Column Labels" caption above it) serves that row's
-    words too: they were cut from the pivot table and, the pivot's cells being its own, served
-    nowhere (poi__ExcelPivotTableSample.xlsx lost "Summe von Field2" so)."""
-    path = tmp_path / "pivot-caption.xlsx"
+def _pivot(fixture_dir: Path, tmp_path: Path, location: bytes) -> tuple[Path, Document]:
+    """The fixture workbook with its pivot table's `<location>` attributes set to `location`
+    (its area, A3:B6, holds "Row Labels | Sum of Units" over two products and a total)."""
+    path = tmp_path / "pivot.xlsx"
     source = zipfile.ZipFile(fixture_dir / "xlsx-constructs.xlsx")
     with source as old, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as new:
         for item in old.infolist():
             data = old.read(item)
             if item.filename == "xl/pivotTables/pivotTable1.xml":
-                assert b'firstHeaderRow="0"' in data
-                data = data.replace(b'firstHeaderRow="0"', b'firstHeaderRow="1"')
+                assert b'firstHeaderRow="0" firstDataRow="1"' in data
+                data = data.replace(b'firstHeaderRow="0" firstDataRow="1"', location)
             new.writestr(item, data)
     extractor = for_path(path)
     assert extractor is not None
     with path.open("rb") as f:
-        doc = extractor.extract(f, DEFAULT_LIMITS)
+        return path, extractor.extract(f, DEFAULT_LIMITS)
+
+
+def test_the_captions_above_a_pivot_tables_header_row_are_served(
+    fixture_dir: Path, tmp_path: Path
+) -> None:
+    """A pivot table with column fields (`firstHeaderRow="1" firstDataRow="2"`: Excel writes
+    the data caption, "Sum of Units", and "Column Labels" in the row above its headers) serves
+    that row's words too: they were cut from the pivot table and, the pivot's cells being its
+    own, served nowhere (poi__ExcelPivotTableSample.xlsx lost "Summe von Field2" so)."""
+    path, doc = _pivot(fixture_dir, tmp_path, b'firstHeaderRow="1" firstDataRow="2"')
     (page,) = (p for p in doc.pages if p.title == "Pivot")
     categories = [e.category for e in page.elements]
     assert categories.index(Category.TABLE) < categories.index(Category.PIVOT_TABLE)  # in order
@@ -132,6 +138,23 @@ def test_the_captions_above_a_pivot_tables_header_row_are_served(
     found = recall(path, doc)
     assert {"row", "labels", "sum", "units"} <= words(document_text(path))
     assert found.missing == ()
+
+
+def test_a_pivot_table_without_column_fields_has_its_first_row_as_headers(
+    fixture_dir: Path, tmp_path: Path
+) -> None:
+    """Without column fields Excel writes `firstHeaderRow` equal to `firstDataRow` (1): the
+    headers ("Row Labels", the data field's name) are the area's first row, the row above the
+    data (poi__ExcelPivotTableSample.xlsx's Tabelle3 took its first data row as headers)."""
+    _, doc = _pivot(fixture_dir, tmp_path, b'firstHeaderRow="1" firstDataRow="1"')
+    (page,) = (p for p in doc.pages if p.title == "Pivot")
+    (pivot,) = (e for e in page.elements if e.category is Category.PIVOT_TABLE)
+    assert pivot.content["headers"] == ["Row Labels", "Sum of Units"]
+    assert [row[0] for row in pivot.content["rows"]] == [
+        "XS-PRODUCT-1",
+        "XS-PRODUCT-2",
+        "Grand Total",
+    ]
 
 
 _W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'

@@ -112,7 +112,7 @@ def build_sheet_items(
         layout.append(pivot_item(p, cells))
         if p.rect is not None:  # from its header row: the captions above are the sheet's cells
             r0, c0, r1, c1 = p.rect
-            taken.append((r0 + max(p.first_header_row, 0), c0, r1, c1))
+            taken.append((r0 + p.header_row, c0, r1, c1))
     layout.extend(
         _cell_blocks(
             cells,

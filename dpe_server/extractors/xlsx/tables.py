@@ -60,7 +60,11 @@ class PivotDef:
     rect: Rect | None
     content: PivotTableContent
     """Everything but the cells: `headers` and `rows` are read from the sheet at layout."""
-    first_header_row: int
+    header_row: int
+    """The row of its area holding the column headers: the one above its first data row
+    (`firstDataRow - 1`: with column fields that is `firstHeaderRow`, the column items under
+    the captions above; without, Excel writes `firstHeaderRow` = `firstDataRow` and the
+    headers, "Row Labels" and the data field's name, are the area's first row)."""
 
 
 def pivot_defs(pkg: Package, rels: dict[str, Relationship]) -> list[PivotDef]:
@@ -128,13 +132,21 @@ def _pivot(root: etree._Element, cache: etree._Element | None) -> PivotDef:
             if "sheet" in source
             else source.get("name", "")
         )
-    first_header = int(loc.get("firstHeaderRow", "0") or 0) if loc is not None else 0
-    return PivotDef(name, parse_range(ref) if ref else None, content, first_header)
+    return PivotDef(name, parse_range(ref) if ref else None, content, _header_row(loc))
+
+
+def _header_row(loc: etree._Element | None) -> int:
+    def number(name: str) -> int:
+        value = loc.get(name, "") if loc is not None else ""
+        return int(value) if value.isdigit() else 0
+
+    first_data = number("firstDataRow")
+    return first_data - 1 if first_data > 0 else number("firstHeaderRow")
 
 
 def pivot_item(p: PivotDef, cells: SheetCells) -> Item:
     rows = cells.area(p.rect) if p.rect else []
-    first = p.first_header_row
+    first = p.header_row
     if rows and 0 <= first < len(rows):
         rows = rows[first:]
     headers = rows[0] if rows else p.content.get("row_fields", [])
