@@ -26,7 +26,7 @@ from dpe_server.isolation.jobs import (
     decode_pages,
     decode_probe,
     pages_arg,
-    run_job,
+    run_job_here,
     unwrap,
 )
 from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
@@ -136,14 +136,16 @@ class JobClient(ABC):
 class InlineJobs(JobClient):
     """Jobs run right here, in the caller's thread, by coroutines that never suspend:
     `run_inline(jobs.probe(...))` reads a file with no event loop (`dpe-server read` of one
-    document, which limits its own process instead)."""
+    document, which limits its own process instead). The trees are handed over as the
+    extractor built them (`run_job_here`): no JSON in between (frozen trees, which nothing
+    downstream writes to)."""
 
     @property
     def parallelism(self) -> int:
         return 1
 
     async def _execute(self, job: Job) -> JSON:
-        return unwrap(run_job(job))
+        return unwrap(run_job_here(job))
 
 
 def run_inline(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -1,8 +1,9 @@
 """One extraction job, as a pure function that any backend runs (a thread, a worker process).
 
 `run_job` opens the file through `confine.open_confined` (so what is parsed is what was checked),
-sniffs its real type, calls the format's extractor and returns the result as JSON-ready data,
-or the project's error: it never raises for a bad file. Library exceptions that an extractor
+sniffs its real type, calls the format's extractor and returns the result as JSON-ready data
+(`run_job_here`: as the extractor built it, for a caller in the same process), or the
+project's error: it never raises for a bad file. Library exceptions that an extractor
 let escape are reported as `corrupt` with the exception's type, never with a traceback.
 """
 
@@ -28,8 +29,7 @@ from dpe_server.extractors import (
     read_as,
     unlocked,
 )
-from dpe_server.extractors.kit.soffice import export_pdf
-from dpe_server.extractors.ocr.engine import EngineExhausted
+from dpe_server.extractors.ocr.words import EngineExhausted
 from dpe_server.extractors.passwords import TRY_SECONDS, trying
 from dpe_server.isolation.children import child_of, children_of
 from dpe_server.isolation.confine import NotConfined, open_confined
@@ -86,10 +86,33 @@ class Job:
 
 def run_job(job: Job) -> dict[str, JSON]:
     """`{"ok": ...}` with the probe, document or pages as JSON, or `{"error": {kind, message}}`."""
+    return _guarded(job, lambda: as_json(_run(job)))
+
+
+def run_job_here(job: Job) -> dict[str, JSON]:
+    """`run_job`'s result with the probe, document or pages as the extractor built them
+    (`Properties`, `Document`, a list of `Page`), not as JSON: for a caller in this process,
+    which has nothing to decode (`client.InlineJobs`; the `decode_` functions take either)."""
+    return _guarded(job, lambda: _run(job))
+
+
+def _guarded(job: Job, work: Callable[[], JSON]) -> dict[str, JSON]:
     try:
-        return _outcome(job, lambda: _run(job))
+        return _outcome(job, work)
     except (MemoryError, EngineExhausted):
         return out_of_memory(job)
+
+
+def as_json(value: JSON) -> JSON:
+    """A job's result (`_run`) as JSON: the trees in it (`Document`, `Page`, `Properties`)
+    as their `to_json`, in the lists and dicts that hold them."""
+    if isinstance(value, (Document, Page, Properties)):
+        return value.to_json()
+    if isinstance(value, list):
+        return [as_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_json(v) for k, v in value.items()}
+    return value
 
 
 def _outcome(job: Job, work: Callable[[], JSON]) -> dict[str, JSON]:
@@ -166,7 +189,8 @@ def _extractor_for(name: str) -> Extractor:
 
 
 def _read(f: BinaryIO, name: str, job: Job) -> JSON:
-    """What `job` asks of the file (or child) `f` named `name`."""
+    """What `job` asks of the file (or child) `f` named `name`: the trees as built
+    (`as_json` makes JSON of them)."""
     extractor = _extractor_for(name)
     suffix = read_as(f, name)
     extractor = for_suffix(suffix) or extractor
@@ -184,22 +208,22 @@ def _read(f: BinaryIO, name: str, job: Job) -> JSON:
         inside = embedded(f, suffix, job.limits)
         if inside:  # a document extracted in page chunks lists its children from here
             props = dataclasses.replace(props, extra={**props.extra, "children": inside})
-        return props.to_json()
+        return props
     limits = dataclasses.replace(job.limits, ocr_later=job.op != "ocr")
     if job.op in ("pages", "ocr") and extractor.extract_pages is not None:
         pages = extractor.extract_pages(f, job.pages, limits)
-        return [p.to_json() for p in _linked(pages, f, suffix, job.limits)]
+        return list(_linked(pages, f, suffix, job.limits))
     doc = extractor.extract(f, limits)
     if suffix != PurePosixPath(name).suffix.lower():  # a legacy file under a new suffix
         doc = dataclasses.replace(doc, metadata={**doc.metadata, "read_as": suffix[1:]})
     if job.op in ("pages", "ocr"):
         wanted = [p for p in doc.pages if p.page_index in set(job.pages)]
-        return [p.to_json() for p in _linked(wanted, f, suffix, job.limits)]
+        return list(_linked(wanted, f, suffix, job.limits))
     inside = embedded(f, suffix, job.limits) if "children" not in doc.metadata else []
     if inside:
         linked = tuple(_with_links(doc.pages, inside))
         doc = dataclasses.replace(doc, pages=linked, metadata={**doc.metadata, "children": inside})
-    return doc.to_json()
+    return doc
 
 
 def _linked(pages: Sequence[Page], f: BinaryIO, suffix: str, limits: Limits) -> Sequence[Page]:
@@ -253,6 +277,8 @@ def embedded(f: BinaryIO, suffix: str, limits: Limits) -> list[JSON]:
 def exported(f: BinaryIO, suffix: str) -> bytes:
     """The file (checked, decrypted) exported to PDF by LibreOffice, as its format's pages
     are (`kit.soffice.PDF_EXPORTS`)."""
+    from dpe_server.extractors.kit.soffice import export_pdf  # its sandbox loads ctypes
+
     fmt = FORMATS.get(suffix)
     if fmt is None or not fmt.pdf_export:
         raise UnsupportedError(f"LibreOffice does not draw the pages of {suffix} files here.")
@@ -261,11 +287,11 @@ def exported(f: BinaryIO, suffix: str) -> bytes:
 
 
 def decode_probe(data: JSON) -> Properties:
-    return Properties.from_json(data)
+    return data if isinstance(data, Properties) else Properties.from_json(data)
 
 
 def decode_document(data: JSON) -> Document:
-    return Document.from_json(data)
+    return data if isinstance(data, Document) else Document.from_json(data)
 
 
 def decode_image(data: JSON) -> tuple[str, str] | None:
@@ -277,7 +303,7 @@ def decode_export(data: JSON) -> str:
 
 
 def decode_pages(data: JSON) -> list[Page]:
-    return [Page.from_json(p) for p in data]
+    return [p if isinstance(p, Page) else Page.from_json(p) for p in data]
 
 
 def decode_children(data: JSON) -> list[tuple[str, Document | ExtractionError]]:

@@ -90,13 +90,18 @@ def phrases(category: str, content: Mapping[str, JSON]) -> list[str]:
     return [p for key in content for p in key_phrases(category, content, key)]
 
 
+def _no_words(category: str, content: Mapping[str, JSON], key: str) -> bool:
+    """`content[key]` says no words a reader needs (see the module doc)."""
+    if key in NOT_WORDS or (category in ("table", "pivot_table") and key in _TABLE_STRUCTURE):
+        return True
+    return category == "image" and key == "text" and "table" in content  # the cells' words
+
+
 def key_phrases(category: str, content: Mapping[str, JSON], key: str) -> list[str]:
     """The phrases of `content[key]` (see the module doc)."""
     value = content[key]
-    if key in NOT_WORDS or (category in ("table", "pivot_table") and key in _TABLE_STRUCTURE):
+    if _no_words(category, content, key):
         return []
-    if category == "image" and key == "text" and "table" in content:
-        return []  # the same words as the table's cells
     if category == "chart" and key == "series":
         return list(_chart_phrases(value))
     if category == "form" and key == "fields" and isinstance(value, list):
@@ -153,7 +158,13 @@ def element_text(category: str, content: Mapping[str, JSON]) -> str:
             if cells is not None:
                 parts.extend([cells] if cells else [])
                 continue
-        parts.extend(" ".join(p.split()) for p in key_phrases(category, content, key))
+        value = content[key]
+        if isinstance(value, str) and _plain(value):  # its lines, stripped and collapsed already
+            parts.extend(
+                () if _no_words(category, content, key) else filter(None, value.split("\n"))
+            )
+        else:
+            parts.extend(" ".join(p.split()) for p in key_phrases(category, content, key))
     return "\n".join(parts)
 
 

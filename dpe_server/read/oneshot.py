@@ -24,6 +24,7 @@ from dpe_server.catalog.folder import FileStat, default_host, scan
 from dpe_server.catalog.index import Entry, Index
 from dpe_server.catalog.sqlite import open_store
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
+from dpe_server.catalog.store import PageCache
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, format_of
 from dpe_server.isolation.client import InlineJobs, run_inline
 from dpe_server.isolation.passwords import NO_PASSWORDS, Passwords
@@ -46,6 +47,11 @@ from dpe_server.views.element_cap import DEFAULT_MAX_ELEMENT_BYTES
 from dpe_server.views.listing import catalog_json
 from dpe_server.views.render import Body, render_capped
 
+KEPT_PAGES = 2048
+"""Pages this reader keeps in memory (the server keeps 256): a document it extracts is kept,
+up to half of this (`Index._adopt`), so that reading each of its pages after Level 1 reads
+none back from the store. They were all in memory at once while the document was parsed."""
+
 
 class OneShotReader(Index[Entry]):
     """Reads dpe:// URIs of documents in `root`, one after the other, parsing here."""
@@ -64,6 +70,7 @@ class OneShotReader(Index[Entry]):
         root = root.resolve()
         store = open_store(cache_dir, root, cache)
         super().__init__(root, host or default_host(root), store, passwords, limits)
+        self.pages_lru = PageCache(KEPT_PAGES)
         self._jobs = InlineJobs(limits, passwords)
         self._max_element_bytes = max_element_bytes
         self._restored: set[str] = set()

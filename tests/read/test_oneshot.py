@@ -104,7 +104,7 @@ def test_the_persistent_cache_serves_a_second_process_without_parsing(
     def no_parse(job: jobs.Job) -> object:
         raise AssertionError(f"parsed {job.rel} ({job.op}) although it is cached")
 
-    monkeypatch.setattr("dpe_server.isolation.client.run_job", no_parse)
+    monkeypatch.setattr("dpe_server.isolation.client.run_job_here", no_parse)
     with OneShotReader(folder, HOST, cache_dir=cache) as reader:
         again = [reader.read(base + "?depth=pages"), reader.read(base + "/pages/1")]
     assert again == first
@@ -114,13 +114,13 @@ def test_one_page_of_a_pdf_is_read_without_the_others(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ops: list[tuple[str, tuple[int, ...]]] = []
-    real = jobs.run_job
+    real = jobs.run_job_here
 
     def spy(job: jobs.Job) -> dict[str, object]:
         ops.append((job.op, job.pages))
         return real(job)
 
-    monkeypatch.setattr("dpe_server.isolation.client.run_job", spy)
+    monkeypatch.setattr("dpe_server.isolation.client.run_job_here", spy)
     with OneShotReader(folder, HOST, cache=False) as reader:
         entry = next(e for e in reader.entries() if e.rel.endswith("pdf_structure.pdf"))
         reader.read(format_uri(HOST, entry.doc_ref, page_index=1))

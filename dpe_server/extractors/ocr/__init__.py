@@ -18,8 +18,26 @@ A format's extractor decides which pictures to recognise and lays the words out 
 extractor turns them into text runs, so the page's usual layout analysis applies to them).
 """
 
-from dpe_server.extractors.ocr.engine import Reading, Word, available, read, recognise
+from typing import TYPE_CHECKING
+
 from dpe_server.extractors.ocr.settings import ENGINES, LANGUAGES, MODES, cache_variant
+
+if TYPE_CHECKING:
+    from dpe_server.extractors.ocr.engine import Reading, Word, available, read, recognise
+
+_ENGINE_NAMES = frozenset({"Reading", "Word", "available", "read", "recognise"})
+
+
+def __getattr__(name: str) -> object:
+    """The engine's names, imported when first asked for: a process that reads no picture
+    (`dpe-server read` of a web page, the states of a page the catalog looks at) does not
+    load the engines' modules (ctypes, subprocess, tempfile)."""
+    if name not in _ENGINE_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from dpe_server.extractors.ocr import engine
+
+    return getattr(engine, name)
+
 
 __all__ = [
     "ENGINES",
