@@ -73,9 +73,10 @@ def flat(markdown: str) -> str:
     return " ".join(_ESCAPED.sub(r"\1", markdown.replace("<br>", "\n")).split())
 
 
-def lost(category: str, content: Mapping[str, Any], markdown: str) -> list[str]:
-    """The phrases of an element's `content` that `markdown` does not carry."""
-    body = flat(markdown)
+def lost(category: str, content: Mapping[str, Any], body: str) -> list[str]:
+    """The phrases of an element's `content` that `body` (a page's Markdown, `flat`) does not
+    carry. The page is flattened once by the caller, not once for each of its elements (a sheet
+    of thousands of cells made that quadratic)."""
     return [p for p in said(category, content) if flat(p) not in body]
 
 

@@ -167,10 +167,11 @@ def l2_table_preview(elements: Sequence[JSON]) -> list[Problem]:
 )
 def l2_markdown_recall(elements: Sequence[JSON], markdown: str) -> list[Problem]:
     out: list[Problem] = []
+    body = phrases.flat(markdown)
     for e in elements:
         content = e.get("content")
         if isinstance(content, dict):
-            lost = phrases.lost(str(e.get("category")), content, markdown)
+            lost = phrases.lost(str(e.get("category")), content, body)
             if lost:
                 out.append(Problem(f"{e.get('element_id')}: every phrase", _clip(lost)))
     return out[:5]
