@@ -143,8 +143,10 @@ async def test_conversion_runs_in_a_worker(tmp_path: Path) -> None:
     assert [p.title for p in doc.pages] == list(props.page_titles or ())
 
 
-def _soffice_processes() -> list[int]:
-    """Pids of LibreOffice processes converting in one of our private folders."""
+def _soffice_processes(fake: Path) -> list[int]:
+    """Pids of the `soffice` at `fake` (a test's own hanging LibreOffice, `hanging_soffice`)
+    converting in one of our private folders: another test's LibreOffice, started meanwhile
+    by another worker of the run, is not this test's to count."""
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -153,7 +155,7 @@ def _soffice_processes() -> list[int]:
             cmdline = (proc / "cmdline").read_bytes()
         except OSError:
             continue
-        if b"dpe-soffice-" in cmdline and b"soffice" in cmdline:
+        if b"dpe-soffice-" in cmdline and os.fsencode(fake) in cmdline:
             found.append(int(proc.name))
     return found
 
@@ -166,34 +168,37 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _wait_until_gone(before: Collection[int] = (), seconds: float = 20.0) -> list[int]:
-    """The LibreOffice processes of ours still there after at most `seconds` (those running
-    `before` the test, another test run's, are not waited for)."""
+def _wait_until_gone(fake: Path, before: Collection[int] = (), seconds: float = 20.0) -> list[int]:
+    """The runs of the `soffice` at `fake` still there after at most `seconds` (those running
+    `before` the test are not waited for)."""
     import time
 
     deadline = time.monotonic() + seconds
-    while (left := sorted(set(_soffice_processes()) - set(before))) and time.monotonic() < deadline:
+    while (
+        left := sorted(set(_soffice_processes(fake)) - set(before))
+    ) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
 
 
 @pytest.fixture
-def hanging_soffice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A `soffice` on PATH that never finishes (a LibreOffice stuck on a hostile file)."""
+def hanging_soffice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `soffice` on PATH that never finishes (a LibreOffice stuck on a hostile file); its
+    folder (`_soffice_processes` counts only its runs)."""
     fake = tmp_path / "hanging-bin"
     fake.mkdir()
     (fake / "soffice").write_text("#!/bin/sh\nwhile :; do sleep 0.1; done\n")
     (fake / "soffice").chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    return fake
 
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
 
 
 @needs_proc
-@pytest.mark.usefixtures("hanging_soffice")
 def test_conversion_deadline_kills_libreoffice(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hanging_soffice: Path
 ) -> None:
     from dpe_server.extractors.legacy import extract
     from dpe_server.model.errors import ExtractionTimeout
@@ -201,21 +206,23 @@ def test_conversion_deadline_kills_libreoffice(
     monkeypatch.setattr(extract, "CONVERT_TIMEOUT", 0.5)
     path = legacy.rtf(tmp_path)
     path.write_text(path.read_text().replace("The end.", "The end, timed out."))
-    before = _soffice_processes()
+    before = _soffice_processes(hanging_soffice)
     with pytest.raises(ExtractionTimeout, match=r"LibreOffice took longer than 0\.5 seconds"):
         _read(path)
-    assert set(_soffice_processes()) <= set(before)  # killed, not left to finish
+    assert set(_soffice_processes(hanging_soffice)) <= set(before)  # killed, not left to finish
 
 
 @needs_proc
-@pytest.mark.usefixtures("hanging_soffice")
 @pytest.mark.anyio
-async def test_a_worker_killed_at_its_deadline_takes_libreoffice_with_it(tmp_path: Path) -> None:
+async def test_a_worker_killed_at_its_deadline_takes_libreoffice_with_it(
+    tmp_path: Path, hanging_soffice: Path
+) -> None:
     from dpe_server.model.errors import ExtractionTimeout
 
     path = legacy.rtf(tmp_path)
     (tmp_path / "warm.csv").write_text("a,b\n1,2\n")
-    running, folders = _soffice_processes(), set(Path(tempfile.gettempdir()).glob("dpe-soffice-*"))
+    running = _soffice_processes(hanging_soffice)
+    folders = set(Path(tempfile.gettempdir()).glob("dpe-soffice-*"))
     pb = ProcessBackend(WorkerSettings(workers=1, timeout=1.0))
     try:
         # The worker is started (and has imported the extractors) before the 1 s deadline
@@ -227,7 +234,7 @@ async def test_a_worker_killed_at_its_deadline_takes_libreoffice_with_it(tmp_pat
             await pb.extract(tmp_path, path.name)
     finally:
         await pb.aclose()
-    assert _wait_until_gone(running) == []
+    assert _wait_until_gone(hanging_soffice, running) == []
     made = set(Path(tempfile.gettempdir()).glob("dpe-soffice-*")) - folders
     left = {p for p in made if not _alive(int(p.name.split("-")[2]))}  # the killed worker's
     assert left  # the killed worker could not remove its folders...
@@ -312,18 +319,17 @@ def test_only_true_legacy_bytes_pass_the_checks(
 
 
 @needs_proc
-@pytest.mark.usefixtures("hanging_soffice")
-def test_convert_refuses_what_is_not_legacy() -> None:
+def test_convert_refuses_what_is_not_legacy(hanging_soffice: Path) -> None:
     """The conversion itself checks the bytes (a LibreOffice started on them would hang)."""
     from dpe_server.extractors.legacy.convert import convert
     from dpe_server.model.errors import UnsupportedError
 
-    before = _soffice_processes()
+    before = _soffice_processes(hanging_soffice)
     page = b"<!DOCTYPE html><html><body><img src='http://127.0.0.1:9/x.png'></body></html>"
     for fmt in ("doc", "rtf", "ppt"):
         with pytest.raises(UnsupportedError, match="web page"):
             convert(page, fmt, 5.0)
-    assert _soffice_processes() == before
+    assert _soffice_processes(hanging_soffice) == before
 
 
 def test_conversions_have_no_network() -> None:
