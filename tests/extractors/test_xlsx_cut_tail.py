@@ -13,24 +13,13 @@ import pytest
 from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.xlsx import extract as xlsx_extract
 from dpe_server.extractors.xlsx import part
+from tests.extractors.test_xlsx_merge_pass import merged_book
 
 
 def test_the_cap_passed_in_the_last_chunk_keeps_the_tail(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from openpyxl import Workbook
-
-    wb = Workbook()
-    ws = wb.active
-    assert ws is not None
-    ws.title = "Data"
-    ws.append(["Region", "Q1", "Q2"])
-    for r in range(300):
-        ws.append([f"r{r % 9}", r * 1.5, r])
-    ws.merge_cells("B10:C10")
-    ws["A3"].hyperlink = "https://example.com/three"
-    path = tmp_path / "small.xlsx"
-    wb.save(str(path))  # a part of a few KB: one chunk
+    path = merged_book(tmp_path / "small.xlsx")  # a sheet part of a few KB: one chunk
     monkeypatch.setattr(part, "CUT_MIN_CELLS", 300)
     limits = dataclasses.replace(DEFAULT_LIMITS, max_cells=400)
     with path.open("rb") as fh:

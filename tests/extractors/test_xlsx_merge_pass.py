@@ -76,7 +76,9 @@ def _packages_handed_to_calamine(monkeypatch: pytest.MonkeyPatch) -> list[bytes]
     return handed
 
 
-def _merged_book(path: Path) -> Path:
+def merged_book(path: Path) -> Path:
+    """A workbook of one 301-row sheet with a merge (`B10:C10`) and a link (`A3`) in its
+    tail, then a second small sheet."""
     from openpyxl import Workbook
 
     wb = Workbook()
@@ -87,6 +89,7 @@ def _merged_book(path: Path) -> Path:
     for r in range(300):
         ws.append([f"r{r % 9}", r * 1.5, r])
     ws.merge_cells("B10:C10")
+    ws["A3"].hyperlink = "https://example.com/three"
     wb.create_sheet("Other").append(["a", 1])
     wb.save(str(path))
     return path
@@ -95,7 +98,7 @@ def _merged_book(path: Path) -> Path:
 def test_calamine_is_handed_each_worksheet_after_an_empty_merge_list(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = _merged_book(tmp_path / "merged.xlsx")
+    path = merged_book(tmp_path / "merged.xlsx")
     handed = _packages_handed_to_calamine(monkeypatch)
     with path.open("rb") as fh:
         doc = xlsx_extract.extract(fh, DEFAULT_LIMITS)
@@ -124,7 +127,7 @@ def test_a_sheet_cut_at_the_cell_cap_is_handed_over_after_an_empty_merge_list_to
     first bytes, the cut part not copied again."""
     from dpe_server.extractors.xlsx import part
 
-    path = _merged_book(tmp_path / "merged.xlsx")
+    path = merged_book(tmp_path / "merged.xlsx")
     handed = _packages_handed_to_calamine(monkeypatch)
     monkeypatch.setattr(part, "CUT_MIN_CELLS", 300)
     limits = dataclasses.replace(DEFAULT_LIMITS, max_cells=400)
