@@ -114,10 +114,10 @@ def test_the_library_is_used_and_reads_the_words_the_command_reads(
         patch.setattr(tess_library, "library", lambda: None)
         by_command = tesseract.recognise(page, ["eng"], 200)
 
-    def no_command(args: list[str], grey: Any, timeout: float) -> str:
-        raise AssertionError(f"the command ran: {args}")
+    def no_command(argv: list[str], *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"the command ran: {argv}")
 
-    monkeypatch.setattr(tess_command, "run", no_command)
+    monkeypatch.setattr(subprocess, "run", no_command)
     by_library = tesseract.recognise(page, ["eng"], 200)
     assert by_library.rotated == by_command.rotated == 90
     assert scanned.recall_en(" ".join(w.text for w in by_library.words)) >= 0.95
@@ -143,13 +143,13 @@ def test_the_command_reads_where_the_library_is_not_found(
 ) -> None:
     monkeypatch.setattr(tess_library, "library", lambda: None)
     runs: list[list[str]] = []
-    real = tess_command.run
+    real = subprocess.run
 
-    def counted(args: list[str], grey: Any, timeout: float) -> str:
-        runs.append(args)
-        return real(args, grey, timeout)
+    def counted(argv: list[str], *args: Any, **kwargs: Any) -> Any:
+        runs.append(argv)
+        return real(argv, *args, **kwargs)
 
-    monkeypatch.setattr(tess_command, "run", counted)
+    monkeypatch.setattr(subprocess, "run", counted)
     found = tesseract.recognise(_sideways(), ["eng"], 200)
     assert found.rotated == 90
     assert scanned.recall_en(" ".join(w.text for w in found.words)) >= 0.95
