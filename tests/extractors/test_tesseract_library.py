@@ -180,6 +180,13 @@ def test_the_handles_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (langs[0], ()) not in tess_library.POOL.idle  # the least recently used, ended
 
 
+@needs_library
+def test_a_picture_not_in_grey_is_left_to_the_command() -> None:
+    page = Image.new("1", (200, 60), 1)
+    assert tess_library.run(READ, page, tesseract.TIMEOUT) is None
+    assert tess_library.run(READ, page.convert("L"), tesseract.TIMEOUT) is not None
+
+
 def test_what_the_library_is_not_asked_for_is_left_to_the_command() -> None:
     assert tess_library.parse(READ) == tess_library.Call(
         "eng", 3, 200, (("tessedit_do_invert", "0"),)

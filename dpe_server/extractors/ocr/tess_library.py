@@ -77,11 +77,12 @@ class Call:
 
 def run(args: list[str], grey: Any, timeout: float) -> str | None:
     """What the command prints for `args` on the picture (an 8-bit grey PIL image); None when
-    the library is not loaded or `args` ask what it is not used for. `RuntimeError` when
+    the library is not loaded, or `args` ask what it is not used for, or the picture is not
+    8-bit grey. `RuntimeError` when
     Tesseract fails (a language not installed, past `timeout`, no orientation found)."""
     lib = library()
     call = parse(args)
-    if lib is None or call is None:
+    if lib is None or call is None or grey.mode != "L":  # 8-bit grey bytes alone
         return None
     key = (call.languages, call.variables)
     handle = _take(lib, key)
