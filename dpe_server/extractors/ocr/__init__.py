@@ -1,6 +1,8 @@
 """Optical character recognition of pages that are pictures.
 
-- `engine`: the engines (`tesseract`: the `tesseract` command, used when found;
+- `engine`: the engines (`tesseract`: used when its command is found, its library loaded in
+  the process where found, else its command run a page at a time: `tess_library`,
+  `tess_command`;
   `rapidocr`: the `dpe-server[ocr]` extra's PP-OCR models run by onnxruntime), chosen by
   `--ocr-engine`; `read(image, engine, languages)` gives the picture's words with their boxes
   (pixels) and confidence, and which engine read them. `available()` says whether one is.

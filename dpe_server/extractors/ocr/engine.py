@@ -1,6 +1,6 @@
 """The OCR engines, and `read(image, engine, languages)`: the picture's words with boxes.
 
-`engine` is `--ocr-engine`: `tesseract` (the command, `ocr.tesseract`), `rapidocr` (the `ocr`
+`engine` is `--ocr-engine`: `tesseract` (`ocr.tesseract`), `rapidocr` (the `ocr`
 extra, `ocr.rapid`), or `auto` (Tesseract when its command is found, else RapidOCR when the
 extra is installed: `settings.chosen`). Pictures larger than `MAX_SIDE` pixels on a side are
 scaled down first (for Tesseract, those over `LARGE_SIDE`; smaller ones of thin strokes are

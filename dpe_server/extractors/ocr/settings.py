@@ -9,6 +9,13 @@ Engines: `tesseract` (the `tesseract` command, Debian `tesseract-ocr` and its la
 Homebrew `tesseract`), `rapidocr` (the `ocr` extra); `auto` takes Tesseract when its command is
 found, else RapidOCR when the extra is installed.
 
+Tesseract's version and languages, in the cache key, are the command's (`tesseract --version`,
+`--list-langs`: some 0.05 CPU s and 0.08 s, once a process) even where its library reads the
+pages (`tess_library`): the library would tell its languages only from an initialised handle
+(at least 0.12 CPU s, loading `osd`), dearer in a `dpe-server read` that recognises nothing,
+and the key stays the same for the same installation (no cache is rebuilt). The library is used
+only when its version is the command's.
+
 Languages are ISO 639-1 codes (`en`, `zh`, `ja`…, `LANGUAGE_CODES`) or Tesseract's own names
 (`eng`, `chi_sim`); none given means every language the engine has (Tesseract: those installed,
 its script detection choosing per page; RapidOCR: Chinese and English, its one model).

@@ -1,10 +1,10 @@
-"""Tesseract, through its command (`tesseract`, Apache-2.0; Debian `tesseract-ocr` and its
-`tesseract-ocr-LANG` packages, Homebrew `tesseract`).
-
-A picture is read with one thread (`OMP_THREAD_LIMIT=1`: the server runs one worker process
-per core) and the worker's own limits (the child inherits its address-space limit, and is
-killed with it: `PR_SET_PDEATHSIG`), each run of the command given the picture as a BMP on its
-standard input (nothing to compress):
+"""Tesseract (Apache-2.0; Debian `tesseract-ocr` and its `tesseract-ocr-LANG` packages,
+Homebrew `tesseract`): its library loaded in the process, started once a process
+(`tess_library`, its own C interface), where it is found; else its command, one process a
+run (`tess_command`). Both give the same words for the same pixels: the library answers the
+command's arguments with the command's output. A picture is read with one thread
+(`OMP_THREAD_LIMIT=1`: the server runs one worker process per core), under the worker's own
+limits:
 
 1. its skew, whether it lies on its side and where its ink lies are measured on one reduced
    copy (`deskew.survey`; a blank picture is not handed to Tesseract at all); then the ink's
@@ -40,21 +40,14 @@ below `MIN_MARK_CONFIDENCE` (a speck read as a dash).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import functools
-import io
 import itertools
-import os
 import re
-import signal
-import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dpe_server.extractors.ocr import deskew, prepare, settings
-from dpe_server.extractors.ocr.words import EngineExhausted, Unavailable, Word, exhausted
+from dpe_server.extractors.ocr import deskew, prepare, tess_command, tess_library
+from dpe_server.extractors.ocr.words import Word
 
 MIN_CONFIDENCE = 10.0
 MIN_CHARS = 20
@@ -69,7 +62,7 @@ NO_INVERT = ("-c", "tessedit_do_invert=0")
 """Tesseract 5 reads every line of low confidence a second time inverted (light text on
 dark): a quarter of its time on a scanned page, for what a scan of paper does not hold."""
 TIMEOUT = 120.0
-"""Seconds one run of the command may take (the job's own deadline is usually shorter)."""
+"""Seconds one reading may take (the job's own deadline is usually shorter)."""
 SCRIPTS = {
     "Han": ("chi_sim", "chi_tra"),
     "HanS": ("chi_sim",),
@@ -251,52 +244,9 @@ def _joined(
 
 
 def _run(args: list[str], grey: Any) -> str:
-    """Run the command on the picture (BMP on its standard input); its standard output.
-    `RuntimeError` when it fails, `EngineExhausted` when it ran out of memory."""
-    path = settings.tesseract()[0]
-    if not path:
-        raise Unavailable("the tesseract command is not found")
-    buf = io.BytesIO()
-    grey.save(buf, "BMP")  # nothing to compress or decompress
-    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
-    try:
-        done = subprocess.run(
-            [path, "stdin", "stdout", *args],
-            input=buf.getvalue(),
-            capture_output=True,
-            timeout=TIMEOUT,
-            env=env,
-            preexec_fn=_dies_with_parent(),
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise RuntimeError(f"tesseract ran past {TIMEOUT:g} s") from exc
-    except OSError as exc:
-        if exhausted(exc):
-            raise EngineExhausted(type(exc).__name__) from None
-        raise RuntimeError(f"tesseract did not start: {exc}") from exc
-    err = done.stderr.decode("utf-8", "replace")
-    if done.returncode != 0:
-        if exhausted(RuntimeError(err)) or done.returncode == -signal.SIGKILL:
-            raise EngineExhausted(err[-200:] or f"tesseract killed ({done.returncode})")
-        raise RuntimeError(f"tesseract failed ({done.returncode}): {err[-300:]}")
-    return done.stdout.decode("utf-8", "replace")
-
-
-@functools.cache
-def _dies_with_parent() -> Callable[[], None] | None:
-    """What the child runs before exec: ask for SIGKILL when its parent (a worker killed at
-    its deadline) dies. Resolved here, in the parent; None where there is no `prctl`."""
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name, use_errno=True) if name else None
-    except OSError:
-        libc = None
-    prctl = getattr(libc, "prctl", None)
-    if prctl is None:
-        return None
-
-    def setup() -> None:  # pragma: no cover - runs in the child before exec
-        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-    return setup
+    """What the command prints for `args` on the picture: answered by Tesseract's library
+    loaded in the process (`tess_library`: started once a process, not once a page), else by
+    the command (`tess_command`). `RuntimeError` when it fails, `EngineExhausted` when it ran
+    out of memory."""
+    printed = tess_library.run(args, grey, TIMEOUT)
+    return tess_command.run(args, grey, TIMEOUT) if printed is None else printed
