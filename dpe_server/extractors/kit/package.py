@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import posixpath
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -52,6 +53,9 @@ NS = {
 
 _CHUNK = 64 * 1024
 _RATIO_FLOOR = 1024 * 1024  # members smaller than this are never refused for their ratio
+_NOT_PLAIN = 0x61
+"""Encrypted (bit 0), compressed patched data (bit 5), strong encryption (bit 6)."""
+_UTF8_NAME = 0x800
 
 
 LEGACY_STREAMS = {
@@ -263,6 +267,62 @@ class Package:
                 f"({exc})."
             ) from None
 
+    def whole(self, name: str, most: int) -> bytes | None:
+        """A part inflated in one zlib call (zipfile inflates 64 KB at a time, each chunk
+        copied and checked), when the zip directory says it inflates to at most `most` bytes
+        and under the caps: the same bytes as `read`. None when it is not so simple (another
+        method, encrypted, larger than declared, any damage): `chunks` or `read` then give
+        the bytes or the error as always. KeyError when absent."""
+        key = normalize_name(name).lower()
+        info = self._by_name.get(key)
+        if info is None:
+            raise KeyError(name)
+        limits = self.limits
+        size = info.file_size
+        cap = min(most, limits.max_part_bytes, limits.max_total_inflated - self._inflated)
+        if size > cap or (size > _RATIO_FLOOR and size > limits.max_ratio * info.compress_size):
+            return None
+        data = self._compressed(info)
+        if data is None:
+            return None
+        if info.compress_type == zipfile.ZIP_DEFLATED:
+            inflate = zlib.decompressobj(-15)
+            try:
+                data = inflate.decompress(data, size + 1)
+            except zlib.error:
+                return None
+            if not inflate.eof:
+                return None
+        if len(data) != size or zlib.crc32(data) != info.CRC:
+            return None
+        self._inflated += size
+        self._sizes[key] = size
+        return data
+
+    def _compressed(self, info: zipfile.ZipInfo) -> bytes | None:
+        """A member's bytes as the zip holds them, when deflated or stored, not encrypted and
+        its local header is as zipfile checks it (its name the directory's)."""
+        fp = self._zip.fp
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or (
+            info.flag_bits & _NOT_PLAIN or fp is None
+        ):
+            return None
+        fp.seek(info.header_offset)
+        header = fp.read(30)
+        if len(header) < 30 or header[:4] != b"PK\x03\x04":
+            return None
+        name_size = int.from_bytes(header[26:28], "little")
+        utf8 = int.from_bytes(header[6:8], "little") & _UTF8_NAME
+        try:
+            named = fp.read(name_size).decode("utf-8" if utf8 else "cp437")
+        except UnicodeError:
+            return None
+        if named != info.orig_filename:
+            return None
+        fp.seek(info.header_offset + 30 + name_size + int.from_bytes(header[28:30], "little"))
+        data = fp.read(info.compress_size)
+        return data if len(data) == info.compress_size else None
+
     def read(self, name: str) -> bytes:
         """A part's bytes, inflated under the caps. KeyError when the part is absent."""
         return self.read_encrypted(name, None)
@@ -287,19 +347,8 @@ class Package:
         if key not in self._sizes:
             for _ in self._stream(info):  # checked, not kept
                 pass
-        fp = self._zip.fp
-        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or (
-            info.flag_bits & 1 or fp is None
-        ):
-            return None
-        fp.seek(info.header_offset)
-        header = fp.read(30)
-        if len(header) < 30 or header[:4] != b"PK\x03\x04":
-            return None
-        skip = int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
-        fp.seek(info.header_offset + 30 + skip)
-        data = fp.read(info.compress_size)
-        if len(data) != info.compress_size:
+        data = self._compressed(info)
+        if data is None:
             return None
         return RawMember(
             normalize_name(info.filename), info.compress_type, info.CRC, data, self._sizes[key]

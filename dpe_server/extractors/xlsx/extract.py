@@ -217,8 +217,8 @@ class _Book:
             return cached
         assert info.part is not None
         data: bytes | None
-        data, cut = sheet_part(self.pkg, info.part, max(self.budget, 1))
-        scan = scan_sheet(data, self.special, info.part, max(self.budget, 1))
+        data, cut, c_tags = sheet_part(self.pkg, info.part, max(self.budget, 1))
+        scan = scan_sheet(data, self.special, info.part, max(self.budget, 1), c_tags)
         cells: SheetCells | None = None
         styles: dict[tuple[int, int], int] | None = None
         if scan.n_cells and scan.dense:

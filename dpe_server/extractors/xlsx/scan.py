@@ -25,7 +25,7 @@ from lxml import etree
 from dpe_server.extractors.kit.a1 import cell_ref, col_index, parse_ref
 from dpe_server.extractors.kit.xml import parse_xml
 from dpe_server.extractors.xlsx.book import string_item
-from dpe_server.extractors.xlsx.extent import COLUMN_UPPER, cell_extent
+from dpe_server.extractors.xlsx.extent import COLUMN_UPPER, cell_extent, count_cells
 from dpe_server.extractors.xlsx.format import GENERAL, Styles, clip, general, show_number
 from dpe_server.model.errors import CorruptError
 
@@ -137,43 +137,68 @@ def sheet_prefix(data: bytes) -> bytes:
 
 
 def scan_sheet(
-    data: bytes, special: set[int], part: str = "worksheet", max_cells: int = 2_000_000
+    data: bytes,
+    special: set[int],
+    part: str = "worksheet",
+    max_cells: int = 2_000_000,
+    c_tags: int | None = None,
 ) -> SheetScan:
-    """Split a worksheet part into its tail (parsed) and its cells (scanned)."""
+    """Split a worksheet part into its tail (parsed) and its cells (scanned). `c_tags`: the
+    `<c ` in `data` when the caller counted them (`part.sheet_part`)."""
     prefix = sheet_prefix(data)
     open_tag = re.compile(rb"<" + re.escape(prefix) + rb"sheetData\b[^>]*?(/?)>")
     m = open_tag.search(data)
+    c_tag = b"<" + prefix + b"c "
     if m is None or m.group(1):
         cells = b""
         tail_bytes = data
     else:
         close = b"</" + prefix + b"sheetData>"
-        # Searched from the end: only the tail (merges, links, ...: small) is read through.
-        end = data.rfind(close)
+        end = _cells_end(data, close, m.end())
         if end < m.end():
             raise CorruptError(f"The {part} part is cut short inside its cells.", transient=True)
         cells = data[m.end() : end]
         tail_bytes = data[: m.start()] + data[end + len(close) :]
+        if c_tags is not None:  # less the head's and the tail's (small: read through)
+            c_tags -= data.count(c_tag, 0, m.end()) + data.count(c_tag, end)
     scan = SheetScan(parse_xml(tail_bytes, part), cells, prefix)
     if cells:
-        _scan_cells(scan, cells, special, max_cells)
+        _scan_cells(scan, cells, special, cells.count(c_tag) if c_tags is None else c_tags)
     return scan
 
 
-def _scan_cells(scan: SheetScan, cells: bytes, special: set[int], max_cells: int) -> None:
+def _cells_end(data: bytes, close: bytes, start: int) -> int:
+    """Where `close` (`</sheetData>`) ends the cells: searched from the part's end, so only
+    the tail (merges, links, ...: small) is read through, and not in a comment of the tail
+    (one is when the first `-->` after it has no `<!--` before it). -1 if none."""
+    end = data.rfind(close, start)
+    while end >= 0:
+        arrow = data.find(b"-->", end)
+        if arrow < 0 or data.find(b"<!--", end, arrow) >= 0:
+            break
+        opened = data.rfind(b"<!--", start, end)
+        if opened < 0:
+            break
+        end = data.rfind(close, start, opened)
+    return end
+
+
+def _scan_cells(scan: SheetScan, cells: bytes, special: set[int], c_tags: int) -> None:
     p = re.escape(scan.prefix)
-    # A `<c>` with no attributes at all has no reference either; Excel never writes one, and
-    # calamine places it after its neighbour, so it cannot widen the rectangle much.
-    scan.n_cells = cells.count(b"<" + scan.prefix + b"c ")
-    if scan.n_cells > DENSE_MAX_AREA:
+    if c_tags > DENSE_MAX_AREA:
         # Too many for calamine whatever their extent: the streaming reader reads up to its
         # cap and says `truncated`.
+        scan.n_cells = c_tags
         scan.refs_ok = False
         return
-    extent = cell_extent(cells, scan.prefix, scan.n_cells) if scan.n_cells else None
+    extent = cell_extent(cells, scan.prefix, c_tags)
     scan.refs_ok = extent is not None
     if extent is None:
+        # Every cell element, whatever follows its name or its prefix: the streaming reader
+        # reads them (a `<c>` with no attributes at all has no reference either).
+        scan.n_cells = count_cells(cells)
         return
+    scan.n_cells = extent.cells
     scan.rows = (extent.row0, extent.row1)
     scan.col_upper = COLUMN_UPPER[extent.letters]
     if b"<" + scan.prefix + b"f" in cells:
