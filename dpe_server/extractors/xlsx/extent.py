@@ -49,34 +49,38 @@ ANY_CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
 """A cell element as calamine reads it: any prefix, any white space after the name."""
 
 
-def cell_extent(cells: bytes, prefix: bytes, n_cells: int) -> Extent | None:
-    """The rows and the widest column name of the cells of `sheetData` (`cells`, its element
-    prefix `prefix`, `n_cells` the `<c ` in it), or None when a cell has no reference
-    (calamine would place it by the rows' numbers and its neighbours) or another prefix: the
-    streaming reader reads such a sheet."""
-    if foreign_cell(cells, prefix):
+def cell_extent(
+    cells: bytes, prefix: bytes, n_cells: int, start: int = 0, end: int | None = None
+) -> Extent | None:
+    """The rows and the widest column name of the cells of `sheetData` (`cells[start:end]`,
+    its element prefix `prefix`, `n_cells` the `<c ` in it; read in place, not copied out),
+    or None when a cell has no reference (calamine would place it by the rows' numbers and
+    its neighbours) or another prefix: the streaming reader reads such a sheet."""
+    end = len(cells) if end is None else end
+    if foreign_cell(cells, prefix, start, end):
         return None
     c_ref = b"<" + prefix + b'c r="'
-    first, last = cells.find(c_ref), cells.rfind(c_ref)
+    first, last = cells.find(c_ref, start, end), cells.rfind(c_ref, start, end)
     if first < 0:
-        return _every_reference(cells, prefix)
-    a, b = _REF.match(cells, first + len(c_ref)), _REF.match(cells, last + len(c_ref))
+        return _every_reference(cells, prefix, start, end)
+    a = _REF.match(cells, first + len(c_ref), end)
+    b = _REF.match(cells, last + len(c_ref), end)
     if a is None or b is None:
-        return _every_reference(cells, prefix)
+        return _every_reference(cells, prefix, start, end)
     lo, hi = sorted((int(a[2]), int(b[2])))
     letters = max(len(a[1]), len(b[1]))
-    at = 0
+    at = start
     for _ in range(MAX_WIDENING):
-        found = _outside(prefix, letters, lo, hi).search(cells, at)
+        found = _outside(prefix, letters, lo, hi).search(cells, at, end)
         if found is None:
             return Extent(lo - 1, hi - 1, letters, n_cells)
         at = found.start()
-        ref = _REF.match(cells, found.end() + 4)
-        if ref is None or not cells.startswith(b' r="', found.end()):
-            return _every_reference(cells, prefix)
+        ref = _REF.match(cells, found.end() + 4, end)
+        if ref is None or not cells.startswith(b' r="', found.end(), end):
+            return _every_reference(cells, prefix, start, end)
         lo, hi = min(lo, int(ref[2])), max(hi, int(ref[2]))
         letters = max(letters, len(ref[1]))
-    return _every_reference(cells, prefix)
+    return _every_reference(cells, prefix, start, end)
 
 
 @lru_cache(maxsize=32)
@@ -92,26 +96,30 @@ def _outside(prefix: bytes, letters: int, lo: int, hi: int) -> re.Pattern[bytes]
     )
 
 
-def foreign_cell(cells: bytes, prefix: bytes) -> bool:
-    """Whether a cell element has another prefix than `prefix` (none: `<x:c`; `x:`: `<c` or
-    `<y:c`). Without a prefix, looked for only where a colon is (one `memchr`), then `:c`."""
-    if not prefix and (b":" not in cells or b":c" not in cells):
+def foreign_cell(cells: bytes, prefix: bytes, start: int = 0, end: int | None = None) -> bool:
+    """Whether a cell element of `cells[start:end]` has another prefix than `prefix` (none:
+    `<x:c`; `x:`: `<c` or `<y:c`). Without a prefix, looked for only where a colon is (one
+    `memchr`), then `:c`."""
+    end = len(cells) if end is None else end
+    if not prefix and (cells.find(b":", start, end) < 0 or cells.find(b":c", start, end) < 0):
         return False
     p = re.escape(prefix)
-    return re.search(rb"<(?!" + p + rb"c[\s/>])(?:[A-Za-z_][\w.-]*:)?c[\s/>]", cells) is not None
+    other = re.compile(rb"<(?!" + p + rb"c[\s/>])(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
+    return other.search(cells, start, end) is not None
 
 
-def count_cells(cells: bytes) -> int:
-    """Every cell element calamine would read (`ANY_CELL`)."""
-    return len(ANY_CELL.findall(cells))
+def count_cells(cells: bytes, start: int = 0, end: int | None = None) -> int:
+    """Every cell element of `cells[start:end]` calamine would read (`ANY_CELL`)."""
+    return len(ANY_CELL.findall(cells, start, len(cells) if end is None else end))
 
 
-def _every_reference(cells: bytes, prefix: bytes) -> Extent | None:
+def _every_reference(cells: bytes, prefix: bytes, start: int, end: int) -> Extent | None:
     """The extent from every cell's reference wherever it is among its attributes; None
     unless every cell element (of the sheet's prefix: `foreign_cell` was asked) has one."""
     p = re.escape(prefix)
-    found = re.findall(rb"<" + p + rb'c(?=[\s/>])[^>]*?\br="([A-Z]{1,3})([1-9][0-9]{0,6})"', cells)
-    n_cells = count_cells(cells)
+    refs = re.compile(rb"<" + p + rb'c(?=[\s/>])[^>]*?\br="([A-Z]{1,3})([1-9][0-9]{0,6})"')
+    found = refs.findall(cells, start, end)
+    n_cells = count_cells(cells, start, end)
     if not found or len(found) != n_cells:
         return None
     rows = {int(digits) for digits in {d for _, d in found}}
