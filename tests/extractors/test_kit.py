@@ -92,7 +92,7 @@ def test_a_format_asking_for_what_it_was_not_handed_is_told_what_and_by_whom() -
 def test_kit_whole_inflates_in_one_call_what_read_gives_or_leaves_the_part_to_read(
     tmp_path: Path,
 ) -> None:
-    """`Package.whole` gives `read`'s bytes, inflated in one zlib call; a part larger than the
+    """`Package.whole` gives `read`'s bytes, inflated into one buffer; a part larger than the
     caller takes at once, one whose zip directory understates its size and one whose CRC is
     wrong get None, and `read` refuses the last two as it always did."""
     import dataclasses
@@ -105,9 +105,11 @@ def test_kit_whole_inflates_in_one_call_what_read_gives_or_leaves_the_part_to_re
     content = b"<a>" + b"x" * 100_000 + b"</a>"
     lying = dataclasses.replace(plain("b.xml", content), declared_size=1000)
     bad_crc = dataclasses.replace(plain("c.xml", content), crc=0)
-    path = write_zip(tmp_path / "p.xlsx", [plain("a.xml", content), lying, bad_crc])
+    stored = plain("d.xml", content, deflate=False)
+    path = write_zip(tmp_path / "p.xlsx", [plain("a.xml", content), lying, bad_crc, stored])
     with path.open("rb") as f, Package(f, "xlsx", DEFAULT_LIMITS) as pkg:
         assert pkg.whole("a.xml", 1 << 20) == pkg.read("a.xml") == content
+        assert pkg.whole("d.xml", 1 << 20) == content
         assert pkg.whole("a.xml", 1000) is None
         for name in ("b.xml", "c.xml"):
             assert pkg.whole(name, 1 << 20) is None

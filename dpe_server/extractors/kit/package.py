@@ -109,6 +109,42 @@ def not_a_package_error(kind: str, expected: str) -> Exception:
     return CorruptError(f"The file is not a .{expected} package (it is not a zip archive).")
 
 
+PartBytes = bytes | bytearray
+"""A part's bytes: `Package.whole` inflates into a bytearray, the other readers give bytes."""
+
+_IN_STEP = 8 * 1024
+_OUT_STEP = 32 * 1024
+"""Compressed bytes handed to zlib at a time, and its output at most per call: zlib's first
+output block, returned without a copy; what is left of the input (`unconsumed_tail`, copied
+each call) stays small."""
+
+
+def _inflate_into(data: bytes, size: int) -> bytearray | None:
+    """Raw deflate `data` inflated into a buffer of `size` bytes; None unless the stream ends
+    and gives exactly that many."""
+    out = bytearray(size)
+    inflate = zlib.decompressobj(-15)
+    view = memoryview(data)
+    at = 0
+    for step in range(0, len(data), _IN_STEP):
+        chunk: bytes | memoryview = view[step : step + _IN_STEP]
+        while True:
+            try:
+                piece = inflate.decompress(chunk, _OUT_STEP)
+            except zlib.error:
+                return None
+            if at + len(piece) > size:
+                return None
+            out[at : at + len(piece)] = piece
+            at += len(piece)
+            chunk = inflate.unconsumed_tail
+            if not chunk and len(piece) < _OUT_STEP:
+                break
+        if inflate.eof:
+            break
+    return out if inflate.eof and at == size else None
+
+
 def normalize_name(name: str) -> str:
     """A zip member name as a package part name: forward slashes, no leading slash."""
     return name.replace("\\", "/").lstrip("/")
@@ -267,12 +303,14 @@ class Package:
                 f"({exc})."
             ) from None
 
-    def whole(self, name: str, most: int) -> bytes | None:
-        """A part inflated in one zlib call (zipfile inflates 64 KB at a time, each chunk
-        copied and checked), when the zip directory says it inflates to at most `most` bytes
-        and under the caps: the same bytes as `read`. None when it is not so simple (another
-        method, encrypted, larger than declared, any damage): `chunks` or `read` then give
-        the bytes or the error as always. KeyError when absent."""
+    def whole(self, name: str, most: int) -> bytearray | None:
+        """A part inflated straight into one buffer of its size, when the zip directory says
+        it inflates to at most `most` bytes and under the caps: `read`'s bytes, each page of
+        them written once (zipfile inflates 64 KB at a time into pieces then joined, and one
+        zlib call grows blocks then joins them: the part's memory touched two or three times,
+        a page fault for every 4 KB of it). None when it is not so simple (another method,
+        encrypted, not the size declared, any damage): `chunks` or `read` then give the bytes
+        or the error as always. KeyError when absent."""
         key = normalize_name(name).lower()
         info = self._by_name.get(key)
         if info is None:
@@ -286,18 +324,14 @@ class Package:
         if data is None:
             return None
         if info.compress_type == zipfile.ZIP_DEFLATED:
-            inflate = zlib.decompressobj(-15)
-            try:
-                data = inflate.decompress(data, size + 1)
-            except zlib.error:
-                return None
-            if not inflate.eof:
-                return None
-        if len(data) != size or zlib.crc32(data) != info.CRC:
+            out = _inflate_into(data, size)
+        else:
+            out = bytearray(data) if len(data) == size else None
+        if out is None or zlib.crc32(out) != info.CRC:
             return None
         self._inflated += size
         self._sizes[key] = size
-        return data
+        return out
 
     def _compressed(self, info: zipfile.ZipInfo) -> bytes | None:
         """A member's bytes as the zip holds them, when deflated or stored, not encrypted and

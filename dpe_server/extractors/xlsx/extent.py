@@ -25,6 +25,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from dpe_server.extractors.kit.package import PartBytes
+
 _REF = re.compile(rb'([A-Z]{1,3})([1-9][0-9]{0,6})"')
 """A cell reference as written in `r="…"`, from its first letter to the closing quote."""
 
@@ -50,7 +52,7 @@ ANY_CELL = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
 
 
 def cell_extent(
-    cells: bytes, prefix: bytes, n_cells: int, start: int = 0, end: int | None = None
+    cells: PartBytes, prefix: bytes, n_cells: int, start: int = 0, end: int | None = None
 ) -> Extent | None:
     """The rows and the widest column name of the cells of `sheetData` (`cells[start:end]`,
     its element prefix `prefix`, `n_cells` the `<c ` in it; read in place, not copied out),
@@ -96,7 +98,7 @@ def _outside(prefix: bytes, letters: int, lo: int, hi: int) -> re.Pattern[bytes]
     )
 
 
-def foreign_cell(cells: bytes, prefix: bytes, start: int = 0, end: int | None = None) -> bool:
+def foreign_cell(cells: PartBytes, prefix: bytes, start: int = 0, end: int | None = None) -> bool:
     """Whether a cell element of `cells[start:end]` has another prefix than `prefix` (none:
     `<x:c`; `x:`: `<c` or `<y:c`). Without a prefix, looked for only where a colon is (one
     `memchr`), then `:c`."""
@@ -108,12 +110,12 @@ def foreign_cell(cells: bytes, prefix: bytes, start: int = 0, end: int | None = 
     return other.search(cells, start, end) is not None
 
 
-def count_cells(cells: bytes, start: int = 0, end: int | None = None) -> int:
+def count_cells(cells: PartBytes, start: int = 0, end: int | None = None) -> int:
     """Every cell element of `cells[start:end]` calamine would read (`ANY_CELL`)."""
     return len(ANY_CELL.findall(cells, start, len(cells) if end is None else end))
 
 
-def _every_reference(cells: bytes, prefix: bytes, start: int, end: int) -> Extent | None:
+def _every_reference(cells: PartBytes, prefix: bytes, start: int, end: int) -> Extent | None:
     """The extent from every cell's reference wherever it is among its attributes; None
     unless every cell element (of the sheet's prefix: `foreign_cell` was asked) has one."""
     p = re.escape(prefix)

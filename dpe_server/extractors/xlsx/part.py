@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from dpe_server.extractors.kit.package import Package, normalize_name
+from dpe_server.extractors.kit.package import Package, PartBytes, normalize_name
 from dpe_server.extractors.xlsx.scan import sheet_prefix
 from dpe_server.model.errors import TooLargeError
 
@@ -28,7 +28,8 @@ WHOLE_MAX_BYTES = 32 * 1024 * 1024
 
 
 class SheetPart(NamedTuple):
-    data: bytes
+    data: PartBytes
+    """The part inflated (`Package.whole`'s bytearray) or as kept (bytes; always when cut)."""
     cut: bool
     """Whether rows of its cells were left out."""
     c_tags: int | None
@@ -76,7 +77,7 @@ def sheet_part(pkg: Package, part: str, max_cells: int) -> SheetPart:
     return SheetPart(bytes(kept), False, cells)
 
 
-def _after(chunks: Iterator[bytes], close: bytes, window: bytes = b"") -> bytes:
+def _after(chunks: Iterator[PartBytes], close: bytes, window: bytes = b"") -> bytes:
     """What follows `close` in `window` (the part's bytes read but not kept) and the rest of
     the part: its tail, skipping what comes before."""
     tail = bytearray()

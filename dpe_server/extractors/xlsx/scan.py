@@ -23,6 +23,7 @@ from typing import NamedTuple
 from lxml import etree
 
 from dpe_server.extractors.kit.a1 import cell_ref, col_index, parse_ref
+from dpe_server.extractors.kit.package import PartBytes
 from dpe_server.extractors.kit.xml import parse_xml
 from dpe_server.extractors.xlsx.book import string_item
 from dpe_server.extractors.xlsx.extent import COLUMN_UPPER, cell_extent, count_cells
@@ -60,7 +61,7 @@ class SheetScan:
     """The facts of one worksheet part that are not cell values."""
 
     tail: etree._Element
-    cells: bytes | None
+    cells: PartBytes | None
     """The part's bytes, its cells (`sheetData`'s content) at `span`: searched in place, not
     copied out (21 MB of 50,000 rows); None once not needed (`style_of` then finds no
     cell)."""
@@ -135,14 +136,14 @@ _ROOT = re.compile(rb"<(\w+:)?(worksheet|chartsheet|dialogsheet|macrosheet)\b")
 _ATTR = re.compile(rb'\b(\w+)="([^"]*)"')
 
 
-def sheet_prefix(data: bytes) -> bytes:
+def sheet_prefix(data: PartBytes) -> bytes:
     """The namespace prefix of a worksheet part's elements (`x:`), from its first 8 KB."""
     head = _ROOT.search(data, 0, 8192)
     return (head.group(1) or b"") if head else b""
 
 
 def scan_sheet(
-    data: bytes,
+    data: PartBytes,
     special: set[int],
     part: str = "worksheet",
     max_cells: int = 2_000_000,
@@ -156,14 +157,14 @@ def scan_sheet(
     c_tag = b"<" + prefix + b"c "
     if m is None or m.group(1):
         start = end = 0
-        tail_bytes = data
+        tail_bytes = bytes(data)
     else:
         start = m.end()
         close = b"</" + prefix + b"sheetData>"
         end = _cells_end(data, close, start)
         if end < start:
             raise CorruptError(f"The {part} part is cut short inside its cells.", transient=True)
-        tail_bytes = data[: m.start()] + data[end + len(close) :]
+        tail_bytes = bytes(data[: m.start()]) + data[end + len(close) :]
         if c_tags is not None:  # less the head's and the tail's (small: read through)
             c_tags -= data.count(c_tag, 0, start) + data.count(c_tag, end)
     scan = SheetScan(parse_xml(tail_bytes, part), data, prefix, (start, end))
@@ -173,7 +174,7 @@ def scan_sheet(
     return scan
 
 
-def _cells_end(data: bytes, close: bytes, start: int) -> int:
+def _cells_end(data: PartBytes, close: bytes, start: int) -> int:
     """Where `close` (`</sheetData>`) ends the cells: searched from the part's end, so only
     the tail (merges, links, ...: small) is read through, and not in a comment of the tail
     (one is when the first `-->` after it has no `<!--` before it). -1 if none."""
@@ -189,7 +190,7 @@ def _cells_end(data: bytes, close: bytes, start: int) -> int:
     return end
 
 
-def _scan_cells(scan: SheetScan, data: bytes, special: set[int], c_tags: int) -> None:
+def _scan_cells(scan: SheetScan, data: PartBytes, special: set[int], c_tags: int) -> None:
     """The scan's facts from the cells `data[scan.span]` (`c_tags`: the `<c ` among them)."""
     p = re.escape(scan.prefix)
     start, end = scan.span
@@ -244,7 +245,7 @@ def _unescape(text: bytes) -> str:
     return s
 
 
-def _formulas(cells: bytes, prefix: bytes, start: int, end: int) -> list[FormulaCell]:
+def _formulas(cells: PartBytes, prefix: bytes, start: int, end: int) -> list[FormulaCell]:
     """Every formula of `cells[start:end]` with its cell: one regular expression for the
     usual layout (the formula is the cell's first child), the general search for the rest."""
     p = re.escape(prefix)
@@ -273,7 +274,7 @@ def _formulas(cells: bytes, prefix: bytes, start: int, end: int) -> list[Formula
     return _formulas_anywhere(cells, prefix, start, end)
 
 
-def _formulas_anywhere(cells: bytes, prefix: bytes, start: int, end: int) -> list[FormulaCell]:
+def _formulas_anywhere(cells: PartBytes, prefix: bytes, start: int, end: int) -> list[FormulaCell]:
     p = re.escape(prefix)
     out: list[FormulaCell] = []
     c_open = b"<" + prefix + b"c"
@@ -312,7 +313,7 @@ class SparseCells:
 
 
 def read_cells(
-    data: bytes, strings: list[str], styles: Styles, date1904: bool, max_cells: int
+    data: PartBytes, strings: list[str], styles: Styles, date1904: bool, max_cells: int
 ) -> SparseCells:
     """Every non-empty cell of a worksheet part, streamed with lxml; at most `max_cells`.
 
