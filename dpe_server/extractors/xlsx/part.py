@@ -6,7 +6,10 @@ what a workbook's page may hold (`Limits.max_cells`). Its cells past the cap are
 so they are not kept: the part is inflated a chunk at a time, cells counted as they come, and
 once they pass the cap (and `CUT_MIN_CELLS`) the rows after the one being read are skipped up
 to the end of `sheetData`, whose tail (merges, links, validations, drawings) is kept. The
-caller marks the sheet `truncated`.
+caller marks the sheet `truncated`. A part the zip directory says is at most
+`WHOLE_MAX_BYTES` is inflated whole into one buffer instead (`Package.whole`: each page of it
+written once), its cells counted once, and cut the same way if they pass the cap. The count of
+`<c ` goes to the scan, which does not count again.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ CUT_MIN_CELLS = 1_000_000
 read whole, as before the cut existed (its formulas and styles all found)."""
 
 WHOLE_MAX_BYTES = 32 * 1024 * 1024
-"""A part the zip directory says inflates to at most this is inflated in one call
+"""A part the zip directory says inflates to at most this is inflated into one buffer
 (`Package.whole`), not a chunk at a time; cut afterwards if its cells pass the cap."""
 
 

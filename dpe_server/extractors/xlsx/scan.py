@@ -5,9 +5,10 @@ validations, header/footer, drawing links … </worksheet>`. The cells can be mi
 rest is small. So:
 
 - everything but the cells is parsed with lxml (the *tail*: the part with `sheetData` cut out);
-- the cells are scanned with C-speed regular expressions for the few facts we need: the real
-  extent of the used cells (never `<dimension>`), formulas, cells whose number format
-  calamine does not apply (percentages, fixed decimals), error values;
+- the cells are scanned in place (`SheetScan.span`, never copied out of the part) with
+  C-speed regular expressions for the few facts we need: the real extent of the used cells
+  (never `<dimension>`), formulas, cells whose number format calamine does not apply
+  (percentages, fixed decimals), error values;
 - the values themselves come from calamine (`cells`) when the extent is dense enough
   for its dense grid, else from `read_cells` here (lxml iterparse, bounded by a cell cap),
   which also serves sheets whose cells have no `r` references.
