@@ -87,3 +87,15 @@ def test_a_comment_after_the_cells_holding_their_end_tag_is_not_their_end(
     page = _page(tmp_path / "comment.xlsx", rows, tail + merges)
     assert page.metadata["used_range"] == "A1:B1"
     assert _table_rows(page) == [["1", "2"]]
+
+
+def test_an_arrow_in_the_tails_text_does_not_move_the_end_to_a_comment_of_the_cells(
+    tmp_path: Path,
+) -> None:
+    """`-->` is text like any other outside a comment (a print header here): the end of the
+    cells is not taken for one inside a comment because of it."""
+    rows = '<row r="1"><c r="A1"><v>1</v></c><!-- a note --><c r="B1"><v>2</v></c></row>'
+    tail = b"</sheetData><headerFooter><oddHeader>in --> out</oddHeader></headerFooter>"
+    page = _page(tmp_path / "arrow.xlsx", rows, tail + b"</worksheet>")
+    assert page.metadata["used_range"] == "A1:B1"
+    assert _table_rows(page) == [["1", "2"]]

@@ -178,14 +178,15 @@ def scan_sheet(
 def _cells_end(data: PartBytes, close: bytes, start: int) -> int:
     """Where `close` (`</sheetData>`) ends the cells: searched from the part's end, so only
     the tail (merges, links, ...: small) is read through, and not in a comment of the tail
-    (one is when the first `-->` after it has no `<!--` before it). -1 if none."""
+    (one is when the last `<!--` before it is not closed before it; `-->` may be text too,
+    so a `-->` after it without a `<!--` between is only the cue to look). -1 if none."""
     end = data.rfind(close, start)
     while end >= 0:
         arrow = data.find(b"-->", end)
         if arrow < 0 or data.find(b"<!--", end, arrow) >= 0:
             break
         opened = data.rfind(b"<!--", start, end)
-        if opened < 0:
+        if opened < 0 or data.find(b"-->", opened + 4, end) >= 0:
             break
         end = data.rfind(close, start, opened)
     return end
