@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dpe_server.extractors.docx import styles as docx_styles
@@ -85,3 +87,31 @@ def test_a_format_asking_for_what_it_was_not_handed_is_told_what_and_by_whom() -
         slot.get()
     slot.give(7)
     assert (slot.get(), slot.maybe()) == (7, 7)
+
+
+def test_kit_whole_inflates_in_one_call_what_read_gives_or_leaves_the_part_to_read(
+    tmp_path: Path,
+) -> None:
+    """`Package.whole` gives `read`'s bytes, inflated into one buffer; a part larger than the
+    caller takes at once, one whose zip directory understates its size and one whose CRC is
+    wrong get None, and `read` refuses the last two as it always did."""
+    import dataclasses
+
+    from dpe_server.extractors import DEFAULT_LIMITS
+    from dpe_server.extractors.kit.package import Package
+    from dpe_server.model.errors import CorruptError
+    from tests.hostile.zipgen import plain, write_zip
+
+    content = b"<a>" + b"x" * 100_000 + b"</a>"
+    lying = dataclasses.replace(plain("b.xml", content), declared_size=1000)
+    bad_crc = dataclasses.replace(plain("c.xml", content), crc=0)
+    stored = plain("d.xml", content, deflate=False)
+    path = write_zip(tmp_path / "p.xlsx", [plain("a.xml", content), lying, bad_crc, stored])
+    with path.open("rb") as f, Package(f, "xlsx", DEFAULT_LIMITS) as pkg:
+        assert pkg.whole("a.xml", 1 << 20) == pkg.read("a.xml") == content
+        assert pkg.whole("d.xml", 1 << 20) == content
+        assert pkg.whole("a.xml", 1000) is None
+        for name in ("b.xml", "c.xml"):
+            assert pkg.whole(name, 1 << 20) is None
+            with pytest.raises(CorruptError):
+                pkg.read(name)

@@ -86,7 +86,8 @@ def test_a_cell_without_a_reference_leaves_the_sheet_to_the_streaming_reader() -
     rows = b'<row r="1"><c r="A1"/><c t="s"><v>0</v></c></row>'
     assert cell_extent(rows, b"", 2) is None
     tabbed = b'<row r="1"><c r="A1"/><c\tr="XFD1048576"><v>2</v></c></row>'
-    assert cell_extent(tabbed, b"", 1) is None  # a cell the count of `<c ` did not see
+    # a cell the count of `<c ` did not see: found by the search, counted, placed
+    assert cell_extent(tabbed, b"", 1) == (0, 1048575, 3, 2)
 
 
 def test_between_matches_exactly_the_numbers_of_its_range() -> None:

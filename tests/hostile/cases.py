@@ -140,6 +140,17 @@ def lying_extent(path: Path, _: Path) -> None:
     xlsx(path, sheet_of('<row r="1"><c r="A1"><v>1</v></c><c r="XFD1048576"><v>2</v></c></row>'))
 
 
+MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+
+
+def prefixed_cell(path: Path, _: Path) -> None:
+    """A1, then XFD1048576 written with a prefix of the sheet's own namespace (`<x:c`):
+    calamine reads it as a cell (it knows cells by their local name), so its grid would be
+    17 billion cells, as `lying_extent`'s."""
+    far = f'<x:c xmlns:x="{MAIN_NS}" r="XFD1048576"><x:v>2</x:v></x:c>'
+    xlsx(path, sheet_of(f'<row r="1"><c r="A1"><v>1</v></c>{far}</row>'))
+
+
 LAUGHS = (
     '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
     + "".join(
@@ -398,6 +409,7 @@ CASES = [
     Case("xlsx/rows-11-5m.xlsx", _k("too_large", "truncated"), rows_11_5_million),
     Case("xlsx/far-corners.xlsx", _k("ok", "truncated"), far_corners),
     Case("xlsx/lying-extent.xlsx", _k("ok", "too_large"), lying_extent),
+    Case("xlsx/prefixed-cell.xlsx", _k("ok", "too_large"), prefixed_cell),
     Case("xlsx/billion-laughs.xlsx", _k("corrupt", "unsupported"), billion_laughs_xlsx),
     Case("xlsx/xxe.xlsx", _k("corrupt", "unsupported"), xxe_xlsx),
     Case("docx/lying-sizes.docx", _k("too_large", "corrupt"), lying_docx),

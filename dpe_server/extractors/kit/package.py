@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import posixpath
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -52,6 +53,9 @@ NS = {
 
 _CHUNK = 64 * 1024
 _RATIO_FLOOR = 1024 * 1024  # members smaller than this are never refused for their ratio
+_NOT_PLAIN = 0x61
+"""Encrypted (bit 0), compressed patched data (bit 5), strong encryption (bit 6)."""
+_UTF8_NAME = 0x800
 
 
 LEGACY_STREAMS = {
@@ -103,6 +107,42 @@ def not_a_package_error(kind: str, expected: str) -> Exception:
     if kind == "pdf":
         return UnsupportedError(f"This file is a PDF renamed to .{expected}.")
     return CorruptError(f"The file is not a .{expected} package (it is not a zip archive).")
+
+
+PartBytes = bytes | bytearray
+"""A part's bytes: `Package.whole` inflates into a bytearray, the other readers give bytes."""
+
+_IN_STEP = 8 * 1024
+_OUT_STEP = 32 * 1024
+"""Compressed bytes handed to zlib at a time, and its output at most per call: zlib's first
+output block, returned without a copy; what is left of the input (`unconsumed_tail`, copied
+each call) stays small."""
+
+
+def _inflate_into(data: bytes, size: int) -> bytearray | None:
+    """Raw deflate `data` inflated into a buffer of `size` bytes; None unless the stream ends
+    and gives exactly that many."""
+    out = bytearray(size)
+    inflate = zlib.decompressobj(-15)
+    view = memoryview(data)
+    at = 0
+    for step in range(0, len(data), _IN_STEP):
+        chunk: bytes | memoryview = view[step : step + _IN_STEP]
+        while True:
+            try:
+                piece = inflate.decompress(chunk, _OUT_STEP)
+            except zlib.error:
+                return None
+            if at + len(piece) > size:
+                return None
+            out[at : at + len(piece)] = piece
+            at += len(piece)
+            chunk = inflate.unconsumed_tail
+            if not chunk and len(piece) < _OUT_STEP:
+                break
+        if inflate.eof:
+            break
+    return out if inflate.eof and at == size else None
 
 
 def normalize_name(name: str) -> str:
@@ -263,6 +303,60 @@ class Package:
                 f"({exc})."
             ) from None
 
+    def whole(self, name: str, most: int) -> bytearray | None:
+        """A part inflated straight into one buffer of its size, when the zip directory says
+        it inflates to at most `most` bytes and under the caps: `read`'s bytes, each page of
+        them written once (zipfile inflates 64 KB at a time into pieces then joined, and one
+        zlib call grows blocks then joins them: the part's memory touched two or three times,
+        a page fault for every 4 KB of it). None when it is not so simple (another method,
+        encrypted, not the size declared, any damage): `chunks` or `read` then give the bytes
+        or the error as always. KeyError when absent."""
+        key = normalize_name(name).lower()
+        info = self._by_name.get(key)
+        if info is None:
+            raise KeyError(name)
+        limits = self.limits
+        size = info.file_size
+        cap = min(most, limits.max_part_bytes, limits.max_total_inflated - self._inflated)
+        if size > cap or (size > _RATIO_FLOOR and size > limits.max_ratio * info.compress_size):
+            return None
+        data = self._compressed(info)
+        if data is None:
+            return None
+        if info.compress_type == zipfile.ZIP_DEFLATED:
+            out = _inflate_into(data, size)
+        else:
+            out = bytearray(data) if len(data) == size else None
+        if out is None or zlib.crc32(out) != info.CRC:
+            return None
+        self._inflated += size
+        self._sizes[key] = size
+        return out
+
+    def _compressed(self, info: zipfile.ZipInfo) -> bytes | None:
+        """A member's bytes as the zip holds them, when deflated or stored, not encrypted and
+        its local header is as zipfile checks it (its name the directory's)."""
+        fp = self._zip.fp
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or (
+            info.flag_bits & _NOT_PLAIN or fp is None
+        ):
+            return None
+        fp.seek(info.header_offset)
+        header = fp.read(30)
+        if len(header) < 30 or header[:4] != b"PK\x03\x04":
+            return None
+        name_size = int.from_bytes(header[26:28], "little")
+        utf8 = int.from_bytes(header[6:8], "little") & _UTF8_NAME
+        try:
+            named = fp.read(name_size).decode("utf-8" if utf8 else "cp437")
+        except UnicodeError:
+            return None
+        if named != info.orig_filename:
+            return None
+        fp.seek(info.header_offset + 30 + name_size + int.from_bytes(header[28:30], "little"))
+        data = fp.read(info.compress_size)
+        return data if len(data) == info.compress_size else None
+
     def read(self, name: str) -> bytes:
         """A part's bytes, inflated under the caps. KeyError when the part is absent."""
         return self.read_encrypted(name, None)
@@ -287,19 +381,8 @@ class Package:
         if key not in self._sizes:
             for _ in self._stream(info):  # checked, not kept
                 pass
-        fp = self._zip.fp
-        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or (
-            info.flag_bits & 1 or fp is None
-        ):
-            return None
-        fp.seek(info.header_offset)
-        header = fp.read(30)
-        if len(header) < 30 or header[:4] != b"PK\x03\x04":
-            return None
-        skip = int.from_bytes(header[26:28], "little") + int.from_bytes(header[28:30], "little")
-        fp.seek(info.header_offset + 30 + skip)
-        data = fp.read(info.compress_size)
-        if len(data) != info.compress_size:
+        data = self._compressed(info)
+        if data is None:
             return None
         return RawMember(
             normalize_name(info.filename), info.compress_type, info.CRC, data, self._sizes[key]

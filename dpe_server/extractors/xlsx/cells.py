@@ -86,10 +86,15 @@ class Grid:
     r0: int
     c0: int
     rows: list[list[str]]
+    _width: int = field(default=-1, init=False, repr=False, compare=False)
+    """The longest row, once asked (a grid's rows are never lengthened or shortened: a
+    block is a new grid; the sheet's grid of 50,000 rows is asked several times)."""
 
     @property
     def width(self) -> int:
-        return max(map(len, self.rows), default=0)
+        if self._width < 0:
+            self._width = max(map(len, self.rows), default=0)
+        return self._width
 
     @property
     def box(self) -> Rect:

@@ -35,7 +35,7 @@ from dpe_server.extractors.base import Limits
 from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.kit import panics
 from dpe_server.extractors.kit.a1 import parse_range
-from dpe_server.extractors.kit.package import Package, RawMember, normalize_name
+from dpe_server.extractors.kit.package import Package, PartBytes, RawMember, normalize_name
 from dpe_server.extractors.kit.repack import prefixed, repack
 from dpe_server.extractors.ooxml.macros import package_extractor
 from dpe_server.extractors.xlsx.book import (
@@ -216,17 +216,17 @@ class _Book:
         if cached is not None:
             return cached
         assert info.part is not None
-        data: bytes | None
-        data, cut = sheet_part(self.pkg, info.part, max(self.budget, 1))
-        scan = scan_sheet(data, self.special, info.part, max(self.budget, 1))
+        data: PartBytes | None
+        data, cut, c_tags = sheet_part(self.pkg, info.part, max(self.budget, 1))
+        scan = scan_sheet(data, self.special, info.part, max(self.budget, 1), c_tags)
         cells: SheetCells | None = None
         styles: dict[tuple[int, int], int] | None = None
         if scan.n_cells and scan.dense:
-            cal = (
-                _calamine(_cell_package(self.pkg, (info.part, data), sheets=self.sheet_parts))
-                if cut
-                else self.calamine()
-            )
+            if cut:  # a cut part is bytes (`SheetPart`): handed over, not copied
+                own = (info.part, data if isinstance(data, bytes) else bytes(data))
+                cal = _calamine(_cell_package(self.pkg, own, sheets=self.sheet_parts))
+            else:
+                cal = self.calamine()
             if not self.styles.any_emphasised():
                 # No style makes a title (`page.style_at`): the part's bytes are not needed
                 # while calamine reads the sheet, nor after (read again if calamine fails).

@@ -6,14 +6,18 @@ what a workbook's page may hold (`Limits.max_cells`). Its cells past the cap are
 so they are not kept: the part is inflated a chunk at a time, cells counted as they come, and
 once they pass the cap (and `CUT_MIN_CELLS`) the rows after the one being read are skipped up
 to the end of `sheetData`, whose tail (merges, links, validations, drawings) is kept. The
-caller marks the sheet `truncated`.
+caller marks the sheet `truncated`. A part the zip directory says is at most
+`WHOLE_MAX_BYTES` is inflated whole into one buffer instead (`Package.whole`: each page of it
+written once), its cells counted once, and cut the same way if they pass the cap. The count of
+`<c ` goes to the scan, which does not count again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
-from dpe_server.extractors.kit.package import Package, normalize_name
+from dpe_server.extractors.kit.package import Package, PartBytes, normalize_name
 from dpe_server.extractors.xlsx.scan import sheet_prefix
 from dpe_server.model.errors import TooLargeError
 
@@ -21,12 +25,31 @@ CUT_MIN_CELLS = 1_000_000
 """A part is cut only past this many cells, whatever is left of the cap: a smaller sheet is
 read whole, as before the cut existed (its formulas and styles all found)."""
 
+WHOLE_MAX_BYTES = 32 * 1024 * 1024
+"""A part the zip directory says inflates to at most this is inflated into one buffer
+(`Package.whole`), not a chunk at a time; cut afterwards if its cells pass the cap."""
 
-def sheet_part(pkg: Package, part: str, max_cells: int) -> tuple[bytes, bool]:
-    """The part's bytes, and whether rows of its cells were left out."""
+
+class SheetPart(NamedTuple):
+    data: PartBytes
+    """The part inflated (`Package.whole`'s bytearray) or as kept (bytes; always when cut)."""
+    cut: bool
+    """Whether rows of its cells were left out."""
+    c_tags: int | None
+    """How many `<c ` (the sheet's element prefix after `<`) `data` holds, in `sheetData` or
+    not; None when cut (counted before the cut)."""
+
+
+def sheet_part(pkg: Package, part: str, max_cells: int) -> SheetPart:
+    """The part's bytes, whether rows of its cells were left out, and its `<c ` count."""
     limit = max(max_cells, CUT_MIN_CELLS)
+    whole = pkg.whole(part, WHOLE_MAX_BYTES)
+    if whole is not None:
+        c_tags = whole.count(b"<" + sheet_prefix(whole) + b"c ")
+        if c_tags <= limit:
+            return SheetPart(whole, False, c_tags)
     kept = bytearray()
-    chunks = pkg.chunks(part)
+    chunks = pkg.chunks(part) if whole is None else iter((whole,))
     c_tag = prefix = b""
     counted = cells = 0
     for chunk in chunks:
@@ -51,11 +74,13 @@ def sheet_part(pkg: Package, part: str, max_cells: int) -> tuple[bytes, bool]:
             del kept[cut + len(row_end) :]
             kept += close + _after(chunks, close, pending)
             _check_size(pkg, part, len(kept))
-            return bytes(kept), True
-    return bytes(kept), False
+            return SheetPart(bytes(kept), True, None)
+    if not c_tag:  # a part under 8 KB without `<sheetData`: counted whole
+        cells = kept.count(b"<" + sheet_prefix(bytes(kept)) + b"c ")
+    return SheetPart(bytes(kept), False, cells)
 
 
-def _after(chunks: Iterator[bytes], close: bytes, window: bytes = b"") -> bytes:
+def _after(chunks: Iterator[PartBytes], close: bytes, window: bytes = b"") -> bytes:
     """What follows `close` in `window` (the part's bytes read but not kept) and the rest of
     the part: its tail, skipping what comes before."""
     tail = bytearray()

@@ -5,9 +5,10 @@ validations, header/footer, drawing links … </worksheet>`. The cells can be mi
 rest is small. So:
 
 - everything but the cells is parsed with lxml (the *tail*: the part with `sheetData` cut out);
-- the cells are scanned with C-speed regular expressions for the few facts we need: the real
-  extent of the used cells (never `<dimension>`), formulas, cells whose number format
-  calamine does not apply (percentages, fixed decimals), error values;
+- the cells are scanned in place (`SheetScan.span`, never copied out of the part) with
+  C-speed regular expressions for the few facts we need: the real extent of the used cells
+  (never `<dimension>`), formulas, cells whose number format calamine does not apply
+  (percentages, fixed decimals), error values;
 - the values themselves come from calamine (`cells`) when the extent is dense enough
   for its dense grid, else from `read_cells` here (lxml iterparse, bounded by a cell cap),
   which also serves sheets whose cells have no `r` references.
@@ -23,9 +24,10 @@ from typing import NamedTuple
 from lxml import etree
 
 from dpe_server.extractors.kit.a1 import cell_ref, col_index, parse_ref
+from dpe_server.extractors.kit.package import PartBytes
 from dpe_server.extractors.kit.xml import parse_xml
 from dpe_server.extractors.xlsx.book import string_item
-from dpe_server.extractors.xlsx.extent import COLUMN_UPPER, cell_extent
+from dpe_server.extractors.xlsx.extent import COLUMN_UPPER, cell_extent, count_cells
 from dpe_server.extractors.xlsx.format import GENERAL, Styles, clip, general, show_number
 from dpe_server.model.errors import CorruptError
 
@@ -60,10 +62,13 @@ class SheetScan:
     """The facts of one worksheet part that are not cell values."""
 
     tail: etree._Element
-    cells: bytes | None
-    """The part's cells (`sheetData`'s content); None once not needed (`style_of` then finds
-    no cell)."""
+    cells: PartBytes | None
+    """The part's bytes, its cells (`sheetData`'s content) at `span`: searched in place, not
+    copied out (21 MB of 50,000 rows); None once not needed (`style_of` then finds no
+    cell)."""
     prefix: bytes
+    span: tuple[int, int] = (0, 0)
+    """Where the cells are in `cells`: from just after `<sheetData>` to `</sheetData>`."""
     n_cells: int = 0
     rows: tuple[int, int] | None = None
     """(row0, row1) of the rows that hold cells, from their own references."""
@@ -80,7 +85,8 @@ class SheetScan:
         """(col0, col1) of the cells, exactly (one pass over every cell reference; cached)."""
         if self._cols is None and self.refs_ok and self.n_cells and self.cells is not None:
             p = re.escape(self.prefix)
-            letters = set(re.findall(rb"<" + p + rb'c\b[^>]*?\br="([A-Z]{1,3})\d', self.cells))
+            refs = re.compile(rb"<" + p + rb'c\b[^>]*?\br="([A-Z]{1,3})\d')
+            letters = set(refs.findall(self.cells, *self.span))
             cols = [col_index(x.decode()) for x in letters]
             self._cols = (min(cols), max(cols)) if cols else None
         return self._cols
@@ -119,7 +125,8 @@ class SheetScan:
         if self.cells is None:
             return 0
         ref = cell_ref(row, col).encode()
-        m = re.search(rb"<" + self.prefix + rb"c\b[^>]*?\br=\"" + ref + rb"\"[^>]*>", self.cells)
+        tag = re.compile(rb"<" + self.prefix + rb"c\b[^>]*?\br=\"" + ref + rb"\"[^>]*>")
+        m = tag.search(self.cells, *self.span)
         if m is None:
             return 0
         s = re.search(rb'\bs="(\d+)"', m.group(0))
@@ -130,64 +137,96 @@ _ROOT = re.compile(rb"<(\w+:)?(worksheet|chartsheet|dialogsheet|macrosheet)\b")
 _ATTR = re.compile(rb'\b(\w+)="([^"]*)"')
 
 
-def sheet_prefix(data: bytes) -> bytes:
+def sheet_prefix(data: PartBytes) -> bytes:
     """The namespace prefix of a worksheet part's elements (`x:`), from its first 8 KB."""
     head = _ROOT.search(data, 0, 8192)
     return (head.group(1) or b"") if head else b""
 
 
 def scan_sheet(
-    data: bytes, special: set[int], part: str = "worksheet", max_cells: int = 2_000_000
+    data: PartBytes,
+    special: set[int],
+    part: str = "worksheet",
+    max_cells: int = 2_000_000,
+    c_tags: int | None = None,
 ) -> SheetScan:
-    """Split a worksheet part into its tail (parsed) and its cells (scanned)."""
+    """Split a worksheet part into its tail (parsed) and its cells (scanned). `c_tags`: the
+    `<c ` in `data` when the caller counted them (`part.sheet_part`)."""
     prefix = sheet_prefix(data)
     open_tag = re.compile(rb"<" + re.escape(prefix) + rb"sheetData\b[^>]*?(/?)>")
     m = open_tag.search(data)
+    c_tag = b"<" + prefix + b"c "
     if m is None or m.group(1):
-        cells = b""
-        tail_bytes = data
+        start = end = 0
+        tail_bytes = bytes(data)
     else:
+        start = m.end()
         close = b"</" + prefix + b"sheetData>"
-        # Searched from the end: only the tail (merges, links, ...: small) is read through.
-        end = data.rfind(close)
-        if end < m.end():
+        end = _cells_end(data, close, start)
+        if end < start:
             raise CorruptError(f"The {part} part is cut short inside its cells.", transient=True)
-        cells = data[m.end() : end]
-        tail_bytes = data[: m.start()] + data[end + len(close) :]
-    scan = SheetScan(parse_xml(tail_bytes, part), cells, prefix)
-    if cells:
-        _scan_cells(scan, cells, special, max_cells)
+        tail_bytes = bytes(data[: m.start()]) + data[end + len(close) :]
+        if c_tags is not None:  # less the head's and the tail's (small: read through)
+            c_tags -= data.count(c_tag, 0, start) + data.count(c_tag, end)
+    scan = SheetScan(parse_xml(tail_bytes, part), data, prefix, (start, end))
+    if end > start:
+        n = data.count(c_tag, start, end) if c_tags is None else c_tags
+        _scan_cells(scan, data, special, n)
     return scan
 
 
-def _scan_cells(scan: SheetScan, cells: bytes, special: set[int], max_cells: int) -> None:
+def _cells_end(data: PartBytes, close: bytes, start: int) -> int:
+    """Where `close` (`</sheetData>`) ends the cells: searched from the part's end, so only
+    the tail (merges, links, ...: small) is read through, and not in a comment of the tail
+    (one is when the last `<!--` before it is not closed before it; `-->` may be text too,
+    so a `-->` after it without a `<!--` between is only the cue to look). -1 if none."""
+    end = data.rfind(close, start)
+    while end >= 0:
+        arrow = data.find(b"-->", end)
+        if arrow < 0 or data.find(b"<!--", end, arrow) >= 0:
+            break
+        opened = data.rfind(b"<!--", start, end)
+        if opened < 0 or data.find(b"-->", opened + 4, end) >= 0:
+            break
+        end = data.rfind(close, start, opened)
+    return end
+
+
+def _scan_cells(scan: SheetScan, data: PartBytes, special: set[int], c_tags: int) -> None:
+    """The scan's facts from the cells `data[scan.span]` (`c_tags`: the `<c ` among them)."""
     p = re.escape(scan.prefix)
-    # A `<c>` with no attributes at all has no reference either; Excel never writes one, and
-    # calamine places it after its neighbour, so it cannot widen the rectangle much.
-    scan.n_cells = cells.count(b"<" + scan.prefix + b"c ")
-    if scan.n_cells > DENSE_MAX_AREA:
+    start, end = scan.span
+    if c_tags > DENSE_MAX_AREA:
         # Too many for calamine whatever their extent: the streaming reader reads up to its
         # cap and says `truncated`.
+        scan.n_cells = c_tags
         scan.refs_ok = False
         return
-    extent = cell_extent(cells, scan.prefix, scan.n_cells) if scan.n_cells else None
+    extent = cell_extent(data, scan.prefix, c_tags, start, end)
     scan.refs_ok = extent is not None
     if extent is None:
+        # Every cell element, whatever follows its name or its prefix: the streaming reader
+        # reads them (a `<c>` with no attributes at all has no reference either).
+        scan.n_cells = count_cells(data, start, end)
         return
+    scan.n_cells = extent.cells
     scan.rows = (extent.row0, extent.row1)
     scan.col_upper = COLUMN_UPPER[extent.letters]
-    if b"<" + scan.prefix + b"f" in cells:
-        scan.formulas = _formulas(cells, scan.prefix)
+    if data.find(b"<" + scan.prefix + b"f", start, end) >= 0:
+        scan.formulas = _formulas(data, scan.prefix, start, end)
     if special:
         alt = b"|".join(str(i).encode() for i in sorted(special))
-        for m in re.finditer(rb"<" + p + rb'c\b[^>]*?\bs="(?:' + alt + rb')"[^>]*>', cells):
+        tags = re.compile(rb"<" + p + rb'c\b[^>]*?\bs="(?:' + alt + rb')"[^>]*>')
+        for m in tags.finditer(data, start, end):
             attrs = dict(_ATTR.findall(m.group(0)))
             pos = parse_ref(attrs.get(b"r", b"").decode())
             if pos is not None and attrs.get(b"t", b"n") == b"n":
                 scan.styled[pos] = int(attrs[b"s"])
-    if b't="e"' in cells:
-        pattern = rb"<" + p + rb'c\b([^>]*?\bt="e"[^>]*)>(.*?)</' + p + rb"c>"
-        for m in re.finditer(pattern, cells, re.DOTALL):
+    if data.find(b't="e"', start, end) >= 0:
+        pattern = re.compile(
+            rb"<" + p + rb'c\b([^>]*?\bt="e"[^>]*)>(.*?)</' + p + rb"c>", re.DOTALL
+        )
+        for m in pattern.finditer(data, start, end):
             attrs = dict(_ATTR.findall(m.group(1)))
             pos = parse_ref(attrs.get(b"r", b"").decode())
             v = re.search(rb"<" + p + rb"v>([^<]*)</", m.group(2))
@@ -208,9 +247,9 @@ def _unescape(text: bytes) -> str:
     return s
 
 
-def _formulas(cells: bytes, prefix: bytes) -> list[FormulaCell]:
-    """Every formula with its cell: one regular expression for the usual layout (the
-    formula is the cell's first child), the general search for the rest."""
+def _formulas(cells: PartBytes, prefix: bytes, start: int, end: int) -> list[FormulaCell]:
+    """Every formula of `cells[start:end]` with its cell: one regular expression for the
+    usual layout (the formula is the cell's first child), the general search for the rest."""
     p = re.escape(prefix)
     quick = re.compile(
         rb"<"
@@ -222,7 +261,7 @@ def _formulas(cells: bytes, prefix: bytes) -> list[FormulaCell]:
         + rb"f>)"
     )
     out: list[FormulaCell] = []
-    for letters, digits, attrs, body in quick.findall(cells):
+    for letters, digits, attrs, body in quick.findall(cells, start, end):
         kind, si = "normal", None
         if attrs:
             f_attrs = dict(_ATTR.findall(attrs))
@@ -232,22 +271,23 @@ def _formulas(cells: bytes, prefix: bytes) -> list[FormulaCell]:
         text = _unescape(body) if body else ""
         if text or kind == "shared":
             out.append(FormulaCell(int(digits) - 1, col_index(letters.decode()), text, kind, si))
-    if len(out) == cells.count(b"<" + prefix + b"f"):
+    if len(out) == cells.count(b"<" + prefix + b"f", start, end):
         return out
-    return _formulas_anywhere(cells, prefix)
+    return _formulas_anywhere(cells, prefix, start, end)
 
 
-def _formulas_anywhere(cells: bytes, prefix: bytes) -> list[FormulaCell]:
+def _formulas_anywhere(cells: PartBytes, prefix: bytes, start: int, end: int) -> list[FormulaCell]:
     p = re.escape(prefix)
     out: list[FormulaCell] = []
     c_open = b"<" + prefix + b"c"
     pattern = re.compile(rb"<" + p + rb"f\b([^>]*?)(?:/>|>(.*?)</" + p + rb"f>)", re.DOTALL)
-    for m in pattern.finditer(cells):
-        start = cells.rfind(c_open, 0, m.start())
-        if start < 0:
+    for m in pattern.finditer(cells, start, end):
+        at = cells.rfind(c_open, start, m.start())
+        if at < 0:
             continue
-        tag_end = cells.find(b">", start)
-        attrs = dict(_ATTR.findall(cells[start:tag_end]))
+        tag_end = cells.find(b">", at, end)
+        tag_end = end if tag_end < 0 else tag_end
+        attrs = dict(_ATTR.findall(cells[at:tag_end]))
         pos = parse_ref(attrs.get(b"r", b"").decode())
         if pos is None:
             continue
@@ -275,7 +315,7 @@ class SparseCells:
 
 
 def read_cells(
-    data: bytes, strings: list[str], styles: Styles, date1904: bool, max_cells: int
+    data: PartBytes, strings: list[str], styles: Styles, date1904: bool, max_cells: int
 ) -> SparseCells:
     """Every non-empty cell of a worksheet part, streamed with lxml; at most `max_cells`.
 
