@@ -88,6 +88,8 @@ def _field(field: Mapping[str, JSON]) -> str:
 def extras(category: str, content: Mapping[str, JSON], shown: str, markdown: bool) -> str:
     """The phrases of `content` that `shown` (the rendering so far) leaves out, as lines:
     a `text` or a diagram's `nodes` line by line, any other field as `key: value`."""
+    if "\\" not in shown and "<br>" not in shown and _all_said(content, shown):
+        return ""
     body = normalise(shown)
     lines: list[str] = []
     for key in content:
@@ -96,6 +98,19 @@ def extras(category: str, content: Mapping[str, JSON], shown: str, markdown: boo
             continue
         lines += left if key in _LINES else [f"{key}: {' '.join(left)}"]
     return "\n".join(("- " if markdown else "") + line for line in lines)
+
+
+def _all_said(content: Mapping[str, JSON], shown: str) -> bool:
+    """Whether `shown` holds, as they are, the string of every field of `content` that holds
+    words (a link's text and URL, a heading's text): then it holds each of their phrases (a
+    stripped line of one of them) as they are, and, with no escape nor `<br>` in `shown` to
+    undo, whitespace collapsed (`normalise`) in both, so `extras` has nothing to add. Saves its
+    phrase-by-phrase comparison for most elements (a web page's thousands of links)."""
+    return all(
+        isinstance(value, str) and value in shown
+        for key, value in content.items()
+        if key not in NOT_WORDS
+    )
 
 
 def pipe_table(headers: Sequence[JSON], rows: Sequence[Sequence[JSON]]) -> str:

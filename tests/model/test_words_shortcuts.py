@@ -34,3 +34,30 @@ def test_a_string_s_phrases_are_its_lines() -> None:
 def test_a_text_element_s_body_says_every_phrase() -> None:
     for text in _texts(3, 3000):
         assert extras("text", {"text": text}, text, markdown=True) == "", repr(text)
+
+
+def _extras_in_full(category: str, content: dict[str, str], shown: str) -> str:
+    """`extras` without its shortcut: every phrase compared with the normalised rendering."""
+    body = normalise(shown)
+    lines: list[str] = []
+    for key in content:
+        left = [p for p in key_phrases(category, content, key) if normalise(p) not in body]
+        lines += left if key == "text" else [f"{key}: {' '.join(left)}"] * bool(left)
+    return "\n".join("- " + line for line in lines)
+
+
+def test_a_rendering_that_holds_every_field_as_it_is_leaves_nothing_out() -> None:
+    """The shortcut (`_all_said`: every string field found in the rendering as it is) gives
+    what comparing phrase by phrase gives, escapes, `<br>`, line breaks and odd spaces
+    included, whether the rendering holds the fields or not."""
+    texts, urls = _texts(4, 1500), _texts(5, 1500)
+    for n, (text, url) in enumerate(zip(texts, urls, strict=True)):
+        for shown in (f"[{text}]({url})", f"{text} ({url})", f"[{text}]", f"# {url}", text + url):
+            for category, content in (
+                ("link", {"text": text, "url": url}),
+                ("heading", {"text": text, "level": n % 6}),
+            ):
+                said = {k: v for k, v in content.items() if isinstance(v, str)}
+                assert extras(category, content, shown, markdown=True) == _extras_in_full(
+                    category, said, shown
+                ), (content, shown)
