@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 
+from dpe_server.model.tree import JSON
 from dpe_server.model.words import key_phrases, normalise, walk
 from dpe_server.views.render_details import extras
 
@@ -36,7 +37,7 @@ def test_a_text_element_s_body_says_every_phrase() -> None:
         assert extras("text", {"text": text}, text, markdown=True) == "", repr(text)
 
 
-def _extras_in_full(category: str, content: dict[str, str], shown: str) -> str:
+def _extras_in_full(category: str, content: dict[str, JSON], shown: str) -> str:
     """`extras` without its shortcut: every phrase compared with the normalised rendering."""
     body = normalise(shown)
     lines: list[str] = []
@@ -47,17 +48,29 @@ def _extras_in_full(category: str, content: dict[str, str], shown: str) -> str:
 
 
 def test_a_rendering_that_holds_every_field_as_it_is_leaves_nothing_out() -> None:
-    """The shortcut (`_all_said`: every string field found in the rendering as it is) gives
-    what comparing phrase by phrase gives, escapes, `<br>`, line breaks and odd spaces
-    included, whether the rendering holds the fields or not."""
+    """The shortcut (`_all_said`: every string and number of the element's words found in the
+    rendering as it is) gives what comparing phrase by phrase gives, escapes, `<br>`, line
+    breaks and odd spaces included, whether the rendering holds them or not."""
     texts, urls = _texts(4, 1500), _texts(5, 1500)
     for n, (text, url) in enumerate(zip(texts, urls, strict=True)):
-        for shown in (f"[{text}]({url})", f"{text} ({url})", f"[{text}]", f"# {url}", text + url):
-            for category, content in (
-                ("link", {"text": text, "url": url}),
-                ("heading", {"text": text, "level": n % 6}),
-            ):
-                said = {k: v for k, v in content.items() if isinstance(v, str)}
+        items: list[JSON] = [
+            {"text": text, "level": n % 3, "label": f"{n % 7}."},
+            {"text": url, "level": 0, "checked": n % 2 == 0, "count": n % 5 + 0.5},
+        ]
+        contents: list[tuple[str, dict[str, JSON]]] = [
+            ("link", {"text": text, "url": url}),
+            ("heading", {"text": text, "level": n % 6}),
+            ("list", {"items": items, "ordered": True}),
+        ]
+        for shown in (
+            f"[{text}]({url})",
+            f"{text} ({url})",
+            f"[{text}]",
+            f"# {url}",
+            f"{n % 7}. {text}\n- {url} {n % 5 + 0.5}",
+            f"{n % 7}. {text}\n- {url}",
+        ):
+            for category, content in contents:
                 assert extras(category, content, shown, markdown=True) == _extras_in_full(
-                    category, said, shown
+                    category, content, shown
                 ), (content, shown)
