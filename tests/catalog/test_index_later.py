@@ -167,6 +167,35 @@ async def test_a_server_on_that_cache_builds_the_rows_and_says_it_is_still_readi
     assert _rows(cache) == (1, 1, 0)
 
 
+async def test_a_search_that_ran_before_the_rows_were_built_says_the_document_is_being_read(
+    folder: Path, tmp_path: Path, held: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows are built while the search reads the index: its answer misses the words, so
+    it must say the document is still being read (it counted the documents after reading the
+    index, and said nothing)."""
+    cache = tmp_path / "cache"
+    _one_shot_read(folder, cache)
+    real = SqliteStore.search
+    entries: list[Any] = []
+
+    def built_meanwhile(store: SqliteStore, *args: Any) -> Any:
+        found = real(store, *args)  # the index as it was: no row of the document yet
+        held.set()
+        for _ in range(int(WAIT / 0.01)):  # (a worker thread: the loop builds meanwhile)
+            if entries and not entries[0].searched_later:
+                break
+            threading.Event().wait(0.01)
+        return found
+
+    monkeypatch.setattr(SqliteStore, "search", built_meanwhile)
+    async with _server(folder, cache) as (catalog, client):
+        entries.append(catalog.entries()[0])
+        answer = await _search(client, "harbour")
+        assert not entries[0].searched_later  # built while the search ran
+        assert (answer["total"], answer["indexing"]) == (0, True)
+        assert answer["note"].startswith("1 of 1 documents are still being read")
+
+
 async def test_a_version_a_server_stores_is_indexed_at_once(folder: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     async with _server(folder, cache) as (_, client):
