@@ -259,10 +259,7 @@ class SqliteStore:
         self._upsert(key, "error", compact_json(dict(error)))
 
     def put_pages(self, key: str, pages: Sequence[Page]) -> None:
-        rows = [
-            (key, p.page_index, zlib.compress(compact_json(p.to_json()).encode("utf-8"), 1))
-            for p in pages
-        ]
+        rows = _page_rows(key, pages)
 
         def q(db: sqlite3.Connection) -> None:
             with fulltext.transaction(db):
@@ -278,10 +275,7 @@ class SqliteStore:
             self.put_pages(key, pages)
             self._upsert(key, "outline", outline.dumps())
             return
-        rows = [
-            (key, p.page_index, zlib.compress(compact_json(p.to_json()).encode("utf-8"), 1))
-            for p in pages
-        ]
+        rows = _page_rows(key, pages)
         dumped = outline.dumps()
 
         def q(db: sqlite3.Connection) -> None:
@@ -316,11 +310,7 @@ class SqliteStore:
         self._run(lambda db: db.execute("DELETE FROM unindexed WHERE key=?", (key,)), None)
 
     def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
-        rows = [
-            (key, p.page_index, zlib.compress(compact_json(p.to_json()).encode("utf-8"), 1))
-            for key, _, pages in items
-            for p in pages
-        ]
+        rows = [row for key, _, pages in items for row in _page_rows(key, pages)]
         now = time.time()
         docs = [(key, now) for key, _, _ in items]
         outlines = [(outline.dumps(), key) for key, outline, _ in items]
@@ -435,6 +425,14 @@ def _forget(db: sqlite3.Connection, key: str) -> None:
     db.execute("DELETE FROM docs WHERE key=?", (key,))
     db.execute("DELETE FROM unindexed WHERE key=?", (key,))
     fulltext.forget(db, key)
+
+
+def _page_rows(key: str, pages: Sequence[Page]) -> list[tuple[str, int, bytes]]:
+    """The `pages` rows of `pages` of `key`: each page's tree as JSON, compressed."""
+    return [
+        (key, p.page_index, zlib.compress(compact_json(p.to_json()).encode("utf-8"), 1))
+        for p in pages
+    ]
 
 
 def _put_page_rows(
