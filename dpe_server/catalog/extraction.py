@@ -17,6 +17,7 @@ import functools
 import logging
 import random
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -33,7 +34,7 @@ from dpe_server.catalog.index import Entry as IndexEntry
 from dpe_server.catalog.recognition import WARM_CONCURRENCY, Recognition
 from dpe_server.catalog.shared import pages_job
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
-from dpe_server.catalog.store import Store
+from dpe_server.catalog.store import Cached, Store
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, is_paged
 from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.ocr import states as ocr_states
@@ -133,6 +134,11 @@ class Extraction(Recognition[Entry]):
         self._warming = False
         self.warmed = anyio.Event()
         """Set once the start-up warm-up has extracted (or failed) every file found at start."""
+        self._unindexed: deque[Entry] = deque()
+        """Entries restored serving a version stored without its search rows, whose rows are
+        to be built (`_index_later`); filled maybe in a thread (a restore), taken on the loop."""
+        self._indexing = False
+        """`_build_unindexed` runs."""
 
     # ---- life cycle ----------------------------------------------------------------------
 
@@ -153,6 +159,7 @@ class Extraction(Recognition[Entry]):
         self.scanned = len(entries)
         cached = await anyio.to_thread.run_sync(self._restore_all, entries)
         self.listed.set()
+        self._index_later()
 
         async def probe_one(entry: Entry) -> None:
             # Replicas sharing the store start at different places in the folder: what
@@ -255,6 +262,7 @@ class Extraction(Recognition[Entry]):
             if entry.key == key and self._waits(entry):
                 self._adopt(entry, key, kept, outline)
         self._wake_ocr()
+        self._index_later()
 
     def _waits(self, entry: Entry) -> bool:
         """Listed, and neither extracted, failed, nor being extracted or retried."""
@@ -292,6 +300,38 @@ class Extraction(Recognition[Entry]):
 
     def _new_entry(self, rel: str, doc_ref: str, st: FileStat, key: str) -> Entry:
         return Entry(rel, doc_ref, st, key)
+
+    # ---- versions stored without their search rows (`dpe-server read`) -------------------
+
+    def _apply(self, entry: IndexEntry, cached: Cached | None) -> bool:
+        known = super()._apply(entry, cached)
+        if entry.searched_later:  # (maybe in a thread: started by the caller's `_index_later`)
+            self._unindexed.append(cast(Entry, entry))
+        return known
+
+    def _index_later(self) -> None:
+        """Build, in the background, the search rows of the versions restored without them
+        (`Cached.unindexed`: stored by `dpe-server read`), one version at a time; each is
+        counted among the documents still being read (`indexing`) until its rows are built."""
+        if self._unindexed and not self._indexing and self._tg is not None:
+            self._indexing = True
+            self._in_background(self._build_unindexed)
+
+    async def _build_unindexed(self) -> None:
+        try:
+            while self._unindexed:
+                entry = self._unindexed.popleft()
+                key = entry.unindexed
+                if entry.searched_later and self._entries.get(entry.rel) is entry:
+                    await anyio.to_thread.run_sync(self.store.index_stored, key)
+                    if entry.unindexed == key:
+                        entry.unindexed = ""  # no longer waited for (`Entry.settle`)
+        finally:
+            self._indexing = False
+
+    async def _announce(self, change: Change) -> None:
+        self._index_later()  # what changed may have been restored so (a rescan)
+        await super()._announce(change)
 
     # ---- the steps of a read (`steps`) -----------------------------------------------------
 
@@ -423,6 +463,7 @@ class Extraction(Recognition[Entry]):
             return await self._extract_claimed(entry, attempt)
         finally:
             self._wake_ocr()
+            self._index_later()  # its children may have been restored so
 
     async def _extract_claimed(self, entry: Entry, attempt: int) -> bool:
         key = entry.key

@@ -4,7 +4,8 @@
   element id, category and its text, `model.words.element_text`: the words the Markdown-recall
   rule counts, of the whole element), and the same text, segmented, in the FTS5 table
   `element_text` under the same rowid. Rows are written with the page (`put_pages`) and
-  deleted with the key (`forget`).
+  deleted with the key (`forget`); `dpe-server read` stores a document without them, which
+  a server builds later (`Store.index_stored`: docs/search.md).
 - Tokenizer: `unicode61` (case and diacritics folded) over text whose Chinese, Japanese and
   Korean runs are cut into overlapping bigrams, each run followed by its last character
   (`segment`: 年度预算 is indexed as 年度 度预 预算 算). Every word of two characters or more
@@ -227,21 +228,35 @@ def transaction(db: sqlite3.Connection) -> Iterator[None]:
 def put_pages(db: sqlite3.Connection, key: str, pages: Sequence[Page]) -> None:
     """Index the elements of `pages` of `key` (inside the caller's transaction)."""
     for page in pages:
-        where = (key, page.page_index)
-        _delete(db, "key=? AND page_index=?", where)
-        rows = element_rows(page)
-        db.executemany(
-            "INSERT INTO element_rows (key, page_index, element_id, category, text) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [(*where, *row) for row in rows],
-        )
-        ids = db.execute(
-            "SELECT id FROM element_rows WHERE key=? AND page_index=? ORDER BY id", where
-        ).fetchall()
-        db.executemany(
-            "INSERT INTO element_text (rowid, text) VALUES (?, ?)",
-            [(row_id, segment(row[2])) for (row_id,), row in zip(ids, rows, strict=True)],
-        )
+        put_rows(db, key, page.page_index, indexed_rows(page))
+
+
+def indexed_rows(page: Page) -> list[tuple[str, str, str, str]]:
+    """What `put_rows` writes of `page`: each element's id, category, text and its text as
+    the FTS5 table holds it (`segment`). The costly half of indexing, which needs no
+    database: built outside the store's lock where the store can (`Store.index_stored`)."""
+    return [(*row, segment(row[2])) for row in element_rows(page)]
+
+
+def put_rows(
+    db: sqlite3.Connection, key: str, page_index: int, rows: Sequence[tuple[str, str, str, str]]
+) -> None:
+    """Index one page of `key` as `indexed_rows` built it, in place of its rows (inside the
+    caller's transaction)."""
+    where = (key, page_index)
+    _delete(db, "key=? AND page_index=?", where)
+    db.executemany(
+        "INSERT INTO element_rows (key, page_index, element_id, category, text) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [(*where, eid, category, text) for eid, category, text, _ in rows],
+    )
+    ids = db.execute(
+        "SELECT id FROM element_rows WHERE key=? AND page_index=? ORDER BY id", where
+    ).fetchall()
+    db.executemany(
+        "INSERT INTO element_text (rowid, text) VALUES (?, ?)",
+        [(row_id, row[3]) for (row_id,), row in zip(ids, rows, strict=True)],
+    )
 
 
 def element_rows(page: Page) -> list[tuple[str, str, str]]:

@@ -105,6 +105,7 @@ class Entry:
         "rel",
         "stat",
         "touched",
+        "unindexed",
         "waiting",
     )
     rel: str
@@ -118,12 +119,15 @@ class Entry:
     outline: Outline | None
     outline_key: str
     """The key `outline` (and the pages it serves) belong to: the last good version."""
+    unindexed: str
+    """A version whose pages the store holds without their search rows (`Cached.unindexed`:
+    stored by `dpe-server read`), until they are built (`Store.index_stored`); "" none."""
     touched: dict[Entry, list[str] | tuple[()]] | None
     """Where the entry puts itself, with the keys it served before, when the version it serves
     changes (its index's record for the search index, `Index.served_changes`)."""
     waiting: set[Entry] | None
-    """Its index's entries not yet extracted (`Index.indexing`): the entry is in it while it is
-    neither current nor failed."""
+    """Its index's entries still being read (`Index.indexing`): the entry is in it while it is
+    neither current nor failed, or while the version it serves is `unindexed`."""
 
     def __init__(self, rel: str, doc_ref: str, stat: FileStat, key: str) -> None:
         init = object.__setattr__  # not yet in an index: nothing to tell
@@ -136,6 +140,7 @@ class Entry:
         init(self, "error_key", "")
         init(self, "outline", None)
         init(self, "outline_key", "")
+        init(self, "unindexed", "")
         init(self, "touched", None)
         init(self, "waiting", None)
 
@@ -166,10 +171,15 @@ class Entry:
         """Put the entry in, or take it out of, its index's `waiting` set."""
         waiting = self.waiting
         if waiting is not None:
-            if self.current or self.failed:
+            if (self.current or self.failed) and not self.searched_later:
                 waiting.discard(self)
             else:
                 waiting.add(self)
+
+    @property
+    def searched_later(self) -> bool:
+        """The version served is stored without its search rows (`unindexed`)."""
+        return bool(self.unindexed) and self.unindexed == self.served_key
 
     @property
     def served_key(self) -> str:
@@ -201,9 +211,9 @@ class Entry:
         return self.error is not None and self.error_key == self.key
 
 
-_STATE = frozenset({"key", "outline", "outline_key", "error", "error_key"})
-"""The fields of an `Entry` that decide its `served_key`, and whether it is `current` or
-`failed`."""
+_STATE = frozenset({"key", "outline", "outline_key", "error", "error_key", "unindexed"})
+"""The fields of an `Entry` that decide its `served_key`, whether it is `current` or
+`failed`, and whether its words are searched yet."""
 E = TypeVar("E", bound=Entry)
 T = TypeVar("T")
 
@@ -258,6 +268,10 @@ def outline_of(doc: Document, entry: Entry) -> Outline:
 
 
 class Index(ABC, Generic[E]):
+    INDEX_LATER = False
+    """A document extracted whole is stored without its search rows (`Store.put_document`
+    with `index=False`), for a server to build: `dpe-server read`, which no one searches."""
+
     def __init__(
         self,
         root: Path,
@@ -489,6 +503,7 @@ class Index(ABC, Generic[E]):
         entry.props = cached.props or entry.props
         if cached.outline is not None:
             entry.outline, entry.outline_key = cached.outline, entry.key
+            entry.unindexed = entry.key if cached.unindexed else ""
             self._sync_children(entry)
         return True
 
@@ -508,6 +523,7 @@ class Index(ABC, Generic[E]):
         for page in doc.pages[: self.pages_lru.capacity // 2]:
             self.pages_lru.put(key, page)  # what was just extracted is likely read next
         entry.outline, entry.outline_key = outline, key
+        entry.unindexed = key if self.INDEX_LATER else ""  # as `_put_extracted` stored it
         if key != entry.key:
             return False
         entry.props = doc.properties
@@ -756,7 +772,8 @@ class Index(ABC, Generic[E]):
             doc = dataclasses.replace(doc, pages=tuple(pages))  # noqa: PLW2901
             out.append((doc, outline_of(doc, entry)))
         if len(out) == 1:
-            self.store.put_document(extracted[0][1], out[0][1], out[0][0].pages)
+            (kept, outline), key = out[0], extracted[0][1]
+            self.store.put_document(key, outline, kept.pages, index=not self.INDEX_LATER)
         elif out:
             items = [(key, o, d.pages) for (_, key, _), (d, o) in zip(extracted, out, strict=True)]
             self.store.put_documents(items)

@@ -285,7 +285,11 @@ class PostgresStore:
 
         self._write(q, lambda m: m.put_pages(key, pages))
 
-    def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None:
+    def put_document(
+        self, key: str, outline: Outline, pages: Sequence[Page], *, index: bool = True
+    ) -> None:
+        # Indexed whatever `index` says: `dpe-server read` writes no shared store, so every
+        # version here is indexed (`Cached.unindexed` is never set).
         self.put_pages(key, pages)
         self._write(
             self._upsert(key, "outline", outline.dumps()),
@@ -296,6 +300,9 @@ class PostgresStore:
     def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
         for key, outline, pages in items:  # (a shared store extracts children one by one)
             self.put_document(key, outline, pages)
+
+    def index_stored(self, key: str) -> None:
+        """Nothing to build: every version is indexed as it is stored (`put_document`)."""
 
     def page(self, key: str, index: int) -> Page | None:
         def q(db: psycopg.Connection[Any]) -> bytes | None:

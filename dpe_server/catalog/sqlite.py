@@ -10,6 +10,9 @@
 - Search: the full-text index of every stored page's elements, in the same database
   (`fulltext`), written in the page's transaction, and searched on connections of its own
   (`searchers`): a search never waits for a write, nor delays a page read or a lookup.
+  `dpe-server read` stores a document without it (`put_document` with `index=False`: no one
+  searches its cache before a server opens it), marking the key in `unindexed` in the same
+  transaction; a server that looks the key up builds its rows (`index_stored`).
 - Eviction: a version's rows (its probe or outline, pages and search rows) are forgotten when
   the served version of a file changes (`serve`), and, at open, those not looked up for
   `UNUSED_DAYS` days (`evict`): versions of files changed or removed while no server ran,
@@ -30,6 +33,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -80,7 +84,10 @@ CREATE TABLE IF NOT EXISTS pages (
     body BLOB NOT NULL,
     PRIMARY KEY (key, page_index)
 );
+CREATE TABLE IF NOT EXISTS unindexed (key TEXT PRIMARY KEY) WITHOUT ROWID;
 """
+"""`unindexed`: the keys whose pages were stored without their search rows (`put_document`
+with `index=False`: `dpe-server read`), until a server builds them (`index_stored`)."""
 
 _TABLES = hashlib.sha256((_DDL + fulltext.DDL).encode()).hexdigest()[:16]
 """What the cache's tables are, kept in `meta`: a file whose tables differ is rebuilt."""
@@ -209,14 +216,17 @@ class SqliteStore:
                 batch = keys[i : i + _BATCH]
                 marks = ",".join("?" * len(batch))
                 rows = db.execute(
-                    f"SELECT key, props, error, outline FROM docs WHERE key IN ({marks})", batch
+                    "SELECT d.key, props, error, outline, u.key IS NOT NULL FROM docs d "
+                    f"LEFT JOIN unindexed u ON u.key = d.key WHERE d.key IN ({marks})",
+                    batch,
                 ).fetchall()
-                for key, props, error, outline in rows:
+                for key, props, error, outline, unindexed in rows:
                     parsed = Outline.loads(outline) if outline else None
                     found[key] = Cached(
                         _props(props, parsed),
                         json.loads(error) if error else None,
                         parsed,
+                        bool(unindexed),
                     )
             if found:  # one transaction marks them all used (the eviction order)
                 now, keys_found = time.time(), list(found)
@@ -249,10 +259,7 @@ class SqliteStore:
         self._upsert(key, "error", compact_json(dict(error)))
 
     def put_pages(self, key: str, pages: Sequence[Page]) -> None:
-        rows = [
-            (key, p.page_index, zlib.compress(compact_json(p.to_json()).encode("utf-8"), 1))
-            for p in pages
-        ]
+        rows = _page_rows(key, pages)
 
         def q(db: sqlite3.Connection) -> None:
             with fulltext.transaction(db):
@@ -261,16 +268,49 @@ class SqliteStore:
 
         self._run(q, None)
 
-    def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None:
-        self.put_pages(key, pages)
-        self._upsert(key, "outline", outline.dumps())
+    def put_document(
+        self, key: str, outline: Outline, pages: Sequence[Page], *, index: bool = True
+    ) -> None:
+        if index:
+            self.put_pages(key, pages)
+            self._upsert(key, "outline", outline.dumps())
+            return
+        rows = _page_rows(key, pages)
+        dumped = outline.dumps()
+
+        def q(db: sqlite3.Connection) -> None:
+            with fulltext.transaction(db):
+                db.executemany("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)", rows)
+                db.execute("INSERT OR IGNORE INTO unindexed VALUES (?)", (key,))
+                db.execute(
+                    "INSERT INTO docs (key, used) VALUES (?, ?) ON CONFLICT(key) DO NOTHING",
+                    (key, time.time()),
+                )
+                db.execute("UPDATE docs SET outline=? WHERE key=?", (dumped, key))
+
+        self._run(q, None)
+
+    def index_stored(self, key: str) -> None:
+        """`Store.index_stored`: page by page, each in a transaction of its own, its rows built
+        outside the lock (page reads and searches go on meanwhile); a page replaced since it
+        was read (recognised) is indexed as it is now, one forgotten since is left out."""
+
+        def marked(db: sqlite3.Connection) -> list[tuple[int, bytes]] | None:
+            if db.execute("SELECT 1 FROM unindexed WHERE key=?", (key,)).fetchone() is None:
+                return None
+            return db.execute(
+                "SELECT page_index, body FROM pages WHERE key=? ORDER BY page_index", (key,)
+            ).fetchall()
+
+        for index, body in self._run(marked, None) or ():
+            rows = _indexed_rows(body)
+            self._run(
+                functools.partial(_put_page_rows, key=key, index=index, read=(body, rows)), None
+            )
+        self._run(lambda db: db.execute("DELETE FROM unindexed WHERE key=?", (key,)), None)
 
     def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
-        rows = [
-            (key, p.page_index, zlib.compress(compact_json(p.to_json()).encode("utf-8"), 1))
-            for key, _, pages in items
-            for p in pages
-        ]
+        rows = [row for key, _, pages in items for row in _page_rows(key, pages)]
         now = time.time()
         docs = [(key, now) for key, _, _ in items]
         outlines = [(outline.dumps(), key) for key, outline, _ in items]
@@ -383,7 +423,44 @@ class SqliteStore:
 def _forget(db: sqlite3.Connection, key: str) -> None:
     db.execute("DELETE FROM pages WHERE key=?", (key,))
     db.execute("DELETE FROM docs WHERE key=?", (key,))
+    db.execute("DELETE FROM unindexed WHERE key=?", (key,))
     fulltext.forget(db, key)
+
+
+def _page_rows(key: str, pages: Sequence[Page]) -> list[tuple[str, int, bytes]]:
+    """The `pages` rows of `pages` of `key`: each page's tree as JSON, compressed."""
+    return [
+        (key, p.page_index, zlib.compress(compact_json(p.to_json()).encode("utf-8"), 1))
+        for p in pages
+    ]
+
+
+def _put_page_rows(
+    db: sqlite3.Connection,
+    *,
+    key: str,
+    index: int,
+    read: tuple[bytes, list[tuple[str, str, str, str]]],
+) -> None:
+    """Index page `index` of `key` with the rows built from the body `read` (rebuilt from the
+    page as stored now if it was replaced since; nothing if it was forgotten)."""
+    body, rows = read
+    with fulltext.transaction(db):
+        now = db.execute(
+            "SELECT body FROM pages WHERE key=? AND page_index=?", (key, index)
+        ).fetchone()
+        if now is not None:
+            fulltext.put_rows(db, key, index, rows if now[0] == body else _indexed_rows(now[0]))
+
+
+def _indexed_rows(body: bytes) -> list[tuple[str, str, str, str]]:
+    """The search rows of a stored page (none when it is unreadable: its next read finds
+    that, and forgets the version)."""
+    try:
+        page = Page.from_json(json.loads(zlib.decompress(body)))
+    except (zlib.error, ValueError, KeyError, TypeError):
+        return []
+    return fulltext.indexed_rows(page)
 
 
 def _props(text: str | None, outline: Outline | None) -> Properties | None:

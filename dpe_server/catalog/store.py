@@ -15,6 +15,7 @@ extractor, never meets a stale tree.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import threading
@@ -162,8 +163,10 @@ def _init(outline: Outline, *values: object) -> None:
 
 
 def compact_json(value: JSON) -> str:
-    """`value` as the stores keep JSON: compact, not ASCII-escaped."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """`value` as the stores keep JSON: compact, not ASCII-escaped. Trees hold no cycle (they
+    are built from parsed files and JSON), so the encoder does not track every object it is
+    inside of (`check_circular`: a tenth of the time of a page's JSON)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), check_circular=False)
 
 
 _SHARED: dict[object, object] = {}
@@ -213,6 +216,9 @@ class Cached:
     props: Properties | None
     error: Mapping[str, JSON] | None
     outline: Outline | None
+    unindexed: bool = False
+    """Its pages are stored without their full-text rows (`put_document` with `index=False`,
+    `dpe-server read`): searches miss its words until `index_stored` builds them."""
 
 
 class Store(Protocol):
@@ -226,7 +232,19 @@ class Store(Protocol):
 
     def put_error(self, key: str, error: Mapping[str, JSON]) -> None: ...
 
-    def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None: ...
+    def put_document(
+        self, key: str, outline: Outline, pages: Sequence[Page], *, index: bool = True
+    ) -> None:
+        """Store `pages` of `key` and its outline; `index=False` (a one-shot read, which no
+        one searches) leaves out their full-text rows and marks the key so (`Cached.unindexed`)
+        in the same transaction, for a server to build them (`index_stored`). A store may index
+        all the same (PostgreSQL: `dpe-server read` never writes there)."""
+        ...
+
+    def index_stored(self, key: str) -> None:
+        """Build the full-text rows of the stored pages of `key` if it is marked
+        `Cached.unindexed`, and clear the mark (blocking; nothing when not marked)."""
+        ...
 
     def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
         """`put_document` of each of `items` (key, outline, pages), in one transaction where
@@ -264,12 +282,16 @@ class MemoryStore:
         self._pages: dict[tuple[str, int], Page] = {}
         self._text = fulltext.connect_memory()
         self._text_lock = threading.Lock()
+        self._unindexed: set[str] = set()
 
     def lookup(self, key: str) -> Cached | None:
-        return self._docs.get(key)
+        cached = self._docs.get(key)
+        if cached is not None and key in self._unindexed:
+            return dataclasses.replace(cached, unindexed=True)
+        return cached
 
     def lookup_many(self, keys: Sequence[str]) -> dict[str, Cached]:
-        return {k: self._docs[k] for k in keys if k in self._docs}
+        return {k: c for k in keys if (c := self.lookup(k)) is not None}
 
     def put_probe(self, key: str, props: Properties) -> None:
         old = self._docs.get(key)
@@ -279,10 +301,25 @@ class MemoryStore:
         old = self._docs.get(key)
         self._docs[key] = Cached(old.props if old else None, dict(error), None)
 
-    def put_document(self, key: str, outline: Outline, pages: Sequence[Page]) -> None:
+    def put_document(
+        self, key: str, outline: Outline, pages: Sequence[Page], *, index: bool = True
+    ) -> None:
         old = self._docs.get(key)
         self._docs[key] = Cached(old.props if old else None, None, outline)
-        self.put_pages(key, pages)
+        if index:
+            self.put_pages(key, pages)
+            return
+        for page in pages:
+            self._pages[(key, page.page_index)] = page
+        self._unindexed.add(key)
+
+    def index_stored(self, key: str) -> None:
+        if key not in self._unindexed:
+            return
+        pages = [page for (k, _), page in list(self._pages.items()) if k == key]
+        with self._text_lock, fulltext.transaction(self._text):
+            fulltext.put_pages(self._text, key, pages)
+        self._unindexed.discard(key)
 
     def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
         with self._text_lock, fulltext.transaction(self._text):
@@ -304,6 +341,7 @@ class MemoryStore:
 
     def forget(self, key: str) -> None:
         self._docs.pop(key, None)
+        self._unindexed.discard(key)
         for k in [k for k in self._pages if k[0] == key]:
             del self._pages[k]
         with self._text_lock:

@@ -54,7 +54,14 @@ none back from the store. They were all in memory at once while the document was
 
 
 class OneShotReader(Index[Entry]):
-    """Reads dpe:// URIs of documents in `root`, one after the other, parsing here."""
+    """Reads dpe:// URIs of documents in `root`, one after the other, parsing here.
+
+    A document it extracts is stored without its search rows (`INDEX_LATER`): this command
+    answers one URI and exits, and no one searches the cache until a server opens it, which
+    builds them in the background (`Store.index_stored`): they were 23 % of the
+    instructions of a one-shot read of a 1 MB web page (bench/README.md, issue 34)."""
+
+    INDEX_LATER = True
 
     def __init__(
         self,

@@ -183,6 +183,10 @@ async def search(
         except RequestError as exc:
             raise QueryError(exc.message) from None
     of = hashlib.sha256(repr((parsed, scope)).encode()).hexdigest()[:16]
+    # Counted before the index is read: a document counted as read has its rows in the index
+    # already. Counted after, one whose rows were built while the search ran was missing from
+    # its results and no longer said to be still being read.
+    waiting = catalog.indexing(scope.file_type, scope.doc_ref)
     try:
         found = await catalog.search(parsed, scope, wanted, _position(cursor, of))
     except StoreUnavailable as exc:
@@ -207,7 +211,6 @@ async def search(
                 "snippet": hit.snippet,
             }
         )
-    waiting = catalog.indexing(scope.file_type, scope.doc_ref)
     body: dict[str, Any] = {"query": query}
     if waiting:  # first, where a reader (a model) meets it before the results
         body["note"] = _still_reading(catalog, waiting, scope)

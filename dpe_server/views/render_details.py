@@ -88,6 +88,8 @@ def _field(field: Mapping[str, JSON]) -> str:
 def extras(category: str, content: Mapping[str, JSON], shown: str, markdown: bool) -> str:
     """The phrases of `content` that `shown` (the rendering so far) leaves out, as lines:
     a `text` or a diagram's `nodes` line by line, any other field as `key: value`."""
+    if "\\" not in shown and "<br>" not in shown and _all_said(category, content, shown):
+        return ""
     body = normalise(shown)
     lines: list[str] = []
     for key in content:
@@ -96,6 +98,33 @@ def extras(category: str, content: Mapping[str, JSON], shown: str, markdown: boo
             continue
         lines += left if key in _LINES else [f"{key}: {' '.join(left)}"]
     return "\n".join(("- " if markdown else "") + line for line in lines)
+
+
+def _all_said(category: str, content: Mapping[str, JSON], shown: str) -> bool:
+    """Whether `shown` holds, as they are, every string (and number) of `content` that holds
+    words (a link's text and URL, a heading's text, a list's items): then it holds each of
+    their phrases (what `walk` yields: a stripped line of one of them, a number) as they are,
+    and, with no escape nor `<br>` in `shown` to undo, whitespace collapsed (`normalise`) in
+    both, so `extras` has nothing to add. Not for a chart's series nor a form's fields, whose
+    phrases are made of several fields (`key_phrases`). Saves the phrase-by-phrase comparison
+    of most elements (a web page's thousands of links)."""
+    if category in ("chart", "form"):
+        return False
+    return all(_said(value, shown) for key, value in content.items() if key not in NOT_WORDS)
+
+
+def _said(value: JSON, shown: str) -> bool:
+    if isinstance(value, str):
+        return value in shown
+    if isinstance(value, bool) or value is None:
+        return True
+    if isinstance(value, int | float):
+        return str(value) in shown
+    if isinstance(value, list):
+        return all(_said(item, shown) for item in value)
+    if isinstance(value, dict):
+        return all(_said(item, shown) for key, item in value.items() if key not in NOT_WORDS)
+    return False  # (not JSON: compared phrase by phrase, as `walk` reads it)
 
 
 def pipe_table(headers: Sequence[JSON], rows: Sequence[Sequence[JSON]]) -> str:

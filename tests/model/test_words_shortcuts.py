@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 
+from dpe_server.model.tree import JSON
 from dpe_server.model.words import key_phrases, normalise, walk
 from dpe_server.views.render_details import extras
 
@@ -34,3 +35,42 @@ def test_a_string_s_phrases_are_its_lines() -> None:
 def test_a_text_element_s_body_says_every_phrase() -> None:
     for text in _texts(3, 3000):
         assert extras("text", {"text": text}, text, markdown=True) == "", repr(text)
+
+
+def _extras_in_full(category: str, content: dict[str, JSON], shown: str) -> str:
+    """`extras` without its shortcut: every phrase compared with the normalised rendering."""
+    body = normalise(shown)
+    lines: list[str] = []
+    for key in content:
+        left = [p for p in key_phrases(category, content, key) if normalise(p) not in body]
+        lines += left if key == "text" else [f"{key}: {' '.join(left)}"] * bool(left)
+    return "\n".join("- " + line for line in lines)
+
+
+def test_a_rendering_that_holds_every_field_as_it_is_leaves_nothing_out() -> None:
+    """The shortcut (`_all_said`: every string and number of the element's words found in the
+    rendering as it is) gives what comparing phrase by phrase gives, escapes, `<br>`, line
+    breaks and odd spaces included, whether the rendering holds them or not."""
+    texts, urls = _texts(4, 1500), _texts(5, 1500)
+    for n, (text, url) in enumerate(zip(texts, urls, strict=True)):
+        items: list[JSON] = [
+            {"text": text, "level": n % 3, "label": f"{n % 7}."},
+            {"text": url, "level": 0, "checked": n % 2 == 0, "count": n % 5 + 0.5},
+        ]
+        contents: list[tuple[str, dict[str, JSON]]] = [
+            ("link", {"text": text, "url": url}),
+            ("heading", {"text": text, "level": n % 6}),
+            ("list", {"items": items, "ordered": True}),
+        ]
+        for shown in (
+            f"[{text}]({url})",
+            f"{text} ({url})",
+            f"[{text}]",
+            f"# {url}",
+            f"{n % 7}. {text}\n- {url} {n % 5 + 0.5}",
+            f"{n % 7}. {text}\n- {url}",
+        ):
+            for category, content in contents:
+                assert extras(category, content, shown, markdown=True) == _extras_in_full(
+                    category, content, shown
+                ), (content, shown)

@@ -37,7 +37,7 @@ from dpe_server.model.content import (
     SeparatorContent,
     TextContent,
 )
-from dpe_server.model.tree import JSON, Category, one_line
+from dpe_server.model.tree import JSON, Category
 
 _SPACE = re.compile(r"[ \t\n\r\f\u00a0]+")
 _NOT_SPLIT = re.compile("[\x0b\x1c-\x1f\x85\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
@@ -117,7 +117,8 @@ class Walker:
         if (text or items) and self._word_items:
             self._close_word_list()
         if text:
-            out = Out(Category.TEXT, one_line(text), {"text": text}, items=items, text=text)
+            # (summarised once, by `PageBuilder.add`: `one_line` of its own result is itself)
+            out = Out(Category.TEXT, text, {"text": text}, items=items, text=text)
         elif items:
             out = Out(None, items=items)
         else:
