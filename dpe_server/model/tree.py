@@ -149,7 +149,7 @@ class Element:
     def to_json(self) -> dict[str, JSON]:
         return {
             "element_id": self.element_id,
-            "category": self.category.value,
+            "category": self.category._value_,  # `.value`, without the enum's property
             "summary": self.summary,
             "content": dict(self.content),
             "metadata": dict(self.metadata),
