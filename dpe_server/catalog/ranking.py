@@ -17,6 +17,7 @@ holds it (its inverse document frequency): a walk of the whole list of rows of a
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sqlite3
@@ -35,9 +36,11 @@ _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 """`_TOKEN` in lower-case ASCII text."""
 
 
+@functools.cache
 def _folding() -> dict[int, str | None]:
     """Latin letters with accents to their base letter, combining accents removed, and the
-    few case foldings `unicode61` makes that `str.lower` does not."""
+    few case foldings `unicode61` makes that `str.lower` does not. Built on first use (a
+    few ms of `unicodedata`): a `dpe-server read` that searches nothing never needs it."""
     fold: dict[int, str | None] = dict.fromkeys(range(0x300, 0x370))
     for c in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
         base, accents = (d := unicodedata.normalize("NFD", chr(c)))[0], d[1:]
@@ -46,16 +49,13 @@ def _folding() -> dict[int, str | None]:
     return fold | {ord("ς"): "σ", ord("µ"): "μ", ord("ϕ"): "φ"}
 
 
-_FOLD = _folding()
-
-
 def tokens(text: str) -> list[str]:
     """`text` (already CJK-segmented) as `unicode61 remove_diacritics 2` cuts and folds it:
     the index's words, for ranking here and for a PostgreSQL store's `tsvector`."""
     low = text.lower()
     if low.isascii():  # the same words, found faster (nothing to fold)
         return _ASCII_TOKEN.findall(low)
-    return _TOKEN.findall(low.translate(_FOLD))
+    return _TOKEN.findall(low.translate(_folding()))
 
 
 @dataclass(frozen=True, slots=True)

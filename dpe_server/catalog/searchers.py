@@ -29,11 +29,14 @@ import sqlite3
 import sys
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +80,9 @@ class Searchers:
         self.path = path
         self.limit = limit
         self._lock = threading.Lock()
-        self._threads = ThreadPoolExecutor(limit, "dpe-search", initializer=_lower_priority)
+        self._threads: ThreadPoolExecutor | None = None
+        """The search threads, from the first search (a `dpe-server read` searches nothing and
+        does not import `concurrent.futures`)."""
         self._idle: list[_Connection] = []
         self._all: list[_Connection] = []
         self._generation = 0
@@ -107,6 +112,12 @@ class Searchers:
         with self._lock:
             if self._closed:
                 return None
+            if self._threads is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._threads = ThreadPoolExecutor(
+                    self.limit, "dpe-search", initializer=_lower_priority
+                )
             done = self._threads.submit(self._search, query, scope, limit, at)
         return done.result()
 
@@ -195,5 +206,7 @@ class Searchers:
     def close(self) -> None:
         with self._lock:
             self._closed = True
-        self._threads.shutdown(wait=False, cancel_futures=True)
+            threads = self._threads
+        if threads is not None:
+            threads.shutdown(wait=False, cancel_futures=True)
         self.reset()

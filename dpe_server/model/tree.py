@@ -126,6 +126,11 @@ def page_of_element_id(value: str) -> int | None:
 
 def one_line(text: str, limit: int = SUMMARY_MAX) -> str:
     """Collapse white space to single spaces and cut to `limit` characters with an ellipsis."""
+    short = len(text) <= limit
+    if short and text.isprintable() and "  " not in text and text[:1] != " " != text[-1:]:
+        # one line already (every white space but " " is unprintable); most summaries are (an
+        # extractor's, collapsed and cut by `one_line` before `PageBuilder.add`'s)
+        return text
     if len(text) > 2 * limit:  # a long text: its start alone, when that is cut all the same
         head = " ".join(text[: 2 * limit].split())  # (a start of the whole text's words)
         if len(head) > limit:
@@ -149,7 +154,7 @@ class Element:
     def to_json(self) -> dict[str, JSON]:
         return {
             "element_id": self.element_id,
-            "category": self.category.value,
+            "category": self.category._value_,  # `.value`, without the enum's property
             "summary": self.summary,
             "content": dict(self.content),
             "metadata": dict(self.metadata),

@@ -113,7 +113,7 @@ def page_view(host: str, doc_ref: str, page: Page, uri: DpeUri) -> dict[str, JSO
         "elements": [
             {
                 "element_id": el.element_id,
-                "category": el.category.value,
+                "category": el.category._value_,  # `.value`, without the property
                 "summary": el.summary,
                 "content": preview_content(el),
             }
@@ -136,7 +136,7 @@ def element_view(host: str, doc_ref: str, page_index: int, element: Element) -> 
         content.setdefault("total_columns", max((len(r) for r in rows), default=0))
     return {
         "element_id": element.element_id,
-        "category": element.category.value,
+        "category": element.category._value_,
         "doc_ref": doc_ref,
         "page_index": page_index,
         "uri": format_uri(host, doc_ref, element_id=element.element_id),

@@ -161,8 +161,9 @@ def _title_heading(title: str, elements: Sequence[Mapping[str, JSON]]) -> int | 
     section's heading, a pdf page's first heading after a chapter number or a running
     header), or None."""
     said = " ".join(title.split())
+    heading = Category.HEADING._value_
     for k, el in enumerate(elements):
-        if el.get("category") == Category.HEADING.value and said == " ".join(
+        if el.get("category") == heading and said == " ".join(
             str((el.get("content") or {}).get("text", "")).split()
         ):
             return k
@@ -172,9 +173,13 @@ def _title_heading(title: str, elements: Sequence[Mapping[str, JSON]]) -> int | 
 # ---- elements --------------------------------------------------------------------------------
 
 
+_CATEGORIES: dict[object, Category] = {c._value_: c for c in Category}
+"""`Category(value)` for a known value, without the enum's call (once per element rendered)."""
+
+
 def render_element(element: Mapping[str, JSON], *, markdown: bool, full: bool) -> str:
     """One element (a Level 2 entry or a Level 3 payload) as Markdown or text."""
-    category = Category(element["category"])
+    category = _CATEGORIES.get(element["category"]) or Category(element["category"])
     content: Mapping[str, JSON] = element.get("content") or {}
     summary = str(element.get("summary", ""))
     uri = str(element.get("uri", ""))
@@ -322,7 +327,7 @@ def _with_details(
     if category is Category.TEXT and len(c) == 1 and isinstance(c.get("text"), str):
         pass  # its body is its text, which says each of its lines: nothing is left out
     elif category not in (Category.TABLE, Category.PIVOT_TABLE):
-        parts.append(details.extras(category.value, c, "\n".join(parts), markdown))
+        parts.append(details.extras(category._value_, c, "\n".join(parts), markdown))
     return "\n\n".join(part for part in parts if part)
 
 

@@ -26,3 +26,16 @@ def test_white_space_at_the_start_of_a_long_text_does_not_shorten_it() -> None:
     text = " " * 1000 + "a b " * 20
     assert one_line(text, 120) == "a b " * 19 + "a b"
     assert one_line(" " * 470 + "x" * 200) == "x" * 119 + "…"
+
+
+def test_a_short_text_is_kept_as_it_is_only_when_it_is_one_line_already() -> None:
+    """The shortcut returns a short printable text with no double nor outer space as it is:
+    it relies on every white space but " " being unprintable."""
+    spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+    assert all(not c.isprintable() for c in spaces if c != " ")
+    for space in spaces:
+        for text in (f"a{space}b", f"{space}ab", f"ab{space}", f"a {space}b", f"a{space}{space}b"):
+            assert one_line(text) == _whole(text, 120), repr(text)
+    assert one_line("a b\u200bc") == "a b\u200bc"  # unprintable, not white space: kept
+    assert one_line("x" * 120) == "x" * 120
+    assert one_line("x" * 121) == "x" * 119 + "…"

@@ -142,6 +142,34 @@ def test_errors_name_what_is_missing(folder: Path) -> None:
             reader.read(format_uri(HOST))
 
 
+@pytest.mark.parametrize("name", ["web-browser-saved.html", "epub3-nav.epub"])
+def test_dpe_server_read_of_a_web_page_sets_up_no_search(
+    folder: Path, tmp_path: Path, name: str
+) -> None:
+    """A one-shot read stores no search rows and searches nothing: it neither imports the
+    search threads' pool (`concurrent.futures`) nor builds the accent folding of the index's
+    words (`ranking._folding`), a few ms of every `dpe-server read` (issue 34)."""
+    with OneShotReader(folder, HOST, cache=False) as reader:
+        ref = next(e for e in reader.entries() if e.rel.endswith(name)).doc_ref
+    uri = format_uri(HOST, ref) + "?depth=pages"
+    code = (
+        "import sys\n"
+        "from dpe_server.cli.command import main\n"
+        "from dpe_server.catalog import ranking\n"
+        f"rc = main(['read', {str(folder)!r}, {uri!r}, '--dpe-host', {HOST!r},"
+        f" '--cache-dir', {str(tmp_path / 'cache')!r}])\n"
+        "fold = ranking._folding\n"  # (built when imported, before: not a cached function)
+        "built = not hasattr(fold, 'cache_info') or fold.cache_info().currsize > 0\n"
+        "print('concurrent.futures' in sys.modules, built, file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    argv = [sys.executable, "-c", code]
+    done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "False False"
+    assert json.loads(done.stdout)["page_count"] >= 1
+
+
 def test_dpe_server_read_of_a_document_starts_no_event_loop(folder: Path, tmp_path: Path) -> None:
     """The one-document read path is cheap to start: no asyncio, anyio, MCP SDK or workers."""
     with OneShotReader(folder, HOST, cache=False) as reader:

@@ -118,7 +118,9 @@ def read(source: Source, limits: Limits, title: str = "", first: int = 0) -> Doc
     """The document of a page already parsed (web pages, and Markdown rendered to HTML).
 
     With a `title` (an e-book's chapter), the page is one page titled so (and its
-    continuations), its pages numbered from `first`."""
+    continuations), its pages numbered from `first`, and its properties only its page count,
+    titles and encoding: the book's are the document's (`epub.extract` reads a chapter's pages
+    and metadata only), so a chapter's `<title>` and `<meta>` are not read."""
     root = source.root
     body = next(iter(root.iter("body")), root)
     walker = Walker(numbered(root), source.parts, classify(root))
@@ -129,7 +131,6 @@ def read(source: Source, limits: Limits, title: str = "", first: int = 0) -> Doc
     plans = _furniture_first(plan_pages(blocks), outs)
     cut = len(plans) > limits.max_pages
     plans = plans[: limits.max_pages]
-    props = properties(root, [p.title for p in plans], source.encoding)
     pages = []
     own = one_line(title or head_title(root))
     for plan in plans:
@@ -139,7 +140,10 @@ def read(source: Source, limits: Limits, title: str = "", first: int = 0) -> Doc
             name = own if plan.index == 0 else name.replace("Section 1", own, 1)
         pages.append(_page(plan, outs, limits, name, first))
     titles = tuple(p.title for p in pages)
-    props = Properties(len(pages), props.title, props.keywords, props.summary, titles, props.extra)
+    if title:
+        props = Properties(len(pages), page_titles=titles, extra={"encoding": source.encoding})
+    else:
+        props = properties(root, titles, source.encoding)
     cut = cut or any(p.metadata.get("truncated") for p in pages)
     return Document(props, tuple(pages), {"truncated": True} if cut else {})
 

@@ -71,7 +71,14 @@ class Out:
 def collapse(text: str) -> str:
     """Inline white space as a browser shows it: runs of spaces one space, `\\n` (a `<br>`)
     kept."""
-    if _NOT_SPLIT.search(text) is None:
+    if text.isascii():  # (a flag of the string) of `_NOT_SPLIT`, only \x0b and \x1c-\x1f can
+        # be there: five searches for one character are 2-20 times faster than its class
+        plain = not (
+            "\x0b" in text or "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text
+        )
+    else:
+        plain = _NOT_SPLIT.search(text) is None
+    if plain:
         return " ".join(text.split())
     text = _SPACE.sub(" ", text)
     if "\x0b" in text:

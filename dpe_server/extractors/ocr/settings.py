@@ -10,11 +10,11 @@ Homebrew `tesseract`), `rapidocr` (the `ocr` extra); `auto` takes Tesseract when
 found, else RapidOCR when the extra is installed.
 
 Tesseract's version and languages, in the cache key, are the command's (`tesseract --version`,
-`--list-langs`: some 0.05 CPU s and 0.08 s, once a process) even where its library reads the
-pages (`tess_library`): the library would tell its languages only from an initialised handle
-(at least 0.12 CPU s, loading `osd`), dearer in a `dpe-server read` that recognises nothing,
-and the key stays the same for the same installation (no cache is rebuilt). The library is used
-only when its version is the command's.
+`--list-langs`, run side by side: some 0.05 CPU s and 0.03 s, once a process) even where its
+library reads the pages (`tess_library`): the library would tell its languages only from an
+initialised handle (at least 0.12 CPU s, loading `osd`), dearer in a `dpe-server read` that
+recognises nothing, and the key stays the same for the same installation (no cache is
+rebuilt). The library is used only when its version is the command's.
 
 Languages are ISO 639-1 codes (`en`, `zh`, `ja`…, `LANGUAGE_CODES`) or Tesseract's own names
 (`eng`, `chi_sim`); none given means every language the engine has (Tesseract: those installed,
@@ -82,19 +82,43 @@ def tesseract() -> tuple[str, str, tuple[str, ...]]:
     if path is None:
         return "", "", ()
     try:
-        version = _output([path, "--version"]).split()[1]
-        listed = _output([path, "--list-langs"]).splitlines()[1:]
+        version_out, langs_out = _outputs([path, "--version"], [path, "--list-langs"])
+        version = version_out.split()[1]
+        listed = langs_out.splitlines()[1:]
     except (OSError, IndexError, subprocess.SubprocessError):
         return "", "", ()
     names = tuple(sorted(n.strip() for n in listed if n.strip() and n.strip() != "osd"))
     return path, version, names
 
 
-def _output(argv: list[str]) -> str:
-    done = subprocess.run(
-        argv, stdin=subprocess.DEVNULL, capture_output=True, check=True, timeout=30, text=True
-    )
-    return done.stdout + done.stderr  # older versions print --version on stderr
+def _outputs(*argvs: list[str]) -> list[str]:
+    """What each command prints (stdout then stderr: older versions print `--version` on
+    stderr), the commands run side by side (every `dpe-server read` waits for Tesseract's
+    two: one after the other, the second's start-up was 0.03 s of its wall time)."""
+    running: list[subprocess.Popen[str]] = []
+    try:
+        for argv in argvs:
+            running.append(
+                subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+        outputs = []
+        for proc in running:
+            out, err = proc.communicate(timeout=30)
+            if proc.returncode:
+                raise subprocess.CalledProcessError(proc.returncode, proc.args, out, err)
+            outputs.append(out + err)
+        return outputs
+    finally:
+        for proc in running:  # a command not waited for (one failed): stopped, pipes closed
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
 
 
 def chosen(engine: str) -> str:
