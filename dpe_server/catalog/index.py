@@ -298,10 +298,12 @@ class Index(ABC, Generic[E]):
         self.pages_lru = PageCache()
         self._entries: dict[str, E] = {}
         self._by_ref: dict[str, E] = {}
-        # The settings that change trees (OCR, locations) are part of every key, like the code.
-        self._fingerprint = extractor_fingerprint() + ocr.cache_variant(
-            limits.ocr, limits.ocr_languages, limits.ocr_engine, limits.keep_location
-        )
+        self._code = extractor_fingerprint()
+        self._limits = limits
+        self._ocr_variant = ""
+        """`ocr.cache_variant` of `limits`, asked for when a key first needs it
+        (`_fingerprint_of`): it asks which engine is installed (Tesseract's version: two
+        processes), which a read of a web page, a text or an e-book never needs."""
         self._touched: dict[Entry, list[str] | tuple[()]] = {}
         """Entries whose served version changed since the search index was last told, with
         the keys they served meanwhile."""
@@ -324,8 +326,22 @@ class Index(ABC, Generic[E]):
         if children.depth(rel):
             return self._child_key(rel, st)
         content = content_fingerprint(self.root, rel) if st.coarse else ""
-        fingerprint = self._fingerprint + self.passwords.digest(rel)
+        fingerprint = self._fingerprint_of(rel) + self.passwords.digest(rel)
         return cache_key(self._root_prefix + rel, st, fingerprint, content)
+
+    def _fingerprint_of(self, rel: str) -> str:
+        """What of the code and settings a key of the file (or child) at `rel` holds: the code
+        that makes trees, and the settings that change them (OCR, locations) where its format
+        may recognise a picture (`Format.recognises_pictures`; a child by its own format)."""
+        fmt = format_of(children.name_of(rel))
+        if fmt is not None and not fmt.recognises_pictures:
+            return self._code
+        if not self._ocr_variant:
+            limits = self._limits
+            self._ocr_variant = ocr.cache_variant(
+                limits.ocr, limits.ocr_languages, limits.ocr_engine, limits.keep_location
+            )
+        return self._code + self._ocr_variant
 
     def _keys(self, found: Mapping[str, FileStat]) -> dict[str, str]:
         return {rel: self._key(rel, st) for rel, st in found.items()}
@@ -364,7 +380,7 @@ class Index(ABC, Generic[E]):
         """A child's store key: its path, and the version of its container it was listed by."""
         container = self._entries.get(children.container_of(rel))
         version = "" if container is None else container.outline_key or container.key
-        fingerprint = self._fingerprint + self.passwords.digest(children.split(rel)[0])
+        fingerprint = self._fingerprint_of(rel) + self.passwords.digest(children.split(rel)[0])
         return cache_key(self._root_prefix + rel, st, fingerprint, version)
 
     def _sync_children(self, entry: Entry) -> tuple[list[E], bool]:

@@ -121,6 +121,12 @@ class Format:
     tools: tuple[str, ...] = ()
     """Programs on PATH its extractor runs (`soffice`): whether each is found is part of the
     cache key, so installing or removing one re-reads the files of the format."""
+    recognises_pictures: bool = True
+    """Its extractor may run OCR (a scanned page, a picture, a picture inside the file), so the
+    OCR settings and the engine installed are part of its files' cache keys. False where the
+    extractor never does (web pages, text, e-books, OpenDocument, mail, archives: a document
+    inside one is keyed by its own format): a read of such a file never asks which engine is
+    installed (`catalog.index.Index._fingerprint_of`)."""
     pdf_export: bool = False
     """LibreOffice exports its files to PDF (`kit.soffice.export_pdf`, as its `page_unit`
     says): `dpe-server view` draws its pages from that export."""

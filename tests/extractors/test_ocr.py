@@ -162,7 +162,7 @@ def test_ocr_settings_are_part_of_the_cache_key(tmp_path: Path) -> None:
     keys = set()
     for limits in modes:
         with OneShotReader(tmp_path, cache=False, limits=limits) as reader:
-            keys.add(reader._fingerprint)
+            keys.add(reader._fingerprint_of("scan.pdf"))
     assert len(keys) == 4
     assert cache_variant("off", ("en",)) == cache_variant("off", ("en", "zh"))
 

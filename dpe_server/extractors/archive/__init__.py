@@ -46,4 +46,5 @@ FORMAT = Format(
     check=_check,
     member=_member,
     members=_members,
+    recognises_pictures=False,
 )

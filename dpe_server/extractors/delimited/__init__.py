@@ -18,6 +18,7 @@ def _format(suffix: str, kind_name: str) -> Format:
         paged=False,
         extractor=f"dpe_server.extractors.delimited.extract:{suffix[1:].upper()}",
         check=not_text,
+        recognises_pictures=False,
     )
 
 

@@ -47,4 +47,5 @@ FORMAT = Format(
     check=check_zip,
     picture=_picture,
     probe_reads_whole=True,
+    recognises_pictures=False,
 )

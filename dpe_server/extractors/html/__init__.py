@@ -70,4 +70,5 @@ FORMAT = Format(
     picture=_picture,
     pictures_beside=True,
     probe_reads_whole=True,
+    recognises_pictures=False,
 )

@@ -73,6 +73,7 @@ def _format(name: str, kind_name: str) -> Format:
         picture=_picture,
         member=_member(name),
         members=_members(name),
+        recognises_pictures=False,
     )
 
 

@@ -38,4 +38,5 @@ FORMAT = Format(
     check=not_text,
     pictures_beside=True,
     probe_reads_whole=True,
+    recognises_pictures=False,
 )

@@ -58,4 +58,5 @@ def odf_format(
         check=_check(mimetypes),
         picture=_picture,
         pdf_export=True,
+        recognises_pictures=False,
     )

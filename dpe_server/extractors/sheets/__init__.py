@@ -27,4 +27,5 @@ FORMAT = Format(
     extractor="dpe_server.extractors.sheets.extract:EXTRACTOR",
     check=_check,
     pdf_export=True,
+    recognises_pictures=False,
 )

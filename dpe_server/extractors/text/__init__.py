@@ -16,4 +16,5 @@ FORMAT = Format(
     extractor="dpe_server.extractors.text.extract:EXTRACTOR",
     check=not_text,
     probe_reads_whole=True,
+    recognises_pictures=False,
 )
