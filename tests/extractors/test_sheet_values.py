@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from dpe_server.extractors.gcpause import collector_paused
+from dpe_server.extractors.xlsx import cells
 from dpe_server.extractors.xlsx.cells import Grid, _split, blocks, display_rows
 from dpe_server.extractors.xlsx.format import CELL_MAX_CHARS, clip, show
 
@@ -64,6 +65,51 @@ def test_random_floats_display_as_cell_by_cell() -> None:
     assert [r[0] for r in display_rows([[v] for v in ("Random", *col)])] == cell_by_cell(
         ("Random", *col)
     )
+
+
+def _chunks() -> list[list[tuple[Any, ...]]]:
+    """Columns of chunks of rows: values repeating across chunks (each chunk's distinct
+    values fewer than half its rows), new ones appearing later, and a column whose type
+    changes from chunk to chunk (ints, whole floats, dates, booleans)."""
+    days = [date(2020, 1, 1 + i % 28) for i in range(3)]
+    wholes = [0.0, -0.0, 1.0, -7.0, 1e15 - 1, -(1e15 - 1), 42.0]
+    ints = [0, -1, 10**15, 10**16, 10**20, -(10**18), 7]
+    chunks = []
+    for k in range(6):
+        rows = 64
+        chunk = [
+            tuple(date(2020, 1 + k % 12, 1 + i % (3 + k)) for i in range(rows)),
+            tuple(wholes[(i + k) % (len(wholes) - (k % 3))] for i in range(rows)),
+            tuple(ints[(i * k) % len(ints)] for i in range(rows)),
+            (
+                tuple(days[i % 3] for i in range(rows)),
+                tuple(float(i % 5) for i in range(rows)),
+                tuple(i % 5 for i in range(rows)),
+                tuple(i % 2 == 0 for i in range(rows)),
+                tuple((1e16, 1e15, 0.1 + 0.2, -0.0, 2.0)[i % 5] for i in range(rows)),
+                tuple(("Total", True, 1, 1.0)[i % 4] for i in range(rows)),
+            )[k],
+        ]
+        chunks.append(chunk)
+    return chunks
+
+
+@pytest.mark.parametrize("memo_max", [8192, 3])
+def test_chunks_converted_with_memos_display_as_cell_by_cell(
+    memo_max: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sheet's chunks converted with the memos of its earlier chunks (dense.py) give what
+    each cell converted alone gives, also when a memo is emptied at its bound."""
+    monkeypatch.setattr(cells, "_MEMO_MAX", memo_max)
+    memos: list[cells.Memo] = []
+    for chunk in _chunks():
+        shown = display_rows([list(row) for row in zip(*chunk, strict=True)], memos)
+        assert [list(c) for c in zip(*shown, strict=True)] == [cell_by_cell(c) for c in chunk]
+    assert memos[0][date.isoformat]
+    assert memos[1][cells._WHOLE]
+    assert memos[2][int.__repr__]
+    # a chunk adds at most its distinct values (8) to a memo at most `memo_max` long
+    assert all(len(m) <= memo_max + 8 for memo in memos for m in memo.values())
 
 
 @pytest.mark.parametrize(

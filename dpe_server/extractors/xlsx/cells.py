@@ -61,9 +61,9 @@ class CharBudget:
 
     def fit(self, rows: list[list[str]]) -> list[list[str]]:
         """The leading rows that fit, charged to the budget."""
-        # Characters counted by joining each row (C-level; a call of `len` per cell costs
-        # four times as much on a 500,000-cell sheet).
-        total = sum(map(len, map("".join, rows)))
+        # Characters counted by joining each row, then the rows (C-level; a call of `len`
+        # per cell costs four times as much on a 500,000-cell sheet, one per row twice).
+        total = len("".join(map("".join, rows)))
         if total <= self.remaining:
             self.remaining -= total
             return rows
@@ -167,10 +167,10 @@ class SheetCells:
             g.blank(rect)
 
 
-def _numbers(col: Sequence[float]) -> list[str]:
+def _numbers(col: Sequence[float], memo: Memo | None = None) -> list[str]:
     """Floats as General shows them: whole numbers as integers (C-level maps throughout)."""
     if all(map(float.is_integer, col)) and min(col) > -1e15 and max(col) < 1e15:
-        return _repeated(col, _WHOLE)
+        return _repeated(col, _WHOLE, memo)
     whole = list(map(float.is_integer, col))
     # `repr` is the shortest string that reads back as the float: where that has at most 15
     # significant digits and no `.0`, it is what `{:.15g}` shows, at two thirds of the cost.
@@ -192,40 +192,64 @@ _SHORT_REPR = 16
 writes without an exponent and `{:.15g}` with one."""
 
 
-def _repeated(col: Sequence[T], convert: Callable[[T], str], *, sample: bool = True) -> list[str]:
+Memo = dict[Callable[[Any], str], dict[Any, str]]
+"""One column's strings by value, per conversion, kept from one chunk of rows to the next
+(`display_rows`' `memos`): a column of days or of small whole numbers repeats its values
+over the whole sheet, not only within a chunk."""
+
+
+def _repeated(
+    col: Sequence[T], convert: Callable[[T], str], memo: Memo | None, *, sample: bool = True
+) -> list[str]:
     """`convert` mapped over `col`, each distinct value converted once when values repeat
     (dates and small whole numbers mostly do: a hash and a dict lookup cost less than a
     conversion). With `sample`, a column whose first values are all distinct (ids, serial
-    numbers) is converted value by value without a set of them all."""
+    numbers) is converted value by value without a set of them all. With `memo`, the values
+    converted for the column's earlier chunks are not converted again (a chunk whose values
+    all were is one lookup each, without a set of them)."""
     if sample and len(set(islice(col, _SAMPLE))) == min(len(col), _SAMPLE):
         return list(map(convert, col))
+    known = {} if memo is None else memo.setdefault(convert, {})
+    if known:
+        try:
+            return list(map(known.__getitem__, col))
+        except KeyError:
+            pass
     distinct = set(col)
     if 2 * len(distinct) > len(col):
         return list(map(convert, col))
-    shown = {v: convert(v) for v in distinct}
-    return list(map(shown.__getitem__, col))
+    if len(known) > _MEMO_MAX:
+        known.clear()
+    missing = distinct.difference(known)
+    known.update(zip(missing, map(convert, missing), strict=True))
+    return list(map(known.__getitem__, col))
+
+
+_MEMO_MAX = 8192
+"""Values a column's memo keeps at most (it is emptied past this): bounded memory however
+many distinct values a sheet has."""
 
 
 _SAMPLE = 256
 
 
-def _dates(col: Sequence[date]) -> list[str]:
+def _dates(col: Sequence[date], memo: Memo | None = None) -> list[str]:
     """Dates (without a time) as `show` gives them: ISO 8601. A date hashes for much less than
     it formats, so repeats are always looked for (a column of days in order repeats none in
     its first rows, and many over the sheet)."""
-    return _repeated(col, date.isoformat, sample=False)
+    return _repeated(col, date.isoformat, memo, sample=False)
 
 
 _NUMBERS = frozenset({int, float})
 """calamine's number types (.xls and .ods give whole numbers as `int`)."""
 
 
-def _ints(col: tuple[int, ...]) -> list[str]:
+def _ints(col: tuple[int, ...], memo: Memo | None = None) -> list[str]:
     """Whole numbers (calamine's `int`) as `show` gives them, whatever their size."""
-    return _repeated(col, int.__repr__)
+    return _repeated(col, int.__repr__, memo)
 
 
-_UNIFORM: dict[type, Callable[[tuple[Any, ...]], list[str]]] = {
+_UNIFORM: dict[type, Callable[[tuple[Any, ...], Memo | None], list[str]]] = {
     float: _numbers,
     int: _ints,
     date: _dates,
@@ -233,7 +257,7 @@ _UNIFORM: dict[type, Callable[[tuple[Any, ...]], list[str]]] = {
 """Columns of one value type converted by C-level maps (calamine gives .ods dates as `date`)."""
 
 
-def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
+def _display_column(col: tuple[Any, ...], memo: Memo | None = None) -> Sequence[str]:
     """One column of calamine values as display strings; C-level maps for a column of one
     type, or of one type under a text header."""
     head = col[0].__class__
@@ -241,28 +265,32 @@ def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
     if below | ({head} - {str}) == _NUMBERS:  # ints and floats, perhaps under a text header
         numbers = col[1:] if head is str else col
         if min(numbers) > -1e15 and max(numbers) < 1e15:  # exact as floats: shown alike
-            shown = _numbers(tuple(map(float, numbers)))
+            shown = _numbers(tuple(map(float, numbers)), memo)
             return [clip(col[0]), *shown] if head is str else shown
     kind = below.pop() if len(below) == 1 else head if not below else None
     if kind is str and head is str:
         return col if max(map(len, col)) <= CELL_MAX_CHARS else list(map(clip, col))
     if kind is not None and (uniform := _UNIFORM.get(kind)) is not None:
         if head is kind:
-            return uniform(col)
+            return uniform(col, memo)
         if head is str:
-            return [clip(col[0]), *uniform(col[1:])]  # a header over numbers or dates
+            return [clip(col[0]), *uniform(col[1:], memo)]  # a header over numbers or dates
     return [v if v.__class__ is str and len(v) <= CELL_MAX_CHARS else show(v) for v in col]
 
 
-def display_rows(raw: list[list[Any]]) -> list[list[str]]:
+def display_rows(raw: list[list[Any]], memos: list[Memo] | None = None) -> list[list[str]]:
     """calamine rows as display strings, converted column by column (much faster than
-    a call per cell: a column is usually all text or all numbers)."""
+    a call per cell: a column is usually all text or all numbers). `memos`: one per column,
+    kept by the caller across the chunks of one sheet's rows."""
     if not raw:
         return []
     width = max(map(len, raw))
     if min(map(len, raw)) != width:
         raw = [r + [""] * (width - len(r)) for r in raw]
-    columns = [_display_column(c) for c in zip(*raw, strict=True)]
+    if memos is None:
+        memos = []
+    memos.extend({} for _ in range(width - len(memos)))
+    columns = list(map(_display_column, zip(*raw, strict=True), memos))
     return list(map(list, zip(*columns, strict=True)))
 
 

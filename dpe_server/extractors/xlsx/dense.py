@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Any, TypeVar
 
-from dpe_server.extractors.xlsx.cells import Cell, Grid, SheetCells, display_rows
+from dpe_server.extractors.xlsx.cells import Cell, Grid, Memo, SheetCells, display_rows
 from dpe_server.extractors.xlsx.format import Styles, show_number
 from dpe_server.extractors.xlsx.scan import SheetScan
 
@@ -44,10 +44,11 @@ def dense_cells(
     styled = _by_row(scan.styled, origin)
     errors = _by_row(scan.errors, origin)
     out: list[list[str]] = []
+    memos: list[Memo] = []  # each column's strings by value, across the chunks
     source = islice(rows, keep)
     while chunk := list(islice(source, CHUNK_ROWS)):
         first = len(out)
-        shown = display_rows(chunk)
+        shown = display_rows(chunk, memos)
         end = first + len(chunk)
         for i, j, xf in _between(styled, first, end):
             raw = chunk[i - first]
