@@ -94,6 +94,37 @@ def _chunks() -> list[list[tuple[Any, ...]]]:
     return chunks
 
 
+MIXED_BELOW: list[tuple[Any, ...]] = [
+    # a float or a text second, another type further down: the untyped shortcut raises there
+    (1.0, 2.0, True, 3.0),
+    (1.0, 2.0, "", 3.0),
+    (1.0, 2.5, "x"),
+    (0.5, 1.5, 1),
+    (1.0, 2.0, 10**16),
+    (-0.0, 1e15, date(2020, 1, 1)),
+    ("H", 1.0, 2.0, ""),
+    ("H", 0.1 + 0.2, False),
+    ("H", 1e16, datetime(2020, 1, 2, 3, 4)),
+    ("H", "a", 1.0),
+    ("H", "a", True),
+    ("H", "a", date(2021, 3, 4)),
+    ("H", "a", "x" * (CELL_MAX_CHARS + 1), 5),
+]
+
+
+def test_columns_of_another_type_below_display_as_cell_by_cell() -> None:
+    """Columns the untyped shortcut takes up and gives back (a value of another type below)
+    give what each cell converted alone gives, and leave no wrong string in the memos."""
+    memos: list[cells.Memo] = []
+    for _ in range(2):
+        shown = display_rows([list(row) for row in zip(*MIXED_BELOW, strict=False)], memos)
+        assert [list(c) for c in zip(*shown, strict=True)] == [
+            cell_by_cell(c[: len(shown)]) for c in MIXED_BELOW
+        ]
+        for col in MIXED_BELOW:
+            assert [r[0] for r in display_rows([[v] for v in col], memos)] == cell_by_cell(col)
+
+
 @pytest.mark.parametrize("memo_max", [8192, 3])
 def test_chunks_converted_with_memos_display_as_cell_by_cell(
     memo_max: int, monkeypatch: pytest.MonkeyPatch

@@ -259,7 +259,29 @@ _UNIFORM: dict[type, Callable[[tuple[Any, ...], Memo | None], list[str]]] = {
 
 def _display_column(col: tuple[Any, ...], memo: Memo | None = None) -> Sequence[str]:
     """One column of calamine values as display strings; C-level maps for a column of one
-    type, or of one type under a text header."""
+    type, or of one type under a text header.
+
+    A column whose second value is a float or a text (most are) is converted as a column of
+    that type under its head without a pass over its types first: `float.is_integer` meets
+    every value of a float column's conversion and `len` every value of a text column's, and
+    each raises TypeError at a value of another type (an int, a date, a boolean, `""`: no
+    value calamine gives is a float or has a length but a float or a text); the column then
+    goes the general way (`_typed_column`), which gives such a column what this gives."""
+    head, second = col[0].__class__, col[1].__class__ if len(col) > 1 else None
+    try:
+        if second is float and head is float:
+            return _numbers(col, memo)
+        if second is float and head is str:
+            return [clip(col[0]), *_numbers(col[1:], memo)]
+        if second is str and head is str:
+            return col if max(map(len, col)) <= CELL_MAX_CHARS else list(map(clip, col))
+    except TypeError:
+        pass
+    return _typed_column(col, memo)
+
+
+def _typed_column(col: tuple[Any, ...], memo: Memo | None) -> Sequence[str]:
+    """`_display_column` from the set of the column's types."""
     head = col[0].__class__
     below = set(map(type, islice(col, 1, None)))
     if below | ({head} - {str}) == _NUMBERS:  # ints and floats, perhaps under a text header
