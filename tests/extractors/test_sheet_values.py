@@ -179,3 +179,15 @@ def test_the_collector_is_paused_in_the_block_and_left_as_found() -> None:
     with pytest.raises(KeyError), collector_paused():
         raise KeyError
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ([[1.0, "a"], [2.5]], [["1", "a"], ["2.5", ""]]),
+        ([[1.0], [2.0, "b"], []], [["1", ""], ["2", "b"], ["", ""]]),
+        ([[], []], []),
+    ],
+)
+def test_rows_of_other_widths_are_padded(raw: list[list[Any]], expected: list[list[str]]) -> None:
+    assert display_rows(raw) == expected

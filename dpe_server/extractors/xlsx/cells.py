@@ -175,10 +175,14 @@ def _numbers(col: Sequence[float], memo: Memo | None = None) -> list[str]:
     # `repr` is the shortest string that reads back as the float: where that has at most 15
     # significant digits and no `.0`, it is what `{:.15g}` shows, at two thirds of the cost.
     shown = list(map(float.__repr__, col))
-    if any(whole) or max(map(len, shown)) > _SHORT_REPR:  # their positions, C-level
+    # The positions of those `repr` does not show as General does, C-level: the whole ones
+    # and, when any is, the long ones.
+    fix = compress(range(len(col)), whole)
+    if max(map(len, shown)) > _SHORT_REPR:
         long = map(_SHORT_REPR.__lt__, map(len, shown))
-        for i in compress(range(len(col)), map(operator.or_, whole, long)):
-            shown[i] = general(col[i])
+        fix = compress(range(len(col)), map(operator.or_, whole, long))
+    for i in fix:
+        shown[i] = general(col[i])
     return shown
 
 
@@ -306,13 +310,15 @@ def display_rows(raw: list[list[Any]], memos: list[Memo] | None = None) -> list[
     kept by the caller across the chunks of one sheet's rows."""
     if not raw:
         return []
-    width = max(map(len, raw))
-    if min(map(len, raw)) != width:
-        raw = [r + [""] * (width - len(r)) for r in raw]
+    try:  # rows of one width (calamine's are) are not measured: `strict` finds a shorter one
+        values = list(zip(*raw, strict=True))
+    except ValueError:
+        width = max(map(len, raw))
+        values = list(zip(*[r + [""] * (width - len(r)) for r in raw], strict=True))
     if memos is None:
         memos = []
-    memos.extend({} for _ in range(width - len(memos)))
-    columns = list(map(_display_column, zip(*raw, strict=True), memos))
+    memos.extend({} for _ in range(len(values) - len(memos)))
+    columns = list(map(_display_column, values, memos))
     return list(map(list, zip(*columns, strict=True)))
 
 
