@@ -41,6 +41,9 @@ COLUMNS: list[tuple[Any, ...]] = [
     ("Sums", 0.1 + 0.2, 1e-05, 1.5e-07, 0.0001, 2e16, 1.2345e20, 5.0, -0.0, 0.5),
     ("Long", 123456789012345.6, 1e15 + 0.5, 1234.5678901234567, -0.000123456789012345, 0.25),
     ("Odd", float("nan"), float("inf"), float("-inf"), 0.75),
+    # whole floats, all distinct (each converted: `int.__repr__` of its int), at the edges
+    (-0.0, 0.0, 1e15 - 1, -(1e15 - 1), 2.0**49, -3.0, 123456789.0),
+    ("Whole", -0.0, 1e15 - 1, 1e15, -1e16, 7.0),
     # repeated values converted once each (dates, whole numbers)
     ("Days", *[date(2020, 1, 1 + i % 3) for i in range(9)]),
     ("Ids", *[i % 4 - 2 for i in range(9)]),
