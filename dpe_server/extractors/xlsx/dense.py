@@ -3,7 +3,9 @@
 calamine hands its rows over one by one (`iter_rows`); each chunk of them is converted
 column by column (`cells.display_rows`) and dropped, so the sheet's values are never held
 as Python objects beside their display strings: a 50,000 x 10 sheet held both as 500,000
-values and 500,000 strings, the strings alone are what the page keeps.
+values and 500,000 strings, the strings alone are what the page keeps. What is kept across
+chunks is each column's memo of repeated values (`cells.Memo`, at most 8,192 a column): a
+date or a small whole number is converted once a sheet, not once a chunk.
 """
 
 from __future__ import annotations
