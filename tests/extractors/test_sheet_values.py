@@ -194,3 +194,18 @@ def test_the_collector_is_paused_in_the_block_and_left_as_found() -> None:
 )
 def test_rows_of_other_widths_are_padded(raw: list[list[Any]], expected: list[list[str]]) -> None:
     assert display_rows(raw) == expected
+
+
+def test_a_whole_number_memo_answers_only_for_whole_floats_in_range() -> None:
+    """The whole-float memo answers a chunk only when every value is a known whole float:
+    1e16 beside known values, a boolean or an int equal to a known float go the exact way."""
+    memos: list[cells.Memo] = []
+    for col in [
+        (1.0, 2.0) * 40,
+        (1.0, 1e16, 2.0) * 30,
+        (1.0, 2.0, True) * 30,
+        (2.0, 1.0, 1) * 30,
+        (1.0, 2.0) * 40,
+    ]:
+        assert [r[0] for r in display_rows([[v] for v in col], memos)] == cell_by_cell(col)
+    assert set(memos[0][cells._WHOLE]) == {1.0, 2.0}

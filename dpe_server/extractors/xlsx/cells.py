@@ -169,8 +169,15 @@ class SheetCells:
 
 def _numbers(col: Sequence[float], memo: Memo | None = None) -> list[str]:
     """Floats as General shows them: whole numbers as integers (C-level maps throughout)."""
-    if all(map(float.is_integer, col)) and min(col) > -1e15 and max(col) < 1e15:
-        return _repeated(col, _WHOLE, memo)
+    if all(map(float.is_integer, col)):
+        known = memo.get(_WHOLE) if memo else None
+        if known:  # a chunk of values all met before (in range: the memo has no other)
+            try:
+                return list(map(known.__getitem__, col))
+            except KeyError:
+                pass
+        if min(col) > -1e15 and max(col) < 1e15:
+            return _repeated(col, _WHOLE, memo)
     whole = list(map(float.is_integer, col))
     # `repr` is the shortest string that reads back as the float: where that has at most 15
     # significant digits and no `.0`, it is what `{:.15g}` shows, at two thirds of the cost.
@@ -433,8 +440,10 @@ TEXT_BLOCK_MAX_ROWS = 50
 def is_text_block(rows: Sequence[Sequence[str]]) -> bool:
     """A single cell, or a short one-column block of labels without a header row: a table
     needs two columns or a header."""
+    if len(rows) > TEXT_BLOCK_MAX_ROWS:  # not measured (a sheet's grid: 50,000 rows)
+        return False
     width = max(map(len, rows), default=0)
-    return width == 1 and len(rows) <= TEXT_BLOCK_MAX_ROWS and not has_header_row(rows)
+    return width == 1 and not has_header_row(rows)
 
 
 def text_item(block: Grid, budget: CharBudget | None = None) -> Item | None:
