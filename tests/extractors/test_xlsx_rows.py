@@ -108,9 +108,9 @@ def test_rows_are_built_with_the_cyclic_collector_paused(
     seen: list[bool] = []
     convert = dense.display_rows
 
-    def display_rows(raw: list[list[Any]]) -> list[list[str]]:
+    def display_rows(raw: list[list[Any]], memos: Any = None) -> list[list[str]]:
         seen.append(gc.isenabled())
-        return convert(raw)
+        return convert(raw, memos)
 
     monkeypatch.setattr(dense, "display_rows", display_rows)
     assert gc.isenabled()

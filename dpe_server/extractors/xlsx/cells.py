@@ -61,9 +61,9 @@ class CharBudget:
 
     def fit(self, rows: list[list[str]]) -> list[list[str]]:
         """The leading rows that fit, charged to the budget."""
-        # Characters counted by joining each row (C-level; a call of `len` per cell costs
-        # four times as much on a 500,000-cell sheet).
-        total = sum(map(len, map("".join, rows)))
+        # Characters counted by joining each row, then the rows (C-level; a call of `len`
+        # per cell costs four times as much on a 500,000-cell sheet, one per row twice).
+        total = len("".join(map("".join, rows)))
         if total <= self.remaining:
             self.remaining -= total
             return rows
@@ -167,18 +167,29 @@ class SheetCells:
             g.blank(rect)
 
 
-def _numbers(col: Sequence[float]) -> list[str]:
+def _numbers(col: Sequence[float], memo: Memo | None = None) -> list[str]:
     """Floats as General shows them: whole numbers as integers (C-level maps throughout)."""
-    if all(map(float.is_integer, col)) and min(col) > -1e15 and max(col) < 1e15:
-        return _repeated(col, _WHOLE)
+    if all(map(float.is_integer, col)):
+        known = memo.get(_WHOLE) if memo else None
+        if known:  # a chunk of values all met before (in range: the memo has no other)
+            try:
+                return list(map(known.__getitem__, col))
+            except KeyError:
+                pass
+        if min(col) > -1e15 and max(col) < 1e15:
+            return _repeated(col, _WHOLE, memo)
     whole = list(map(float.is_integer, col))
     # `repr` is the shortest string that reads back as the float: where that has at most 15
     # significant digits and no `.0`, it is what `{:.15g}` shows, at two thirds of the cost.
     shown = list(map(float.__repr__, col))
-    if any(whole) or max(map(len, shown)) > _SHORT_REPR:  # their positions, C-level
+    # The positions of those `repr` does not show as General does, C-level: the whole ones
+    # and, when any is, the long ones.
+    fix = compress(range(len(col)), whole)
+    if max(map(len, shown)) > _SHORT_REPR:
         long = map(_SHORT_REPR.__lt__, map(len, shown))
-        for i in compress(range(len(col)), map(operator.or_, whole, long)):
-            shown[i] = general(col[i])
+        fix = compress(range(len(col)), map(operator.or_, whole, long))
+    for i in fix:
+        shown[i] = general(col[i])
     return shown
 
 
@@ -192,40 +203,64 @@ _SHORT_REPR = 16
 writes without an exponent and `{:.15g}` with one."""
 
 
-def _repeated(col: Sequence[T], convert: Callable[[T], str], *, sample: bool = True) -> list[str]:
+Memo = dict[Callable[[Any], str], dict[Any, str]]
+"""One column's strings by value, per conversion, kept from one chunk of rows to the next
+(`display_rows`' `memos`): a column of days or of small whole numbers repeats its values
+over the whole sheet, not only within a chunk."""
+
+
+def _repeated(
+    col: Sequence[T], convert: Callable[[T], str], memo: Memo | None, *, sample: bool = True
+) -> list[str]:
     """`convert` mapped over `col`, each distinct value converted once when values repeat
     (dates and small whole numbers mostly do: a hash and a dict lookup cost less than a
     conversion). With `sample`, a column whose first values are all distinct (ids, serial
-    numbers) is converted value by value without a set of them all."""
+    numbers) is converted value by value without a set of them all. With `memo`, the values
+    converted for the column's earlier chunks are not converted again (a chunk whose values
+    all were is one lookup each, without a set of them)."""
     if sample and len(set(islice(col, _SAMPLE))) == min(len(col), _SAMPLE):
         return list(map(convert, col))
+    known = {} if memo is None else memo.setdefault(convert, {})
+    if known:
+        try:
+            return list(map(known.__getitem__, col))
+        except KeyError:
+            pass
     distinct = set(col)
     if 2 * len(distinct) > len(col):
         return list(map(convert, col))
-    shown = {v: convert(v) for v in distinct}
-    return list(map(shown.__getitem__, col))
+    if len(known) > _MEMO_MAX:
+        known.clear()
+    missing = distinct.difference(known)
+    known.update(zip(missing, map(convert, missing), strict=True))
+    return list(map(known.__getitem__, col))
+
+
+_MEMO_MAX = 8192
+"""Values a column's memo keeps at most (it is emptied past this): bounded memory however
+many distinct values a sheet has."""
 
 
 _SAMPLE = 256
 
 
-def _dates(col: Sequence[date]) -> list[str]:
+def _dates(col: Sequence[date], memo: Memo | None = None) -> list[str]:
     """Dates (without a time) as `show` gives them: ISO 8601. A date hashes for much less than
     it formats, so repeats are always looked for (a column of days in order repeats none in
     its first rows, and many over the sheet)."""
-    return _repeated(col, date.isoformat, sample=False)
+    return _repeated(col, date.isoformat, memo, sample=False)
 
 
 _NUMBERS = frozenset({int, float})
 """calamine's number types (.xls and .ods give whole numbers as `int`)."""
 
 
-def _ints(col: tuple[int, ...]) -> list[str]:
+def _ints(col: tuple[int, ...], memo: Memo | None = None) -> list[str]:
     """Whole numbers (calamine's `int`) as `show` gives them, whatever their size."""
-    return _repeated(col, int.__repr__)
+    return _repeated(col, int.__repr__, memo)
 
 
-_UNIFORM: dict[type, Callable[[tuple[Any, ...]], list[str]]] = {
+_UNIFORM: dict[type, Callable[[tuple[Any, ...], Memo | None], list[str]]] = {
     float: _numbers,
     int: _ints,
     date: _dates,
@@ -233,36 +268,64 @@ _UNIFORM: dict[type, Callable[[tuple[Any, ...]], list[str]]] = {
 """Columns of one value type converted by C-level maps (calamine gives .ods dates as `date`)."""
 
 
-def _display_column(col: tuple[Any, ...]) -> Sequence[str]:
+def _display_column(col: tuple[Any, ...], memo: Memo | None = None) -> Sequence[str]:
     """One column of calamine values as display strings; C-level maps for a column of one
-    type, or of one type under a text header."""
+    type, or of one type under a text header.
+
+    A column whose second value is a float or a text (most are) is converted as a column of
+    that type under its head without a pass over its types first: `float.is_integer` meets
+    every value of a float column's conversion and `len` every value of a text column's, and
+    each raises TypeError at a value of another type (an int, a date, a boolean, `""`: no
+    value calamine gives is a float or has a length but a float or a text); the column then
+    goes the general way (`_typed_column`), which gives such a column what this gives."""
+    head, second = col[0].__class__, col[1].__class__ if len(col) > 1 else None
+    try:
+        if second is float and head is float:
+            return _numbers(col, memo)
+        if second is float and head is str:
+            return [clip(col[0]), *_numbers(col[1:], memo)]
+        if second is str and head is str:
+            return col if max(map(len, col)) <= CELL_MAX_CHARS else list(map(clip, col))
+    except TypeError:
+        pass
+    return _typed_column(col, memo)
+
+
+def _typed_column(col: tuple[Any, ...], memo: Memo | None) -> Sequence[str]:
+    """`_display_column` from the set of the column's types."""
     head = col[0].__class__
     below = set(map(type, islice(col, 1, None)))
     if below | ({head} - {str}) == _NUMBERS:  # ints and floats, perhaps under a text header
         numbers = col[1:] if head is str else col
         if min(numbers) > -1e15 and max(numbers) < 1e15:  # exact as floats: shown alike
-            shown = _numbers(tuple(map(float, numbers)))
+            shown = _numbers(tuple(map(float, numbers)), memo)
             return [clip(col[0]), *shown] if head is str else shown
     kind = below.pop() if len(below) == 1 else head if not below else None
     if kind is str and head is str:
         return col if max(map(len, col)) <= CELL_MAX_CHARS else list(map(clip, col))
     if kind is not None and (uniform := _UNIFORM.get(kind)) is not None:
         if head is kind:
-            return uniform(col)
+            return uniform(col, memo)
         if head is str:
-            return [clip(col[0]), *uniform(col[1:])]  # a header over numbers or dates
+            return [clip(col[0]), *uniform(col[1:], memo)]  # a header over numbers or dates
     return [v if v.__class__ is str and len(v) <= CELL_MAX_CHARS else show(v) for v in col]
 
 
-def display_rows(raw: list[list[Any]]) -> list[list[str]]:
+def display_rows(raw: list[list[Any]], memos: list[Memo] | None = None) -> list[list[str]]:
     """calamine rows as display strings, converted column by column (much faster than
-    a call per cell: a column is usually all text or all numbers)."""
+    a call per cell: a column is usually all text or all numbers). `memos`: one per column,
+    kept by the caller across the chunks of one sheet's rows."""
     if not raw:
         return []
-    width = max(map(len, raw))
-    if min(map(len, raw)) != width:
-        raw = [r + [""] * (width - len(r)) for r in raw]
-    columns = [_display_column(c) for c in zip(*raw, strict=True)]
+    try:  # rows of one width (calamine's are) are not measured: `strict` finds a shorter one
+        values = list(zip(*raw, strict=True))
+    except ValueError:
+        width = max(map(len, raw))
+        values = list(zip(*[r + [""] * (width - len(r)) for r in raw], strict=True))
+    if memos is None:
+        memos = []
+    memos.extend({} for _ in range(len(values) - len(memos)))
+    columns = list(map(_display_column, values, memos))
     return list(map(list, zip(*columns, strict=True)))
 
 
@@ -377,8 +440,10 @@ TEXT_BLOCK_MAX_ROWS = 50
 def is_text_block(rows: Sequence[Sequence[str]]) -> bool:
     """A single cell, or a short one-column block of labels without a header row: a table
     needs two columns or a header."""
+    if len(rows) > TEXT_BLOCK_MAX_ROWS:  # not measured (a sheet's grid: 50,000 rows)
+        return False
     width = max(map(len, rows), default=0)
-    return width == 1 and len(rows) <= TEXT_BLOCK_MAX_ROWS and not has_header_row(rows)
+    return width == 1 and not has_header_row(rows)
 
 
 def text_item(block: Grid, budget: CharBudget | None = None) -> Item | None:

@@ -3,7 +3,9 @@
 calamine hands its rows over one by one (`iter_rows`); each chunk of them is converted
 column by column (`cells.display_rows`) and dropped, so the sheet's values are never held
 as Python objects beside their display strings: a 50,000 x 10 sheet held both as 500,000
-values and 500,000 strings, the strings alone are what the page keeps.
+values and 500,000 strings, the strings alone are what the page keeps. What is kept across
+chunks is each column's memo of repeated values (`cells.Memo`, at most 8,192 a column): a
+date or a small whole number is converted once a sheet, not once a chunk.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Any, TypeVar
 
-from dpe_server.extractors.xlsx.cells import Cell, Grid, SheetCells, display_rows
+from dpe_server.extractors.xlsx.cells import Cell, Grid, Memo, SheetCells, display_rows
 from dpe_server.extractors.xlsx.format import Styles, show_number
 from dpe_server.extractors.xlsx.scan import SheetScan
 
@@ -44,10 +46,11 @@ def dense_cells(
     styled = _by_row(scan.styled, origin)
     errors = _by_row(scan.errors, origin)
     out: list[list[str]] = []
+    memos: list[Memo] = []  # each column's strings by value, across the chunks
     source = islice(rows, keep)
     while chunk := list(islice(source, CHUNK_ROWS)):
         first = len(out)
-        shown = display_rows(chunk)
+        shown = display_rows(chunk, memos)
         end = first + len(chunk)
         for i, j, xf in _between(styled, first, end):
             raw = chunk[i - first]
