@@ -243,14 +243,7 @@ class SqliteStore:
         return self._run(q, {})
 
     def _upsert(self, key: str, column: str, value: str | None) -> None:
-        def q(db: sqlite3.Connection) -> None:
-            db.execute(
-                "INSERT INTO docs (key, used) VALUES (?, ?) ON CONFLICT(key) DO NOTHING",
-                (key, time.time()),
-            )
-            db.execute(f"UPDATE docs SET {column}=? WHERE key=?", (value, key))
-
-        self._run(q, None)
+        self._run(lambda db: _set_doc(db, key, column, value), None)
 
     def put_probe(self, key: str, props: Properties) -> None:
         self._upsert(key, "props", compact_json(props.to_json()))
@@ -282,11 +275,7 @@ class SqliteStore:
             with fulltext.transaction(db):
                 db.executemany("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)", rows)
                 db.execute("INSERT OR IGNORE INTO unindexed VALUES (?)", (key,))
-                db.execute(
-                    "INSERT INTO docs (key, used) VALUES (?, ?) ON CONFLICT(key) DO NOTHING",
-                    (key, time.time()),
-                )
-                db.execute("UPDATE docs SET outline=? WHERE key=?", (dumped, key))
+                _set_doc(db, key, "outline", dumped)
 
         self._run(q, None)
 
@@ -418,6 +407,15 @@ class SqliteStore:
             self._closed = True
             self._db.close()
         self._searchers.close()
+
+
+def _set_doc(db: sqlite3.Connection, key: str, column: str, value: str | None) -> None:
+    """Set `column` of the `docs` row of `key`, adding the row (used now) if there is none."""
+    db.execute(
+        "INSERT INTO docs (key, used) VALUES (?, ?) ON CONFLICT(key) DO NOTHING",
+        (key, time.time()),
+    )
+    db.execute(f"UPDATE docs SET {column}=? WHERE key=?", (value, key))
 
 
 def _forget(db: sqlite3.Connection, key: str) -> None:
