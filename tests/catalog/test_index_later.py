@@ -23,13 +23,14 @@ from mcp import Client
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.sqlite import FILE_NAME, SqliteStore
-from dpe_server.catalog.store import MemoryStore, Outline, Store
+from dpe_server.catalog.store import Outline, Store
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import Category, Page, PageBuilder
 from dpe_server.model.uri import format_uri
 from dpe_server.read.oneshot import OneShotReader
 from dpe_server.surface.app import Settings, build_server
+from tests.catalog.test_search_index import store_of_kind
 
 pytestmark = [
     pytest.mark.anyio,
@@ -235,16 +236,6 @@ def _outline(pages: list[Page]) -> Outline:
     return Outline("t", (), "", [PageInfo.of(p) for p in pages], {})
 
 
-def _store(request: pytest.FixtureRequest, kind: str, tmp_path: Path) -> Store:
-    if kind == "memory":
-        return MemoryStore()
-    if kind == "sqlite":
-        return SqliteStore(tmp_path / "cache")
-    from dpe_server.catalog.postgres import PostgresStore
-
-    return PostgresStore(request.getfixturevalue("pg_url"))
-
-
 def _search_store(store: Store, query: str) -> int:
     found = store.search(fulltext.TextQuery.parse(query), fulltext.Scope(), 10, fulltext.Position())
     assert found is not None
@@ -257,7 +248,7 @@ def test_each_store_builds_the_rows_it_left_out(
 ) -> None:
     """`put_document(index=False)` leaves the rows out and marks the key; `index_stored` builds
     them and clears the mark. PostgreSQL (never written by `dpe-server read`) indexes at once."""
-    store = _store(request, kind, tmp_path)
+    store = store_of_kind(request, kind, tmp_path)
     pages = [_text_page("harbour basin", 0), _text_page("canal locks", 1)]
     store.put_document("k", _outline(pages), pages, index=False)
     store.serve([("k", "d", "html")], [])

@@ -53,7 +53,7 @@ def folder(written: Path, tmp_path: Path) -> Path:
     return root
 
 
-def _store(request: pytest.FixtureRequest, kind: str, tmp_path: Path) -> Store:
+def store_of_kind(request: pytest.FixtureRequest, kind: str, tmp_path: Path) -> Store:
     if kind == "memory":
         return MemoryStore()
     if kind == "sqlite":
@@ -67,7 +67,7 @@ def _store(request: pytest.FixtureRequest, kind: str, tmp_path: Path) -> Store:
 async def catalog(
     request: pytest.FixtureRequest, folder: Path, tmp_path: Path
 ) -> AsyncIterator[Catalog]:
-    store = _store(request, request.param, tmp_path)
+    store = store_of_kind(request, request.param, tmp_path)
     catalog = Catalog(folder, "h", ThreadBackend(), store=store)
     await catalog.start()
     await catalog.warm()
@@ -417,7 +417,7 @@ async def test_index_follows_edits_deletes_and_renames(catalog: Catalog, folder:
 async def test_documents_not_yet_extracted_are_announced(
     folder: Path, tmp_path: Path, request: pytest.FixtureRequest, kind: str
 ) -> None:
-    store = _store(request, kind, tmp_path)
+    store = store_of_kind(request, kind, tmp_path)
     catalog = Catalog(folder, "h", ThreadBackend(), store=store)
     await catalog.start()  # probed, not extracted
     body = await search(catalog, "gamma")
@@ -663,7 +663,7 @@ def test_sqlite_and_postgresql_rank_alike_but_where_search_md_says(
     queries += ('"alpha beta"', '"revenue alpha"')
     orders = {}
     for kind in ("sqlite", "postgresql"):
-        store = _store(request, kind, tmp_path)
+        store = store_of_kind(request, kind, tmp_path)
         try:
             orders[kind] = _ranked_by(store, queries)
         finally:

@@ -8,15 +8,13 @@ there and the workbook was refused as corrupt."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from dpe_server.extractors import DEFAULT_LIMITS
 from dpe_server.extractors.xlsx.extract import EXTRACTOR
 from dpe_server.extractors.xlsx.scan import scan_sheet
 from dpe_server.model.tree import Page
+from tests.extractors.test_xlsx_lying_extent import first_page_under_a_workers_limit
 from tests.hostile.cases import SHEET_HEAD, SHEET_TAIL, plain, prefixed_cell, xlsx
 
 FAR = '<x:c xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main" r="XFD1048576">'
@@ -54,26 +52,7 @@ def test_the_prefixed_cell_sheet_is_read_without_the_process_dying(tmp_path: Pat
     old code handed the sheet to calamine, whose allocation failed."""
     path = tmp_path / "prefixed.xlsx"
     prefixed_cell(path, tmp_path)
-    script = (
-        "import json, resource, sys\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
-        "from pathlib import Path\n"
-        "from dpe_server.extractors import DEFAULT_LIMITS, for_path\n"
-        "p = Path(sys.argv[1])\n"
-        "with p.open('rb') as f:\n"
-        "    page = for_path(p).extract(f, DEFAULT_LIMITS).pages[0]\n"
-        "print(json.dumps([page.metadata, [e.content for e in page.elements]]))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    meta, contents = json.loads(done.stdout)
+    meta, contents = first_page_under_a_workers_limit(path)
     assert meta["used_range"] == "A1:XFD1048576"
     assert contents == [{"text": "1"}, {"text": "2"}]
 

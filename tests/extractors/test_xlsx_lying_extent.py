@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,26 +36,7 @@ def test_the_lying_sheet_is_read_without_the_process_dying(tmp_path: Path) -> No
     old code aborted it (calamine's allocation failed)."""
     path = tmp_path / "lying.xlsx"
     lying_extent(path, tmp_path)
-    script = (
-        "import json, resource, sys\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
-        "from pathlib import Path\n"
-        "from dpe_server.extractors import DEFAULT_LIMITS, for_path\n"
-        "p = Path(sys.argv[1])\n"
-        "with p.open('rb') as f:\n"
-        "    page = for_path(p).extract(f, DEFAULT_LIMITS).pages[0]\n"
-        "print(json.dumps([page.metadata, [e.content for e in page.elements]]))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    meta, contents = json.loads(done.stdout)
+    meta, contents = first_page_under_a_workers_limit(path)
     assert meta["used_range"] == "A1:XFD1048576"
     assert contents == [{"text": "1"}, {"text": "2"}]
 
@@ -102,3 +84,29 @@ def test_between_matches_exactly_the_numbers_of_its_range() -> None:
         for n in near + [rng.randint(1, 3_000_000) for _ in range(100)]:
             assert bool(pattern.match(str(n))) == (lo <= n <= hi), (lo, hi, n)
         assert not pattern.match("0" + str(lo))
+
+
+def first_page_under_a_workers_limit(path: Path) -> tuple[dict[str, Any], list[Any]]:
+    """The first page's metadata and its elements' contents, `path` extracted in a process of
+    its own under a worker's address-space limit (2 GiB); the process must end well."""
+    script = (
+        "import json, resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+        "from pathlib import Path\n"
+        "from dpe_server.extractors import DEFAULT_LIMITS, for_path\n"
+        "p = Path(sys.argv[1])\n"
+        "with p.open('rb') as f:\n"
+        "    page = for_path(p).extract(f, DEFAULT_LIMITS).pages[0]\n"
+        "print(json.dumps([page.metadata, [e.content for e in page.elements]]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    meta, contents = json.loads(done.stdout)
+    return meta, contents

@@ -152,22 +152,15 @@ def test_dpe_server_read_of_a_web_page_sets_up_no_search(
     with OneShotReader(folder, HOST, cache=False) as reader:
         ref = next(e for e in reader.entries() if e.rel.endswith(name)).doc_ref
     uri = format_uri(HOST, ref) + "?depth=pages"
-    code = (
-        "import sys\n"
-        "from dpe_server.cli.command import main\n"
+    report = (
         "from dpe_server.catalog import ranking\n"
-        f"rc = main(['read', {str(folder)!r}, {uri!r}, '--dpe-host', {HOST!r},"
-        f" '--cache-dir', {str(tmp_path / 'cache')!r}])\n"
         "fold = ranking._folding\n"  # (built when imported, before: not a cached function)
         "built = not hasattr(fold, 'cache_info') or fold.cache_info().currsize > 0\n"
         "print('concurrent.futures' in sys.modules, built, file=sys.stderr)\n"
-        "sys.exit(rc)\n"
     )
-    argv = [sys.executable, "-c", code]
-    done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == "False False"
-    assert json.loads(done.stdout)["page_count"] >= 1
+    out, said = _read_reporting(folder, tmp_path, uri, report)
+    assert said == "False False"
+    assert json.loads(out)["page_count"] >= 1
 
 
 def test_dpe_server_read_of_a_document_starts_no_event_loop(folder: Path, tmp_path: Path) -> None:
@@ -175,17 +168,28 @@ def test_dpe_server_read_of_a_document_starts_no_event_loop(folder: Path, tmp_pa
     with OneShotReader(folder, HOST, cache=False) as reader:
         ref = next(e for e in reader.entries() if e.rel.endswith("deck-everything.pptx")).doc_ref
     uri = format_uri(HOST, ref, page_index=0) + "?format=markdown"
+    report = (
+        "heavy = ('asyncio', 'anyio', 'mcp', 'multiprocessing')\n"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+    )
+    out, said = _read_reporting(folder, tmp_path, uri, report)
+    assert said == "[]"
+    assert out.startswith("#")  # the slide, as Markdown
+
+
+def _read_reporting(folder: Path, tmp_path: Path, uri: str, report: str) -> tuple[str, str]:
+    """`dpe-server read` of `uri` in a fresh interpreter that then runs `report` (which
+    prints to standard error what it found in the process): the read's standard output, and
+    the last line `report` printed. The read must succeed."""
     code = (
         "import sys\n"
         "from dpe_server.cli.command import main\n"
         f"rc = main(['read', {str(folder)!r}, {uri!r}, '--dpe-host', {HOST!r},"
         f" '--cache-dir', {str(tmp_path / 'cache')!r}])\n"
-        "heavy = ('asyncio', 'anyio', 'mcp', 'multiprocessing')\n"
-        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+        f"{report}"
         "sys.exit(rc)\n"
     )
     argv = [sys.executable, "-c", code]
     done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == "[]"
-    assert done.stdout.startswith("#")  # the slide, as Markdown
+    return done.stdout, done.stderr.strip().splitlines()[-1]
