@@ -9,12 +9,12 @@ Engines: `tesseract` (the `tesseract` command, Debian `tesseract-ocr` and its la
 Homebrew `tesseract`), `rapidocr` (the `ocr` extra); `auto` takes Tesseract when its command is
 found, else RapidOCR when the extra is installed.
 
-Tesseract's version and languages, in the cache key, are the command's (`tesseract --version`,
-`--list-langs`, run side by side: some 0.05 CPU s and 0.03 s, once a process) even where its
-library reads the pages (`tess_library`): the library would tell its languages only from an
-initialised handle (at least 0.12 CPU s, loading `osd`), dearer in a `dpe-server read` that
-recognises nothing, and the key stays the same for the same installation (no cache is
-rebuilt). The library is used only when its version is the command's.
+Tesseract's version and languages, in the cache key of a format that may recognise a picture
+(`Format.recognises_pictures`), are the command's (`tesseract --version`, `--list-langs`, run
+side by side: some 0.05 CPU s and 0.03 s, once a process, when such a key is first made) even
+where its library reads the pages (`tess_library`): the library would tell its languages only
+from an initialised handle (at least 0.12 CPU s, loading `osd`), dearer in a `dpe-server read`
+that recognises nothing. The library is used only when its version is the command's.
 
 Languages are ISO 639-1 codes (`en`, `zh`, `ja`…, `LANGUAGE_CODES`) or Tesseract's own names
 (`eng`, `chi_sim`); none given means every language the engine has (Tesseract: those installed,
@@ -93,8 +93,9 @@ def tesseract() -> tuple[str, str, tuple[str, ...]]:
 
 def _outputs(*argvs: list[str]) -> list[str]:
     """What each command prints (stdout then stderr: older versions print `--version` on
-    stderr), the commands run side by side (every `dpe-server read` waits for Tesseract's
-    two: one after the other, the second's start-up was 0.03 s of its wall time)."""
+    stderr), the commands run side by side (a `dpe-server read` of a pdf, an Office file or
+    a picture waits for Tesseract's two: one after the other, the second's start-up was 0.03 s
+    of its wall time)."""
     running: list[subprocess.Popen[str]] = []
     try:
         for argv in argvs:
