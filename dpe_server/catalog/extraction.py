@@ -44,6 +44,11 @@ from dpe_server.model.errors import ExtractionError
 from dpe_server.model.tree import JSON, Document, Page
 
 log = logging.getLogger(__name__)
+
+RETRY_FIRST_S = 1.0
+RETRY_LAST_S = 60.0
+"""The first and the longest pause before building again the search rows of a stored version
+that could not all be written (`Extraction._build_unindexed`)."""
 T = TypeVar("T")
 
 RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0)
@@ -318,16 +323,37 @@ class Extraction(Recognition[Entry]):
             self._in_background(self._build_unindexed)
 
     async def _build_unindexed(self) -> None:
+        """`_index_later`'s work. A version whose rows could not all be written (the cache
+        busy past its wait, read-only, or a failure of ours) stays waited for and is tried
+        again once the others are done, after `RETRY_FIRST_S`, twice as long each time up to
+        `RETRY_LAST_S`: its words are never given up silently."""
+        pause = RETRY_FIRST_S
         try:
             while self._unindexed:
-                entry = self._unindexed.popleft()
-                key = entry.unindexed
-                if entry.searched_later and self._entries.get(entry.rel) is entry:
-                    await anyio.to_thread.run_sync(self.store.index_stored, key)
-                    if entry.unindexed == key:
+                failed: list[Entry] = []
+                while self._unindexed:
+                    entry = self._unindexed.popleft()
+                    key = entry.unindexed
+                    if not (entry.searched_later and self._entries.get(entry.rel) is entry):
+                        continue  # (another version since, or gone)
+                    if not await self._index_stored(key):
+                        failed.append(entry)
+                    elif entry.unindexed == key:
                         entry.unindexed = ""  # no longer waited for (`Entry.settle`)
+                if failed:
+                    await anyio.sleep(pause)
+                    pause = min(2 * pause, RETRY_LAST_S)
+                    self._unindexed.extend(failed)
         finally:
             self._indexing = False
+
+    async def _index_stored(self, key: str) -> bool:
+        """`Store.index_stored` in a thread: False when the rows must be built again later."""
+        try:
+            return await anyio.to_thread.run_sync(self.store.index_stored, key)
+        except Exception:  # a failure of ours costs a try, not the version's words
+            log.exception("the search rows of a stored version could not be built; retrying")
+            return False
 
     async def _announce(self, change: Change) -> None:
         self._index_later()  # what changed may have been restored so (a rescan)

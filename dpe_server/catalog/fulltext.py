@@ -214,9 +214,12 @@ def connect_memory() -> sqlite3.Connection:
 
 
 @contextmanager
-def transaction(db: sqlite3.Connection) -> Iterator[None]:
-    """One transaction on a connection in autocommit mode (`isolation_level=None`)."""
-    db.execute("BEGIN")
+def transaction(db: sqlite3.Connection, *, write: bool = False) -> Iterator[None]:
+    """One transaction on a connection in autocommit mode (`isolation_level=None`). `write`:
+    one that reads before it writes takes the write lock first (`BEGIN IMMEDIATE`), waiting
+    for another connection's writes as every write does (the busy timeout); begun as a reader,
+    it would fail at its first write the moment another connection had written meanwhile."""
+    db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
     try:
         yield
         db.execute("COMMIT")

@@ -301,8 +301,9 @@ class PostgresStore:
         for key, outline, pages in items:  # (a shared store extracts children one by one)
             self.put_document(key, outline, pages)
 
-    def index_stored(self, key: str) -> None:
+    def index_stored(self, key: str) -> bool:
         """Nothing to build: every version is indexed as it is stored (`put_document`)."""
+        return True
 
     def page(self, key: str, index: int) -> Page | None:
         def q(db: psycopg.Connection[Any]) -> bytes | None:

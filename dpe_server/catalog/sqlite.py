@@ -279,24 +279,31 @@ class SqliteStore:
 
         self._run(q, None)
 
-    def index_stored(self, key: str) -> None:
+    def index_stored(self, key: str) -> bool:
         """`Store.index_stored`: page by page, each in a transaction of its own, its rows built
         outside the lock (page reads and searches go on meanwhile); a page replaced since it
-        was read (recognised) is indexed as it is now, one forgotten since is left out."""
+        was read (recognised) is indexed as it is now, one forgotten since is left out. The
+        mark is cleared only once every page is written: a write that fails (the cache busy
+        past its wait, or read-only) leaves it, and the answer says to try again."""
 
-        def marked(db: sqlite3.Connection) -> list[tuple[int, bytes]] | None:
+        def marked(db: sqlite3.Connection) -> tuple[bool, list[tuple[int, bytes]]]:
             if db.execute("SELECT 1 FROM unindexed WHERE key=?", (key,)).fetchone() is None:
-                return None
-            return db.execute(
+                return False, []
+            return True, db.execute(
                 "SELECT page_index, body FROM pages WHERE key=? ORDER BY page_index", (key,)
             ).fetchall()
 
-        for index, body in self._run(marked, None) or ():
+        read = self._run(marked, None)
+        if read is None:  # (the cache could not be read)
+            return False
+        if not read[0]:
+            return True
+        for index, body in read[1]:
             rows = _indexed_rows(body)
-            self._run(
-                functools.partial(_put_page_rows, key=key, index=index, read=(body, rows)), None
-            )
-        self._run(lambda db: db.execute("DELETE FROM unindexed WHERE key=?", (key,)), None)
+            put = functools.partial(_put_page_rows, key=key, index=index, read=(body, rows))
+            if not self._run(put, False):
+                return False
+        return self._run(_unmark(key), False)
 
     def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
         rows = [row for key, _, pages in items for row in _page_rows(key, pages)]
@@ -439,16 +446,28 @@ def _put_page_rows(
     key: str,
     index: int,
     read: tuple[bytes, list[tuple[str, str, str, str]]],
-) -> None:
+) -> bool:
     """Index page `index` of `key` with the rows built from the body `read` (rebuilt from the
-    page as stored now if it was replaced since; nothing if it was forgotten)."""
+    page as stored now if it was replaced since; nothing if it was forgotten): True once
+    written (`_run` answers its default when the write failed)."""
     body, rows = read
-    with fulltext.transaction(db):
+    with fulltext.transaction(db, write=True):
         now = db.execute(
             "SELECT body FROM pages WHERE key=? AND page_index=?", (key, index)
         ).fetchone()
         if now is not None:
             fulltext.put_rows(db, key, index, rows if now[0] == body else _indexed_rows(now[0]))
+    return True
+
+
+def _unmark(key: str) -> Callable[[sqlite3.Connection], bool]:
+    """Clear the mark of `key` (`index_stored`): True once done."""
+
+    def q(db: sqlite3.Connection) -> bool:
+        db.execute("DELETE FROM unindexed WHERE key=?", (key,))
+        return True
+
+    return q
 
 
 def _indexed_rows(body: bytes) -> list[tuple[str, str, str, str]]:

@@ -241,9 +241,11 @@ class Store(Protocol):
         all the same (PostgreSQL: `dpe-server read` never writes there)."""
         ...
 
-    def index_stored(self, key: str) -> None:
+    def index_stored(self, key: str) -> bool:
         """Build the full-text rows of the stored pages of `key` if it is marked
-        `Cached.unindexed`, and clear the mark (blocking; nothing when not marked)."""
+        `Cached.unindexed`, and clear the mark (blocking; nothing when not marked). False when
+        a row could not be written (the store busy or read-only): the key stays marked, for
+        the caller to try again; True once nothing of it is left to build."""
         ...
 
     def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
@@ -313,13 +315,14 @@ class MemoryStore:
             self._pages[(key, page.page_index)] = page
         self._unindexed.add(key)
 
-    def index_stored(self, key: str) -> None:
+    def index_stored(self, key: str) -> bool:
         if key not in self._unindexed:
-            return
+            return True
         pages = [page for (k, _), page in list(self._pages.items()) if k == key]
         with self._text_lock, fulltext.transaction(self._text):
             fulltext.put_pages(self._text, key, pages)
         self._unindexed.discard(key)
+        return True
 
     def put_documents(self, items: Sequence[tuple[str, Outline, Sequence[Page]]]) -> None:
         with self._text_lock, fulltext.transaction(self._text):

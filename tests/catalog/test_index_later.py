@@ -5,6 +5,7 @@ still being read until then. A version a server stores is indexed at once, as be
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -20,7 +21,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from dpe_server.catalog import fulltext
+from dpe_server.catalog import extraction, fulltext
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.sqlite import FILE_NAME, SqliteStore
 from dpe_server.catalog.store import Outline, Store
@@ -93,9 +94,9 @@ def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     release = threading.Event()
     real = SqliteStore.index_stored
 
-    def waiting(store: SqliteStore, key: str) -> None:
+    def waiting(store: SqliteStore, key: str) -> bool:
         release.wait(WAIT)
-        real(store, key)
+        return real(store, key)
 
     monkeypatch.setattr(SqliteStore, "index_stored", waiting)
     yield release
@@ -290,3 +291,87 @@ def test_a_page_replaced_while_its_rows_are_built_is_indexed_as_it_is_now(
     assert replaced
     assert (_search_store(store, "recognised"), _search_store(store, "pending")) == (1, 0)
     store.close()
+
+
+def test_rows_are_built_while_another_connection_writes_to_the_cache(tmp_path: Path) -> None:
+    """Another server (or `dpe-server read`) writes to the cache between the page's read and its
+    rows' write: the write waits its turn. Begun as a reader, the transaction failed at its
+    first write (a snapshot another write had made stale), and the mark was cleared all the
+    same: the page's words were never searchable (a second reader's finding)."""
+    store = SqliteStore(tmp_path / "cache")
+    pages = [_text_page("harbour basin", 0), _text_page("canal locks", 1)]
+    store.put_document("k", _outline(pages), pages, index=False)
+    store.serve([("k", "d", "html")], [])
+    other = sqlite3.connect(store.path, timeout=0, isolation_level=None)
+    said: list[str] = []
+
+    def writing_meanwhile(statement: str) -> None:
+        if said and said[-1].startswith("SELECT body FROM pages WHERE key="):
+            # (in this thread: a write that cannot go ahead at once gives up)
+            with contextlib.suppress(sqlite3.OperationalError):
+                other.execute("INSERT INTO unindexed VALUES ('another version')")
+        said.append(statement)
+
+    store._db.set_trace_callback(writing_meanwhile)
+    built = store.index_stored("k")
+    store._db.set_trace_callback(None)
+    assert len([s for s in said if s.startswith("SELECT body FROM pages WHERE key=")]) == 2
+    assert (_search_store(store, "harbour"), _search_store(store, "canal")) == (1, 1)
+    cached = store.lookup("k")
+    assert cached is not None
+    assert (cached.unindexed, built) == (False, True)
+    other.close()
+    store.close()
+
+
+def test_a_page_whose_rows_cannot_be_written_leaves_the_version_marked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SqliteStore(tmp_path / "cache")
+    pages = [_text_page("harbour basin", 0), _text_page("canal locks", 1)]
+    store.put_document("k", _outline(pages), pages, index=False)
+    store.serve([("k", "d", "html")], [])
+    real = fulltext.put_rows
+
+    def busy(db: sqlite3.Connection, key: str, index: int, rows: Any) -> None:
+        if index == 1:
+            raise sqlite3.OperationalError("database is locked")
+        real(db, key, index, rows)
+
+    monkeypatch.setattr(fulltext, "put_rows", busy)
+    assert not store.index_stored("k")
+    cached = store.lookup("k")
+    assert cached is not None
+    assert cached.unindexed  # to be built again
+    monkeypatch.setattr(fulltext, "put_rows", real)
+    assert store.index_stored("k")
+    assert (_search_store(store, "harbour"), _search_store(store, "canal")) == (1, 1)
+    store.close()
+
+
+@pytest.mark.parametrize("failure", ["not written", "raised"])
+async def test_a_server_builds_again_the_rows_it_could_not_write(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    """The first build fails (the cache busy past its wait, or a failure of ours): the document
+    is still being read, and the rows are built on the next try (it was counted as searchable
+    with no words, or as being read forever)."""
+    cache = tmp_path / "cache"
+    _one_shot_read(folder, cache)
+    monkeypatch.setattr(extraction, "RETRY_FIRST_S", 0.01, raising=False)
+    real = SqliteStore.index_stored
+    tries: list[str] = []
+
+    def failing_once(store: SqliteStore, key: str) -> bool:
+        tries.append(key)
+        if len(tries) == 1:
+            if failure == "raised":
+                raise RuntimeError("a failure of ours")
+            return False
+        return real(store, key)
+
+    monkeypatch.setattr(SqliteStore, "index_stored", failing_once)
+    async with _server(folder, cache) as (_, client):
+        answer = await _until(client, "harbour", lambda a: not a["indexing"])
+        assert (answer["total"], len(tries)) == (1, 2)
+    assert _rows(cache) == (1, 1, 0)
