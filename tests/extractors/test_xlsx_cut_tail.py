@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 
 from dpe_server.extractors import DEFAULT_LIMITS
+from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.xlsx import extract as xlsx_extract
 from dpe_server.extractors.xlsx import part
 from tests.extractors.test_xlsx_merge_pass import merged_book
+from tests.hostile.cases import SHEET_HEAD, SHEET_TAIL, xlsx
+from tests.hostile.zipgen import plain
 
 
 def test_the_cap_passed_in_the_last_chunk_keeps_the_tail(
@@ -39,3 +42,28 @@ def test_the_end_of_the_cells_split_between_read_and_unread_bytes_is_found(split
     read = b"<c><v>1</v></c></row>" + close[:split]
     rest = iter([close[split:] + b"<mergeCells/>", b"</worksheet>"])
     assert part._after(rest, close, read) == b"<mergeCells/></worksheet>"
+
+
+def test_a_part_inflated_whole_is_cut_where_its_cells_pass_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A part small enough to be inflated into one buffer (`WHOLE_MAX_BYTES`) whose cells pass
+    the cap is cut after the row where they do, as a part read a chunk at a time is: it went
+    through the cut as one chunk, so its last row was the cut, and every cell was kept (a
+    second reader's finding: a copy of the whole part twice more in memory)."""
+    monkeypatch.setattr(part, "CUT_MIN_CELLS", 1_000)
+    rows = [
+        b"<row>" + b"".join(b'<c t="n"><v>%d</v></c>' % (r * 10 + c) for c in range(10)) + b"</row>"
+        for r in range(20_000)
+    ]
+    data = SHEET_HEAD + b"".join(rows) + SHEET_TAIL
+    assert len(data) < part.WHOLE_MAX_BYTES
+    xlsx(tmp_path / "book.xlsx", plain("xl/worksheets/sheet1.xml", data))
+    with (tmp_path / "book.xlsx").open("rb") as fh:
+        got = part.sheet_part(
+            Package(fh, "xlsx", DEFAULT_LIMITS), "xl/worksheets/sheet1.xml", 1_000
+        )
+    kept = bytes(got.data)
+    assert got.cut
+    assert 1_000 < kept.count(b"<c ") < 1_000 + 64 * 1024 // len(rows[-1]) * 10  # within a chunk
+    assert kept.endswith(b"</row></sheetData></worksheet>")

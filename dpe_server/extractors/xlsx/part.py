@@ -49,7 +49,7 @@ def sheet_part(pkg: Package, part: str, max_cells: int) -> SheetPart:
         if c_tags <= limit:
             return SheetPart(whole, False, c_tags)
     kept = bytearray()
-    chunks = pkg.chunks(part) if whole is None else iter((whole,))
+    chunks = pkg.chunks(part) if whole is None else _slices(whole)
     c_tag = prefix = b""
     counted = cells = 0
     for chunk in chunks:
@@ -80,7 +80,16 @@ def sheet_part(pkg: Package, part: str, max_cells: int) -> SheetPart:
     return SheetPart(bytes(kept), False, cells)
 
 
-def _after(chunks: Iterator[PartBytes], close: bytes, window: bytes = b"") -> bytes:
+def _slices(whole: bytearray, size: int = 64 * 1024) -> Iterator[memoryview]:
+    """`whole` a chunk at a time, as the part would have been inflated (`Package.chunks`): a
+    cut then falls after the row in which the cap was passed, not at the part's last row."""
+    view = memoryview(whole)
+    return (view[at : at + size] for at in range(0, len(whole), size))
+
+
+def _after(
+    chunks: Iterator[PartBytes] | Iterator[memoryview], close: bytes, window: bytes = b""
+) -> bytes:
     """What follows `close` in `window` (the part's bytes read but not kept) and the rest of
     the part: its tail, skipping what comes before."""
     tail = bytearray()
