@@ -137,6 +137,16 @@ def test_the_library_prints_what_the_command_prints() -> None:
     assert "Rotate: 90\n" in osd
 
 
+@needs_library
+def test_leptonica_writes_nothing_to_standard_error(capfd: pytest.CaptureFixture[str]) -> None:
+    """A strip cutting a page's lines in half: Tesseract's picture library warns (`Error in
+    pixScanForForeground: invalid box`) on the process's standard error, the server's log,
+    itself; the command's standard error was dropped (a second reader's finding)."""
+    page = scanned.page_image(scanned.EN_TITLE, scanned.EN_TEXT, False, 1).convert("L")
+    assert tess_library.run(READ, page.crop((0, 184, page.width, 224)), 10.0) is not None
+    assert capfd.readouterr().err == ""
+
+
 @needs_command
 def test_the_command_reads_where_the_library_is_not_found(
     monkeypatch: pytest.MonkeyPatch,

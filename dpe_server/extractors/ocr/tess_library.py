@@ -19,7 +19,8 @@ time: a thread takes it from the idle ones and gives it back. A recognition stop
 OpenMP (Debian's build links libgomp) is limited to one thread as the command was
 (`OMP_THREAD_LIMIT=1`, read by libgomp when it is loaded, set for the load alone), and
 Tesseract's messages go to `os.devnull` (`debug_file`), as the command's standard error was
-kept out of the log."""
+kept out of the log; so are Leptonica's (its picture library's), written to standard error by
+the library itself."""
 
 from __future__ import annotations
 
@@ -37,6 +38,10 @@ from typing import Any
 from dpe_server.extractors.ocr import settings
 
 NAMES = ("libtesseract.so.5", "libtesseract.5.dylib")
+LEPTONICA = ("liblept.so.5", "libleptonica.so.6", "liblept.5.dylib", "libleptonica.6.dylib")
+"""Leptonica's library as Tesseract 5's builds link it (Debian 12, later Debian, Homebrew)."""
+SEVERITY_NONE = 6
+"""Leptonica's `L_SEVERITY_NONE`: no message."""
 MAX_HANDLES = 4
 """Handles kept in a process: `osd` and three language sets (a page's Latin reading, and its
 script's: Chinese, Arabic)."""
@@ -255,9 +260,26 @@ def library() -> Any | None:
         return None
     if lib.TessVersion().decode("ascii", "replace") != version:
         return None  # another installation than the command's: its words could differ
+    _quiet_leptonica()
     atexit.register(_end_all)
     os.register_at_fork(after_in_child=_forget)
     return lib
+
+
+def _quiet_leptonica() -> None:
+    """Leptonica, Tesseract's picture library, writes its warnings (`Error in
+    pixScanForForeground: invalid box` on a strip with no ink) to the process's standard error
+    itself, not through `debug_file`: the copy Tesseract loaded (`RTLD_NOLOAD`: never another)
+    is told to write none, as the command's standard error was dropped."""
+    for name in LEPTONICA:
+        try:
+            lept = ctypes.CDLL(name, mode=os.RTLD_NOLOAD)
+        except OSError:
+            continue
+        lept.setMsgSeverity.argtypes = [ctypes.c_int]
+        lept.setMsgSeverity.restype = ctypes.c_int
+        lept.setMsgSeverity(SEVERITY_NONE)
+        return
 
 
 def _load() -> Any | None:
