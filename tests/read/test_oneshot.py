@@ -167,6 +167,22 @@ def test_dpe_server_read_of_a_web_page_sets_up_no_search(
     assert json.loads(out)["page_count"] >= 1
 
 
+@pytest.mark.parametrize("name", ["web-browser-saved.html", "epub3-nav.epub"])
+def test_dpe_server_read_of_a_web_page_imports_no_process_module(
+    folder: Path, tmp_path: Path, name: str
+) -> None:
+    """A web page or an e-book needs no OCR (its key holds no Tesseract probe), so its read
+    imports no `subprocess` (which the probe's module imported at its own import: a few ms of
+    every `dpe-server read`, issue 34)."""
+    with OneShotReader(folder, HOST, cache=False) as reader:
+        ref = next(e for e in reader.entries() if e.rel.endswith(name)).doc_ref
+    uri = format_uri(HOST, ref) + "?depth=pages"
+    report = "print('subprocess' in sys.modules, file=sys.stderr)\n"
+    out, said = _read_reporting(folder, tmp_path, uri, report)
+    assert said == "False"
+    assert json.loads(out)["page_count"] >= 1
+
+
 def test_dpe_server_read_of_a_document_starts_no_event_loop(folder: Path, tmp_path: Path) -> None:
     """The one-document read path is cheap to start: no asyncio, anyio, MCP SDK or workers."""
     with OneShotReader(folder, HOST, cache=False) as reader:
