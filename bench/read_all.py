@@ -10,6 +10,7 @@ document fully), then every page as Markdown, written to stdout. One `dpe-server
 process per page would pay the interpreter start-up once per page, which no user converting a
 file would do; this is the honest whole-process equivalent.
 
+It ends as `dpe-server read` does: its output flushed, without the interpreter's tear-down.
 With BENCH_RUSAGE set, the peak resident size of this process plus that of its largest child,
 if any (MB), is written to that file.
 """
@@ -55,6 +56,10 @@ def main() -> None:
         own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         Path(where).write_text(str((own + kids) / 1024))
+    # As `dpe-server read` ends (`cli.command._exit_now`): output flushed, no tear-down.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
