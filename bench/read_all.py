@@ -23,6 +23,7 @@ import resource
 import sys
 from pathlib import Path
 
+from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.isolation.guard import arm_deadline, disarm, limit_memory
 from dpe_server.read.oneshot import OneShotReader
 from dpe_server.views.render import Body
@@ -33,7 +34,8 @@ def convert(root: Path, cache_dir: Path) -> int:
     pages = 0
     limit_memory(2048 * 1024 * 1024)
     deadline = arm_deadline(60.0, "the document")
-    with OneShotReader(root, cache_dir=cache_dir) as reader:
+    # the cyclic garbage collector paused, as `dpe-server read` pauses it (`_read_document`)
+    with collector_paused(), OneShotReader(root, cache_dir=cache_dir) as reader:
         for entry in reader.entries():
             base = f"dpe://{reader.host}/{entry.doc_ref}"
             count = int(json.loads(_text(reader.read(f"{base}?depth=pages")))["page_count"])

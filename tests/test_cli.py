@@ -83,6 +83,36 @@ def test_read_ends_without_the_interpreters_tear_down(
     assert "torn down" not in done.stderr
 
 
+def test_read_of_a_document_runs_no_cyclic_collection(tmp_path: Path) -> None:
+    """`dpe-server read` of one document pauses the cyclic garbage collector for the whole
+    read (its imports, the extraction, the store, the rendering), and restores it after
+    (`_read_document`: the collector walked what the read built again and again, issue 34)."""
+    from dpe_server.model.uri import format_uri
+    from dpe_server.read.oneshot import OneShotReader
+
+    folder = make_folder(tmp_path / "docs")
+    with OneShotReader(folder, "h", cache=False) as reader:
+        refs = [e.doc_ref for e in reader.entries()]
+    uri = format_uri("h", refs[0]) + "?depth=pages"
+    run = (
+        "import gc, sys\n"
+        "runs = []\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and runs.append(1))\n"
+        "from dpe_server.cli import command\n"
+        "read = command._read\n"
+        "command._read = lambda args: (runs.clear(), read(args))[1]\n"
+        f"rc = command.main(['read', {str(folder)!r}, {uri!r}, '--dpe-host', 'h', '--no-cache'])\n"
+        "print(len(runs), gc.isenabled(), file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", run], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"page_count"' in done.stdout
+    assert done.stderr.splitlines()[-1] == "0 True"
+
+
 def test_read_error_is_one_sentence_with_its_code_and_exit_two(tmp_path: Path) -> None:
     folder = make_folder(tmp_path / "docs")
     done = _read(folder, "dpe://local.dpe.docs/nope/pages/0")
