@@ -281,10 +281,7 @@ class Index(ABC, Generic[E]):
         limits: Limits = DEFAULT_LIMITS,
         *,
         bounds: str = "",
-        code_memo: Path | None = None,
     ) -> None:
-        """`code_memo`: where the code fingerprint is kept between starts
-        (`extractor_fingerprint`'s `memo`), if anywhere."""
         self.root = root.resolve()
         self.bounds = bounds
         """The limits extraction runs under (`Backend.bounds`): a failure that hit one of them
@@ -301,7 +298,7 @@ class Index(ABC, Generic[E]):
         self.pages_lru = PageCache()
         self._entries: dict[str, E] = {}
         self._by_ref: dict[str, E] = {}
-        self._code = extractor_fingerprint(memo=code_memo)
+        self._code = extractor_fingerprint()
         self._limits = limits
         self._ocr_variant = ""
         """`ocr.cache_variant` of `limits`, asked for when a key first needs it

@@ -59,9 +59,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 FILE_NAME = f"cache-v{SCHEMA}.sqlite3"
-CODE_MEMO = "code-fingerprint.json"
-"""Beside the cache: the code fingerprint of the last start and what it was computed from
-(`registry.extractor_fingerprint`), for `dpe-server read`, which starts for every read."""
 _BATCH = 500
 """Keys per lookup query (under SQLite's oldest limit of 999 bound parameters)."""
 UNUSED_DAYS = 30

@@ -6,12 +6,9 @@ the checks before parsing, the picture reader and the cache key ask this registr
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
 import shutil
-import time
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, BinaryIO
@@ -187,90 +184,31 @@ _TREE_CODE = ("extractors", "model", "isolation")
 """Subpackages whose code decides what a tree (or a file's cached error) holds."""
 
 
-def extractor_fingerprint(package: Path = _PACKAGE, memo: Path | None = None) -> str:
+def extractor_fingerprint(package: Path = _PACKAGE) -> str:
     """A hash of the code that makes trees and errors: every module, by its path and its bytes,
     under `extractors/`, `model/` and `isolation/` (the checks before parsing, the jobs).
 
     Part of every cache key: any change to how trees are made (or a module moved) invalidates
     cached trees, without anyone having to remember to bump a version. The programs formats
     run (`Format.tools`) count by where they are found, or that they are not.
-
-    `memo` (a file in the cache folder, `dpe-server read`'s): the hash is kept there with a
-    digest of every module's path, size, times and inode and of the programs found, and read
-    back while none of these changed, so a start reads and hashes the 1.1 MB of code only
-    after it changed (`_stamp`). A memo that cannot be read or written is no memo.
     """
-    modules = [
-        module
-        for folder in _TREE_CODE
-        for module in sorted(_modules(str(package), folder), key=lambda m: m[0].split("/"))
-    ]
-    tools = [
-        f"{tool}={shutil.which(tool)}"
-        for tool in sorted({t for fmt in FORMATS.values() for t in fmt.tools})
-    ]
-    stamp = None if memo is None else _stamp(package, modules, tools)
-    if memo is not None and stamp is not None:
-        try:
-            kept = json.loads(memo.read_text())
-            if kept["stamp"] == stamp:
-                return str(kept["fingerprint"])
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
     digest = hashlib.sha256()
-    for rel, _ in modules:
-        digest.update(rel.encode())
-        with open(os.path.join(package, rel), "rb") as module:
-            digest.update(module.read())
-    for tool in tools:
-        digest.update(tool.encode())
-    fingerprint = digest.hexdigest()[:16]
-    if memo is not None and stamp is not None:
-        _keep(memo, {"stamp": stamp, "fingerprint": fingerprint})
-    return fingerprint
+    for folder in _TREE_CODE:
+        for rel in sorted(_modules(str(package), folder), key=lambda rel: rel.split("/")):
+            digest.update(rel.encode())
+            with open(os.path.join(package, rel), "rb") as module:
+                digest.update(module.read())
+    for tool in sorted({t for fmt in FORMATS.values() for t in fmt.tools}):
+        digest.update(f"{tool}={shutil.which(tool)}".encode())
+    return digest.hexdigest()[:16]
 
 
-RACY_SECONDS = 2.0
-"""A module changed less than this ago is not trusted to its stat (`_stamp`)."""
-
-
-def _stamp(
-    package: Path, modules: list[tuple[str, os.stat_result]], tools: list[str]
-) -> str | None:
-    """What the memo of `extractor_fingerprint` is kept under: the package's path, each
-    module's path, size, modification and change times (ns) and inode, and the programs found.
-    A module's bytes cannot change without one of these changing: a write sets the change
-    time, which no program can set back (Python itself trusts less: the source's size and
-    modification time in seconds, to decide whether its compiled module is stale). None while
-    a module changed less than `RACY_SECONDS` ago (it may still be written within one tick of
-    the file system's clock, its times unchanged): the code is then hashed, not kept."""
-    racy = time.time_ns() - int(RACY_SECONDS * 1e9)
-    seen = [str(package), *tools]
-    for rel, st in modules:
-        if max(st.st_mtime_ns, st.st_ctime_ns) > racy:
-            return None
-        seen.append(f"{rel} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino}")
-    return hashlib.sha256("\n".join(seen).encode()).hexdigest()
-
-
-def _keep(memo: Path, kept: dict[str, str]) -> None:
-    """Write `kept` to `memo` whole (a reader sees the old file or the new one), or nothing
-    (a read-only cache folder)."""
-    part = memo.with_name(f"{memo.name}.{os.getpid()}.part")
-    try:
-        part.write_text(json.dumps(kept))
-        os.replace(part, memo)
-    except OSError:
-        with contextlib.suppress(OSError):
-            part.unlink(missing_ok=True)
-
-
-def _modules(root: str, folder: str) -> list[tuple[str, os.stat_result]]:
-    """The relative paths (POSIX) of the `.py` files under `root`/`folder`, at any depth, each
-    with its stat: what `Path.rglob("*.py")` finds, ordered as its paths sort (name by name) by
-    the caller, found with `os.scandir` (every `dpe-server read` starts with this: `rglob` and
-    its `Path` objects were two thirds of it, the hash of 1.1 MB of code the rest)."""
-    found: list[tuple[str, os.stat_result]] = []
+def _modules(root: str, folder: str) -> list[str]:
+    """The relative paths (POSIX) of the `.py` files under `root`/`folder`, at any depth: what
+    `Path.rglob("*.py")` finds, ordered as its paths sort (name by name) by the caller, found
+    with `os.scandir` (every `dpe-server read` starts with this: `rglob` and its `Path`
+    objects were two thirds of it, the hash of 1.1 MB of code the rest)."""
+    found: list[str] = []
     with os.scandir(os.path.join(root, folder)) as entries:
         for entry in entries:
             rel = f"{folder}/{entry.name}"
@@ -278,5 +216,5 @@ def _modules(root: str, folder: str) -> list[tuple[str, os.stat_result]]:
                 if not entry.is_symlink():  # (as `rglob`: a linked folder is not walked)
                     found += _modules(root, rel)
             elif entry.name.endswith(".py"):
-                found.append((rel, entry.stat()))
+                found.append(rel)
     return found

@@ -22,7 +22,7 @@ from typing import Any, assert_never
 
 from dpe_server.catalog.folder import FileStat, default_host, scan
 from dpe_server.catalog.index import Entry, Index
-from dpe_server.catalog.sqlite import CODE_MEMO, SqliteStore, open_store
+from dpe_server.catalog.sqlite import open_store
 from dpe_server.catalog.steps import MakeCurrent, PagesJob, Probe, Recognise, Step, StoreCall
 from dpe_server.catalog.store import PageCache
 from dpe_server.extractors import DEFAULT_LIMITS, Limits, format_of
@@ -76,8 +76,7 @@ class OneShotReader(Index[Entry]):
     ) -> None:
         root = root.resolve()
         store = open_store(cache_dir, root, cache)
-        memo = store.folder / CODE_MEMO if isinstance(store, SqliteStore) else None
-        super().__init__(root, host or default_host(root), store, passwords, limits, code_memo=memo)
+        super().__init__(root, host or default_host(root), store, passwords, limits)
         self.pages_lru = PageCache(KEPT_PAGES)
         self._jobs = InlineJobs(limits, passwords)
         self._max_element_bytes = max_element_bytes
