@@ -57,7 +57,7 @@ def build(path: Path, tokenizer: str, prepare: Callable[[str], str], rows: list[
 
 
 def timed(db: sqlite3.Connection, where: str, arg: str, runs: int) -> tuple[float, float, int]:
-    """A search as `fulltext.search` makes it: the count, then the first 20, best first."""
+    """A search as `textquery.search` makes it: the count, then the first 20, best first."""
     order = "rank" if "MATCH" in where else "rowid"
     times, found = [], 0
     for _ in range(runs):

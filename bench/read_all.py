@@ -10,6 +10,7 @@ document fully), then every page as Markdown, written to stdout. One `dpe-server
 process per page would pay the interpreter start-up once per page, which no user converting a
 file would do; this is the honest whole-process equivalent.
 
+It ends as `dpe-server read` does: its output flushed, without the interpreter's tear-down.
 With BENCH_RUSAGE set, the peak resident size of this process plus that of its largest child,
 if any (MB), is written to that file.
 """
@@ -22,6 +23,7 @@ import resource
 import sys
 from pathlib import Path
 
+from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.isolation.guard import arm_deadline, disarm, limit_memory
 from dpe_server.read.oneshot import OneShotReader
 from dpe_server.views.render import Body
@@ -32,7 +34,8 @@ def convert(root: Path, cache_dir: Path) -> int:
     pages = 0
     limit_memory(2048 * 1024 * 1024)
     deadline = arm_deadline(60.0, "the document")
-    with OneShotReader(root, cache_dir=cache_dir) as reader:
+    # the cyclic garbage collector paused, as `dpe-server read` pauses it (`_read_document`)
+    with collector_paused(), OneShotReader(root, cache_dir=cache_dir) as reader:
         for entry in reader.entries():
             base = f"dpe://{reader.host}/{entry.doc_ref}"
             count = int(json.loads(_text(reader.read(f"{base}?depth=pages")))["page_count"])
@@ -55,6 +58,10 @@ def main() -> None:
         own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         Path(where).write_text(str((own + kids) / 1024))
+    # As `dpe-server read` ends (`cli.command._exit_now`): output flushed, no tear-down.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ generated vocabulary (`gen.WORDS`, so "revenue" is in about a quarter of the ele
 document is served (`fulltext.serve`, a quarter of each file type). No server, no extraction:
 this measures the index's own cost at a size whose extraction does not fit in a bench run.
 
-Per query kind of `search_scale.QUERIES`, `--calls` calls of `fulltext.search` (the first page
+Per query kind of `search_scale.QUERIES`, `--calls` calls of `textquery.search` (the first page
 of 20) after one untimed call: p50 and p95 of wall time and the median CPU time (the process's,
 less sensitive to other work on the machine); and, as the baseline measured the same way, FTS5
 ranking every match (`ORDER BY bm25(element_text) LIMIT 20` over the served matches in scope,
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 import gen  # noqa: E402  (bench/, the folder of this script, is on sys.path)
 from search_scale import QUERIES  # noqa: E402
 
-from dpe_server.catalog import fulltext  # noqa: E402
+from dpe_server.catalog import fulltext, textquery  # noqa: E402
 from dpe_server.model.tree import Category, Element, Page  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -77,11 +77,11 @@ def timed(call: Callable[[], object], calls: int) -> tuple[float, float, float]:
 
 
 def every_match_ranked(
-    db: sqlite3.Connection, query: fulltext.TextQuery, scope: fulltext.Scope
+    db: sqlite3.Connection, query: textquery.TextQuery, scope: textquery.Scope
 ) -> None:
-    where, args = fulltext._scope(db, scope)  # the same conditions
+    where, args = textquery._scope(db, scope)  # the same conditions
     db.execute(
-        f"SELECT r.id, bm25(element_text) AS score {fulltext._MATCHES}{where} "
+        f"SELECT r.id, bm25(element_text) AS score {textquery._MATCHES}{where} "
         "ORDER BY score, element_text.rowid LIMIT 20",
         (query.fts(), 0, *args),
     ).fetchall()
@@ -101,12 +101,12 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         db = build(OUT / f"search-index-{size}.sqlite3", size)
         for kind, given in QUERIES.items():
-            query = fulltext.TextQuery.parse(given["query"])
+            query = textquery.TextQuery.parse(given["query"])
             categories = (given["category"],) if "category" in given else ()
-            scope = fulltext.Scope(categories=categories, file_type=given.get("file_type", ""))
-            found = fulltext.search(db, query, scope, 20, fulltext.Position())
+            scope = textquery.Scope(categories=categories, file_type=given.get("file_type", ""))
+            found = textquery.search(db, query, scope, 20, textquery.Position())
             ours = timed(
-                lambda d=db, q=query, s=scope: fulltext.search(d, q, s, 20, fulltext.Position()),
+                lambda d=db, q=query, s=scope: textquery.search(d, q, s, 20, textquery.Position()),
                 args.calls,
             )
             base = timed(lambda d=db, q=query, s=scope: every_match_ranked(d, q, s), args.calls)

@@ -53,6 +53,66 @@ def test_read_prints_the_body_and_exits_zero(tmp_path: Path) -> None:
     assert done.stderr == ""
 
 
+@pytest.mark.parametrize(
+    ("uri", "code", "out", "err"),
+    [
+        ("dpe://local.dpe.docs?format=text", 0, "Documents (4)", ""),
+        ("dpe://local.dpe.docs/nope/pages/0", 2, "", "(dpe 4201)\n"),
+    ],
+)
+def test_read_ends_without_the_interpreters_tear_down(
+    tmp_path: Path, uri: str, code: int, out: str, err: str
+) -> None:
+    """`dpe-server read` ends as `serve` does (`_exit_now`): what it wrote flushed, its exit
+    code kept, and no tear-down of the interpreter (freeing every module and object one by
+    one: 2 % of the instructions of reading a web page, issue 34), so no exit handler runs."""
+    folder = make_folder(tmp_path / "docs")
+    run = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('torn down', file=sys.stderr))\n"
+        f"sys.argv = ['dpe-server', 'read', {str(folder)!r}, {uri!r}, '--no-cache']\n"
+        "from dpe_server.cli.command import main\n"
+        "sys.exit(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", run], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == code
+    assert done.stdout.startswith(out)
+    assert done.stderr.endswith(err)
+    assert "torn down" not in done.stderr
+
+
+def test_read_of_a_document_runs_no_cyclic_collection(tmp_path: Path) -> None:
+    """`dpe-server read` of one document pauses the cyclic garbage collector for the whole
+    read (its imports, the extraction, the store, the rendering), and restores it after
+    (`_read_document`: the collector walked what the read built again and again, issue 34)."""
+    from dpe_server.model.uri import format_uri
+    from dpe_server.read.oneshot import OneShotReader
+
+    folder = make_folder(tmp_path / "docs")
+    with OneShotReader(folder, "h", cache=False) as reader:
+        refs = [e.doc_ref for e in reader.entries()]
+    uri = format_uri("h", refs[0]) + "?depth=pages"
+    run = (
+        "import gc, sys\n"
+        "runs = []\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and runs.append(1))\n"
+        "from dpe_server.cli import command\n"
+        "read = command._read\n"
+        "command._read = lambda args: (runs.clear(), read(args))[1]\n"
+        f"rc = command.main(['read', {str(folder)!r}, {uri!r}, '--dpe-host', 'h', '--no-cache'])\n"
+        "print(len(runs), gc.isenabled(), file=sys.stderr)\n"
+        "sys.exit(rc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", run], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"page_count"' in done.stdout
+    assert done.stderr.splitlines()[-1] == "0 True"
+
+
 def test_read_error_is_one_sentence_with_its_code_and_exit_two(tmp_path: Path) -> None:
     folder = make_folder(tmp_path / "docs")
     done = _read(folder, "dpe://local.dpe.docs/nope/pages/0")

@@ -3,10 +3,10 @@
 - `folder`: which files of the folder count, their doc_refs, their versions (stat and content);
 - `store`: the `Store` protocol (outlines, pages, probes, errors per version) and its memory form;
 - `sqlite`: the persistent store, one SQLite file per folder in the user's cache, with its
-  full-text index (`fulltext`: SQLite FTS5; `ranking`: BM25 of a window of matches, computed
-  here for common words), the connections searches run on (`searchers`, never the one the
-  cache writes through) and the removal of cache files no server will open again
-  (`cachefiles`);
+  full-text index (`fulltext`: SQLite FTS5, written; `textquery`: searched, with `ranking`:
+  BM25 of a window of matches, computed here for common words), the connections searches run
+  on (`searchers`, never the one the cache writes through) and the removal of cache files no
+  server will open again (`cachefiles`);
 - `postgres`: the store shared by several replicas over one folder, with their work queue and
   change feed (`shared`: what such a store adds), its tables (`pgschema`: created and
   migrated by the server), its full-text index (`pgtext`: `tsvector` and `tsquery`, the same

@@ -29,8 +29,8 @@ import anyio.to_thread
 from dpe_server.catalog.announce import Change, ChangeListener
 from dpe_server.catalog.extraction import Entry
 from dpe_server.catalog.freshness import Freshness
-from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.store import MemoryStore, Outline, Store
+from dpe_server.catalog.textquery import Found, Position, Scope, TextQuery
 from dpe_server.extractors import DEFAULT_LIMITS, Limits
 from dpe_server.isolation.backends import Backend
 from dpe_server.model.info import PageInfo

@@ -27,16 +27,10 @@ from typing import Any
 
 import psycopg
 
-from dpe_server.catalog import fulltext
-from dpe_server.catalog.fulltext import (
-    Found,
-    Position,
-    Scope,
-    TextQuery,
-    element_rows,
-    index_words,
-)
+from dpe_server.catalog import textquery
+from dpe_server.catalog.fulltext import element_rows
 from dpe_server.catalog.ranking import tokens
+from dpe_server.catalog.textquery import Found, Position, Scope, TextQuery, index_words
 from dpe_server.model.tree import Page
 
 MAX_WORD_BYTES = 2046
@@ -147,7 +141,7 @@ def search(
 ) -> Found:
     """The served elements matching `parsed` in `scope`: `limit` of them from `at` (an offset:
     `at.skip`), best first (`ts_rank`, length-normalised), and how many there are (counted as
-    `fulltext.search` counts them). Every match is ranked: PostgreSQL's GIN index gives no
+    `textquery.search` counts them). Every match is ranked: PostgreSQL's GIN index gives no
     cheaper order to cut into windows."""
     offset = at.skip
     literal = query(parsed)
@@ -161,7 +155,7 @@ def search(
     if scope.categories:
         filters += " AND e.category = ANY(%s)"
         args.append(list(scope.categories))
-    cap = max(fulltext.WINDOW, offset + limit)
+    cap = max(textquery.WINDOW, offset + limit)
     matches = (
         "FROM (SELECT %s::tsquery AS q) x JOIN elements e ON e.words @@ x.q "
         f"JOIN live l ON l.key = e.key WHERE true{filters}"
@@ -173,4 +167,4 @@ def search(
         f"{matches} ORDER BY ts_rank(e.words, x.q, 1) DESC, e.id LIMIT %s OFFSET %s",
         [*args, limit, offset],
     ).fetchall()
-    return fulltext.found(parsed, rows, counted, offset)
+    return textquery.found(parsed, rows, counted, offset)

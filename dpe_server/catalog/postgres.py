@@ -45,7 +45,6 @@ import anyio.to_thread
 import psycopg
 
 from dpe_server.catalog import pgtext
-from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.pglink import (
     CONNECT_TIMEOUT,
     GRACE,
@@ -58,6 +57,7 @@ from dpe_server.catalog.pgschema import migrate
 from dpe_server.catalog.shared import Claim, pages_job
 from dpe_server.catalog.store import Cached, MemoryStore, Outline, StoreUnavailable, compact_json
 from dpe_server.catalog.stores import StoreOptions
+from dpe_server.catalog.textquery import Found, Position, Scope, TextQuery
 from dpe_server.model.tree import JSON, Page, Properties
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""BM25 of a window of matches (`fulltext.search`), by FTS5 or, for common words, computed here.
+"""BM25 of a window of matches (`textquery.search`), by FTS5 or, for common words, computed here.
 
 FTS5's own `bm25()` first counts, for each phrase of the query, every row of the index that
 holds it (its inverse document frequency): a walk of the whole list of rows of a common word,

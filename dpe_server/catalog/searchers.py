@@ -33,10 +33,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dpe_server.catalog import fulltext
-from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
+
+    from dpe_server.catalog.textquery import Found, Position, Scope, TextQuery
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +107,7 @@ class Searchers:
                     conn.pending, conn.pending_rows, conn.refill = [], 0, True
 
     def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
-        """`fulltext.search` on a connection of its own, in a search thread (blocking until
+        """`textquery.search` on a connection of its own, in a search thread (blocking until
         it is done); None when the index cannot be read just now (logged). A damaged file
         raises `sqlite3.DatabaseError` (the caller rebuilds the cache, then `reset`s this)."""
         with self._lock:
@@ -135,7 +136,9 @@ class Searchers:
             except sqlite3.OperationalError as exc:  # then filled again from what is served
                 log.info("the versions served could not be told to a search (%s); again", exc)
                 self._update(conn)
-            return fulltext.search(conn.db, query, scope, limit, at)
+            from dpe_server.catalog import textquery  # at the first search: a read never does
+
+            return textquery.search(conn.db, query, scope, limit, at)
         except sqlite3.OperationalError as exc:  # busy, out of memory, interrupted...
             log.warning("a search could not read the index (%s)", exc)
             return None

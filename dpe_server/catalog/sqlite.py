@@ -45,13 +45,15 @@ import time
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from dpe_server.catalog import cachefiles, fulltext
-from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.catalog.searchers import Searchers
 from dpe_server.catalog.store import SCHEMA, Cached, MemoryStore, Outline, compact_json
 from dpe_server.model.tree import JSON, Page, Properties
+
+if TYPE_CHECKING:
+    from dpe_server.catalog.textquery import Found, Position, Scope, TextQuery
 
 log = logging.getLogger(__name__)
 
@@ -377,7 +379,9 @@ class SqliteStore:
                 db.execute("DELETE FROM live")
                 fulltext.serve(db, self._searchers.live.values(), ())
             self._live_stale = False
-        return fulltext.search(db, query, scope, limit, at)
+        from dpe_server.catalog import textquery  # at the first search: a read never does
+
+        return textquery.search(db, query, scope, limit, at)
 
     def _keep_live(self, db: sqlite3.Connection) -> None:
         """Mark the versions served as used, once a day, so that no other server opening this

@@ -22,14 +22,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from dpe_server.catalog import fulltext
 from dpe_server.catalog.folder import FileStat
-from dpe_server.catalog.fulltext import Found, Position, Scope, TextQuery
 from dpe_server.extractors.ocr import states as ocr_states
 from dpe_server.model.info import PageInfo
 from dpe_server.model.tree import JSON, Page, Properties
+
+if TYPE_CHECKING:
+    from dpe_server.catalog.textquery import Found, Position, Scope, TextQuery
 
 SCHEMA = "3"
 
@@ -269,7 +271,7 @@ class Store(Protocol):
 
     def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
         """`limit` served elements matching from `at`, best first, and how many there are
-        (`fulltext.search`); None when the index cannot be read; raises `StoreUnavailable`
+        (`textquery.search`); None when the index cannot be read; raises `StoreUnavailable`
         when the store that holds it cannot be reached."""
         ...
 
@@ -357,8 +359,10 @@ class MemoryStore:
             self.forget(key)
 
     def search(self, query: TextQuery, scope: Scope, limit: int, at: Position) -> Found | None:
+        from dpe_server.catalog import textquery  # at the first search: a read never does
+
         with self._text_lock:
-            return fulltext.search(self._text, query, scope, limit, at)
+            return textquery.search(self._text, query, scope, limit, at)
 
     def close(self) -> None:
         self._docs.clear()

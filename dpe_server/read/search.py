@@ -25,9 +25,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from dpe_server.catalog.catalog import Catalog
-from dpe_server.catalog.fulltext import Position, Scope, TextQuery
 from dpe_server.catalog.sqlite import SEARCHES
 from dpe_server.catalog.store import StoreUnavailable
+from dpe_server.catalog.textquery import Position, Scope, TextQuery
 from dpe_server.model.errors import RequestError
 from dpe_server.model.integers import TooLarge, parse_uint
 from dpe_server.model.tree import Category

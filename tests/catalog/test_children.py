@@ -15,9 +15,9 @@ import pytest
 from dpe_server.catalog.announce import Change
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.folder import doc_ref_for
-from dpe_server.catalog.fulltext import Position, Scope, TextQuery
 from dpe_server.catalog.sqlite import SqliteStore
 from dpe_server.catalog.store import MemoryStore, Store
+from dpe_server.catalog.textquery import Position, Scope, TextQuery
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.model.errors import DocumentNotFound
 from dpe_server.model.tree import Category

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from dpe_server.catalog.catalog import Catalog
-from dpe_server.catalog.fulltext import Position, Scope, TextQuery
 from dpe_server.catalog.sqlite import SqliteStore
 from dpe_server.catalog.store import MemoryStore, Store
+from dpe_server.catalog.textquery import Position, Scope, TextQuery
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.isolation.jobs import Job
 from dpe_server.model.errors import CorruptError, ExtractionError

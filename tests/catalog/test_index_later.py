@@ -21,7 +21,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from dpe_server.catalog import extraction, fulltext
+from dpe_server.catalog import extraction, fulltext, textquery
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.sqlite import FILE_NAME, SqliteStore
 from dpe_server.catalog.store import Outline, Store
@@ -238,7 +238,9 @@ def _outline(pages: list[Page]) -> Outline:
 
 
 def _search_store(store: Store, query: str) -> int:
-    found = store.search(fulltext.TextQuery.parse(query), fulltext.Scope(), 10, fulltext.Position())
+    found = store.search(
+        textquery.TextQuery.parse(query), textquery.Scope(), 10, textquery.Position()
+    )
     assert found is not None
     return found.total
 

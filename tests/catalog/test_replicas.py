@@ -26,10 +26,10 @@ import anyio
 import pytest
 
 from dpe_server.catalog.catalog import Catalog, Change
-from dpe_server.catalog.fulltext import Position, Scope, TextQuery
 from dpe_server.catalog.shared import pages_job
 from dpe_server.catalog.store import PageCache, StoreUnavailable
 from dpe_server.catalog.stores import StoreOptions, check_store_url
+from dpe_server.catalog.textquery import Position, Scope, TextQuery
 from dpe_server.model.errors import PageNotFound
 from dpe_server.model.tree import Document, Page
 from dpe_server.read.search import QueryError, search

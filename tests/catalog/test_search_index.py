@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from dpe_server.catalog import fulltext, ranking
+from dpe_server.catalog import fulltext, ranking, textquery
 from dpe_server.catalog import sqlite as sqlite_store
 from dpe_server.catalog.catalog import Catalog
 from dpe_server.catalog.sqlite import SqliteStore
@@ -144,7 +144,7 @@ async def test_counts_are_capped_and_a_common_word_ranked_window_by_window(
 ) -> None:
     whole = await search(catalog, "bullet", limit=3)
     assert (whole["total"], "total_capped" in whole) == (4, False)
-    monkeypatch.setattr(fulltext, "WINDOW", 2)
+    monkeypatch.setattr(textquery, "WINDOW", 2)
     capped = await search(catalog, "bullet", limit=100)
     assert (capped["total"], capped["total_capped"]) == (2, True)
     assert len(capped["results"]) == 4  # every match, two windows
@@ -178,15 +178,15 @@ def _index(texts: tuple[str, ...] = TEXTS) -> sqlite3.Connection:
 
 
 def _expected(
-    db: sqlite3.Connection, scope: fulltext.Scope, window: int, query: str = "revenue"
+    db: sqlite3.Connection, scope: textquery.Scope, window: int, query: str = "revenue"
 ) -> list[str]:
-    """The rule of `fulltext.search`: the matches in scope in index order, cut into windows,
+    """The rule of `textquery.search`: the matches in scope in index order, cut into windows,
     each ranked by FTS5's own BM25 (over the whole index), ties by rowid."""
     rows = db.execute(
         "SELECT r.element_id, r.category, live.doc_ref, element_text.rowid, "
         "bm25(element_text) FROM element_text JOIN element_rows r ON r.id = element_text.rowid "
         "JOIN live ON live.key = r.key WHERE element_text MATCH ? ORDER BY element_text.rowid",
-        (fulltext.TextQuery.parse(query).fts(),),
+        (textquery.TextQuery.parse(query).fts(),),
     ).fetchall()
     kept = [
         (score, row_id, f"{ref}/{eid}")
@@ -202,11 +202,11 @@ def _expected(
     ]
 
 
-def _pages(db: sqlite3.Connection, scope: fulltext.Scope, limit: int) -> list[str]:
+def _pages(db: sqlite3.Connection, scope: textquery.Scope, limit: int) -> list[str]:
     """Every result of a search for 'revenue', `limit` a page, following each next position."""
-    query, at, seen = fulltext.TextQuery.parse("revenue"), fulltext.Position(), []
+    query, at, seen = textquery.TextQuery.parse("revenue"), textquery.Position(), []
     while True:
-        found = fulltext.search(db, query, scope, limit, at)
+        found = textquery.search(db, query, scope, limit, at)
         assert len(found.hits) == limit or found.next is None
         seen += [f"{h.doc_ref}/{h.element_id}" for h in found.hits]
         if found.next is None:
@@ -218,25 +218,25 @@ def _pages(db: sqlite3.Connection, scope: fulltext.Scope, limit: int) -> list[st
 @pytest.mark.parametrize(
     ("scope", "matches"),
     [
-        (fulltext.Scope(), 14),
-        (fulltext.Scope(categories=("heading",)), 8),
-        (fulltext.Scope(file_type="pdf"), 7),
-        (fulltext.Scope(doc_ref="a"), 7),
-        (fulltext.Scope(categories=("text",), doc_ref="b"), 3),
+        (textquery.Scope(), 14),
+        (textquery.Scope(categories=("heading",)), 8),
+        (textquery.Scope(file_type="pdf"), 7),
+        (textquery.Scope(doc_ref="a"), 7),
+        (textquery.Scope(categories=("text",), doc_ref="b"), 3),
     ],
     ids=["all", "category", "file_type", "doc_ref", "both"],
 )
 def test_ranking_is_bm25_within_windows_of_matches_in_index_order(
-    monkeypatch: pytest.MonkeyPatch, window: int, scope: fulltext.Scope, matches: int
+    monkeypatch: pytest.MonkeyPatch, window: int, scope: textquery.Scope, matches: int
 ) -> None:
     db = _index()
-    monkeypatch.setattr(fulltext, "WINDOW", window)
+    monkeypatch.setattr(textquery, "WINDOW", window)
     expected = _expected(db, scope, window)
     assert len(expected) == matches
     for limit in (1, 2, 3, 100):  # however it is paged, every match once, in the same order
         assert _pages(db, scope, limit) == expected
-    query = fulltext.TextQuery.parse("revenue")
-    found = fulltext.search(db, query, scope, 100, fulltext.Position())
+    query = textquery.TextQuery.parse("revenue")
+    found = textquery.search(db, query, scope, 100, textquery.Position())
     assert (found.total, found.capped) == (min(len(expected), window), len(expected) > window)
 
 
@@ -244,17 +244,17 @@ def test_few_matches_are_in_exact_bm25_order() -> None:
     """At most `WINDOW` matches: one window, so the order is BM25's over all of them (the
     shortest element holding the word twice first, the longest last)."""
     db = _index()
-    found = fulltext.search(
+    found = textquery.search(
         db,
-        fulltext.TextQuery.parse("revenue"),
-        fulltext.Scope(doc_ref="a"),
+        textquery.TextQuery.parse("revenue"),
+        textquery.Scope(doc_ref="a"),
         100,
-        fulltext.Position(),
+        textquery.Position(),
     )
     texts = [TEXTS[int(h.element_id.removeprefix("p0-a"))] for h in found.hits]
     assert texts[0] == "revenue revenue"
     assert texts[-1] == TEXTS[0]
-    expected = _expected(db, fulltext.Scope(doc_ref="a"), 7)
+    expected = _expected(db, textquery.Scope(doc_ref="a"), 7)
     assert [f"a/{h.element_id}" for h in found.hits] == expected
 
 
@@ -270,10 +270,10 @@ def test_scores_are_fts5s_bm25(monkeypatch: pytest.MonkeyPatch, query: str, coun
     monkeypatch.setattr(ranking, "COUNTED", counted)
     more = ("alpha beta alpha beta", "alphabet beta", "年度预算报告 alpha", "预算年度预算 zeta")
     db = _index(TEXTS + more)
-    found = fulltext.search(
-        db, fulltext.TextQuery.parse(query), fulltext.Scope(), 100, fulltext.Position()
+    found = textquery.search(
+        db, textquery.TextQuery.parse(query), textquery.Scope(), 100, textquery.Position()
     )
-    expected = _expected(db, fulltext.Scope(), 1000, query)
+    expected = _expected(db, textquery.Scope(), 1000, query)
     assert expected  # something to order
     assert [f"{h.doc_ref}/{h.element_id}" for h in found.hits] == expected
 
@@ -292,7 +292,7 @@ def test_a_phrase_is_held_by_at_most_its_rarest_words_rows(query: str, most: int
     """A query of one phrase learns whether it is common from its rarest word's rows, not
     from checking where each word stands in every row (`ranking._most`)."""
     db = _index()
-    (phrase,) = fulltext.TextQuery.parse(query).phrases()
+    (phrase,) = textquery.TextQuery.parse(query).phrases()
     assert ranking._most(db, phrase, 14) == most
 
 
@@ -301,10 +301,10 @@ def test_a_position_survives_elements_indexed_after_it(monkeypatch: pytest.Monke
     a document extracted meanwhile (indexed after it) lands in the last window, and no result
     of the windows before is repeated or skipped."""
     db = _index()
-    monkeypatch.setattr(fulltext, "WINDOW", 5)
-    query, scope = fulltext.TextQuery.parse("revenue"), fulltext.Scope()
-    first = fulltext.search(db, query, scope, 5, fulltext.Position())
-    assert first.next == fulltext.Position(first.next.after if first.next else -1, 0)
+    monkeypatch.setattr(textquery, "WINDOW", 5)
+    query, scope = textquery.TextQuery.parse("revenue"), textquery.Scope()
+    first = textquery.search(db, query, scope, 5, textquery.Position())
+    assert first.next == textquery.Position(first.next.after if first.next else -1, 0)
     elements = (Element("p0-c0", Category.TEXT, "", {"text": "revenue"}),)
     with fulltext.transaction(db):
         fulltext.put_pages(db, "key-c", [Page(0, "", elements)])
@@ -316,11 +316,11 @@ def test_a_position_survives_elements_indexed_after_it(monkeypatch: pytest.Monke
     assert names == _expected(db, scope, 5)
 
 
-def _pages_from(db: sqlite3.Connection, at: fulltext.Position) -> list[str]:
-    query, seen = fulltext.TextQuery.parse("revenue"), []
-    next_at: fulltext.Position | None = at
+def _pages_from(db: sqlite3.Connection, at: textquery.Position) -> list[str]:
+    query, seen = textquery.TextQuery.parse("revenue"), []
+    next_at: textquery.Position | None = at
     while next_at is not None:
-        found = fulltext.search(db, query, fulltext.Scope(), 3, next_at)
+        found = textquery.search(db, query, textquery.Scope(), 3, next_at)
         seen += [f"{h.doc_ref}/{h.element_id}" for h in found.hits]
         next_at = found.next
     return seen
@@ -546,7 +546,9 @@ def test_the_server_cuts_the_words_sqlite_cuts(text: str) -> None:
 
 
 def _found(store: SqliteStore, query: str) -> int:
-    found = store.search(fulltext.TextQuery.parse(query), fulltext.Scope(), 10, fulltext.Position())
+    found = store.search(
+        textquery.TextQuery.parse(query), textquery.Scope(), 10, textquery.Position()
+    )
     assert found is not None
     return found.total
 
@@ -594,14 +596,14 @@ def test_page_reads_lookups_and_writes_go_on_while_every_search_connection_is_bu
     store.put_document("a", outline, [Page(0, "", elements)])
     store.serve([("a", "a", "docx")], [])
     held, release = threading.Semaphore(0), threading.Event()
-    searching = fulltext.search
+    searching = textquery.search
 
     def search_held(*args: Any) -> Any:
         held.release()
         assert release.wait(30), "the test never released the searches"
         return searching(*args)
 
-    monkeypatch.setattr(fulltext, "search", search_held)
+    monkeypatch.setattr(textquery, "search", search_held)
     with ThreadPoolExecutor(sqlite_store.SEARCHES + 2) as pool:
         try:
             searches = [
@@ -636,7 +638,10 @@ def _ranked_by(store: Store, queries: tuple[str, ...]) -> dict[str, list[str]]:
     orders = {}
     for query in queries:
         found = store.search(
-            fulltext.TextQuery.parse(query), fulltext.Scope(doc_ref="a"), 100, fulltext.Position()
+            textquery.TextQuery.parse(query),
+            textquery.Scope(doc_ref="a"),
+            100,
+            textquery.Position(),
         )
         assert found is not None
         orders[query] = [RANKED[int(h.element_id.removeprefix("p0-a"))] for h in found.hits]

@@ -146,20 +146,40 @@ def test_errors_name_what_is_missing(folder: Path) -> None:
 def test_dpe_server_read_of_a_web_page_sets_up_no_search(
     folder: Path, tmp_path: Path, name: str
 ) -> None:
-    """A one-shot read stores no search rows and searches nothing: it neither imports the
-    search threads' pool (`concurrent.futures`) nor builds the accent folding of the index's
-    words (`ranking._folding`), a few ms of every `dpe-server read` (issue 34)."""
+    """A one-shot read stores no search rows and searches nothing: it imports neither the
+    search threads' pool (`concurrent.futures`) nor the query half of the index (`textquery`,
+    its dataclasses, and `ranking`), nor builds the accent folding of the index's words
+    (`ranking._folding`): a few ms of every `dpe-server read` each (issue 34)."""
     with OneShotReader(folder, HOST, cache=False) as reader:
         ref = next(e for e in reader.entries() if e.rel.endswith(name)).doc_ref
     uri = format_uri(HOST, ref) + "?depth=pages"
     report = (
+        "searching = ('concurrent.futures', 'dpe_server.catalog.textquery',"
+        " 'dpe_server.catalog.ranking')\n"
+        "loaded = [m for m in searching if m in sys.modules]\n"
         "from dpe_server.catalog import ranking\n"
         "fold = ranking._folding\n"  # (built when imported, before: not a cached function)
         "built = not hasattr(fold, 'cache_info') or fold.cache_info().currsize > 0\n"
-        "print('concurrent.futures' in sys.modules, built, file=sys.stderr)\n"
+        "print(loaded, built, file=sys.stderr)\n"
     )
     out, said = _read_reporting(folder, tmp_path, uri, report)
-    assert said == "False False"
+    assert said == "[] False"
+    assert json.loads(out)["page_count"] >= 1
+
+
+@pytest.mark.parametrize("name", ["web-browser-saved.html", "epub3-nav.epub"])
+def test_dpe_server_read_of_a_web_page_imports_no_process_module(
+    folder: Path, tmp_path: Path, name: str
+) -> None:
+    """A web page or an e-book needs no OCR (its key holds no Tesseract probe), so its read
+    imports no `subprocess` (which the probe's module imported at its own import: a few ms of
+    every `dpe-server read`, issue 34)."""
+    with OneShotReader(folder, HOST, cache=False) as reader:
+        ref = next(e for e in reader.entries() if e.rel.endswith(name)).doc_ref
+    uri = format_uri(HOST, ref) + "?depth=pages"
+    report = "print('subprocess' in sys.modules, file=sys.stderr)\n"
+    out, said = _read_reporting(folder, tmp_path, uri, report)
+    assert said == "False"
     assert json.loads(out)["page_count"] >= 1
 
 

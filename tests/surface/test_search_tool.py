@@ -19,7 +19,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from dpe_server.catalog import fulltext
+from dpe_server.catalog import textquery
 from dpe_server.isolation.backends import ThreadBackend
 from dpe_server.read.search import SearchBusy, SearchSlots
 from dpe_server.surface.app import Settings, build_server
@@ -121,7 +121,7 @@ async def test_other_requests_are_served_while_a_search_is_matching(
     after it."""
     matching, read_answered = threading.Event(), threading.Event()
     held_in_vain: list[bool] = []
-    real_search = fulltext.search
+    real_search = textquery.search
 
     def held_search(*args: Any) -> Any:
         matching.set()
@@ -129,7 +129,7 @@ async def test_other_requests_are_served_while_a_search_is_matching(
             held_in_vain.append(True)
         return real_search(*args)
 
-    monkeypatch.setattr(fulltext, "search", held_search)
+    monkeypatch.setattr(textquery, "search", held_search)
     await client.list_resources()  # the catalog is ready
     finished: list[str] = []
 

@@ -16,6 +16,7 @@ from lxml import etree
 from dpe_server.extractors.base import Limits
 from dpe_server.extractors.epub import FORMAT, chapter_reader
 from dpe_server.extractors.epub.package import Book, read_book
+from dpe_server.extractors.gcpause import collector_paused
 from dpe_server.extractors.kit.media import image_mime
 from dpe_server.extractors.kit.package import Package
 from dpe_server.extractors.kit.whole import whole_extractor
@@ -85,9 +86,11 @@ def _with_cover(pages: list[Page], pkg: Package, cover: str) -> None:
 
 
 def _read(f: BinaryIO, limits: Limits) -> Document:
+    """The book's tree, the cyclic garbage collector paused meanwhile, as for a web page
+    (`html.extract._read`)."""
     read = chapter_reader()
     try:
-        with Package(f, "epub", limits) as pkg:
+        with collector_paused(), Package(f, "epub", limits) as pkg:
             book = read_book(pkg)
             pages: list[Page] = []
             cut = False

@@ -27,7 +27,6 @@ import functools
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 MODES = ("auto", "off", "force")
@@ -78,6 +77,8 @@ def engine_version() -> str:
 def tesseract() -> tuple[str, str, tuple[str, ...]]:
     """The `tesseract` command found on PATH: (path, version, installed languages without
     `osd`); ("", "", ()) when there is none (or it does not answer)."""
+    import subprocess  # (here: a read of a format that never recognises a picture asks nothing)
+
     path = shutil.which("tesseract")
     if path is None:
         return "", "", ()
@@ -96,6 +97,8 @@ def _outputs(*argvs: list[str]) -> list[str]:
     stderr), the commands run side by side (a `dpe-server read` of a pdf, an Office file or
     a picture waits for Tesseract's two: one after the other, the second's start-up was 0.03 s
     of its wall time)."""
+    import subprocess
+
     running: list[subprocess.Popen[str]] = []
     try:
         for argv in argvs:
@@ -164,9 +167,13 @@ def tesseract_languages(languages: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def check_languages(engine: str, languages: tuple[str, ...]) -> str:
-    """Why the engine `engine` resolves to cannot read `languages` ("" when it can)."""
+    """Why the engine `engine` resolves to cannot read `languages` ("" when it can). Without
+    languages, without asking which engine is installed (Tesseract's probe is two processes,
+    which every `dpe-server read` ran before its URI's format said whether it needs OCR)."""
+    if not languages:
+        return ""
     name = chosen(engine)
-    if not languages or not name:
+    if not name:
         return ""
     if name == "rapidocr":
         other = [lang for lang in languages if lang not in RAPID_LANGUAGES]
