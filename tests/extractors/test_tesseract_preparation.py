@@ -134,3 +134,30 @@ def test_the_median_filter_gives_pillows_pixels_without_its_rank_filter(
     level = prepare.level(page, seen.angle, seen.ink, filtered=True)
     assert ranked == []
     assert level.image.size[0] > 1000  # the page's area, filtered and turned
+
+
+def _layouts(monkeypatch: pytest.MonkeyPatch, page: Image.Image) -> list[str]:
+    """The page layouts (`--psm`) Tesseract is asked to read the page with."""
+    asked: list[str] = []
+
+    def run(args: list[str], grey: Any) -> str:
+        if "tsv" in args:
+            asked.append(args[args.index("--psm") + 1])
+        return "" if "osd" in args else HEADER + "\n"
+
+    monkeypatch.setattr(tesseract, "_run", run)
+    tesseract.recognise(page.convert("L"), ["eng"], 200)
+    return asked
+
+
+def test_a_plain_page_is_read_as_one_block_of_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # one column of lines, a title above them: Tesseract's column finding is not run on it
+    assert _layouts(monkeypatch, _skewed_page()) == [tesseract.PSM_BLOCK]
+    photo = scanned.clean_page(scanned.EN_TITLE, scanned.EN_TEXT, False)
+    rng = random.Random(5)  # a photo below the lines (a flat dark box is painted out as a rule)
+    photo.paste(Image.frombytes("L", (1200, 400), rng.randbytes(1200 * 400)), (200, 1400))
+    two = scanned.columns_page()
+    table = scanned.price_list_page()
+    # two columns, a borderless table's cells, a picture: Tesseract's own page layout
+    for page in (photo, two, table):
+        assert _layouts(monkeypatch, scanned._scan(page, 3, tilt=3.0)) == [tesseract.PSM_AUTO]
