@@ -12,6 +12,7 @@ import pytest
 from PIL import Image, ImageChops, ImageFilter
 
 from dpe_server.extractors.ocr import deskew, prepare, tesseract
+from dpe_server.extractors.ocr import engine as ocr_engine
 from fixtures.builders import scanned
 
 HEADER = (
@@ -161,3 +162,39 @@ def test_a_plain_page_is_read_as_one_block_of_lines(monkeypatch: pytest.MonkeyPa
     # two columns, a borderless table's cells, a picture: Tesseract's own page layout
     for page in (photo, two, table):
         assert _layouts(monkeypatch, scanned._scan(page, 3, tilt=3.0)) == [tesseract.PSM_AUTO]
+
+
+def test_a_large_page_is_reduced_in_its_ink_area_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    clean = scanned.clean_page(scanned.EN_TITLE, scanned.EN_TEXT, False)
+    page = scanned._scan(clean.resize((2200, 2847)), 5, tilt=3.0)  # 260 dpi: read at 2400
+    given = _fake(monkeypatch)
+    row = "5\t1\t1\t1\t1\t1\t10\t20\t100\t30\t96\tHarbour"
+    monkeypatch.setattr(tesseract, "_run", lambda args, grey: f"{HEADER}\n{row}\n")
+    monkeypatch.setattr(ocr_engine.settings, "chosen", lambda engine: "tesseract")
+    monkeypatch.setattr(ocr_engine.settings, "engine_name", lambda engine: "tesseract 5")
+    monkeypatch.setattr(ocr_engine.settings, "tesseract_languages", lambda langs: ("eng",))
+    reduced: list[tuple[int, int]] = []
+    method = Image.Image.resize
+
+    def record(self: Image.Image, size: Any, *args: Any, **kw: Any) -> Any:
+        if self.size == page.size:
+            reduced.append(tuple(size))
+        return method(self, size, *args, **kw)
+
+    monkeypatch.setattr(Image.Image, "resize", record)
+    reading = ocr_engine.read(page, "tesseract", (), 260)
+    scale = ocr_engine.SMALL_SIDE / max(page.size)
+    whole = (round(page.width * scale), round(page.height * scale))
+    # the picture reduced to 2400 pixels whole was 0.03 CPU-s of an A4 page: now its ink's
+    # area alone is (and the survey's copy of 600 pixels)
+    assert whole not in reduced, reduced
+    assert reduced
+    assert all(w * h < whole[0] * whole[1] / 2 for w, h in reduced), reduced
+    # the words are placed in the picture's own pixels (turned level), as before
+    assert abs(reading.width - page.width) < page.width / 10
+    (word,) = reading.words
+    assert word.text == "Harbour"
+    assert 0 < word.x0 < word.x1 < reading.width
+    assert 0 < word.y0 < word.y1 < reading.height
+    assert 120 < word.x1 - word.x0 < 127  # its 100 pixels as read, at 2400 of 2959
+    assert given == []

@@ -78,24 +78,26 @@ def skew(image: Any) -> float:
     return _angle(*_best(_small(image)))
 
 
-def survey(image: Any, sideways: bool = True) -> Survey:
+def survey(image: Any, sideways: bool = True, page: tuple[int, int] | None = None) -> Survey:
     """`skew(image)`, whether the grey `image`'s lines of text run up and down (unless
     `sideways` is False: its columns of pixels band more sharply than its rows), and where its
-    ink lies, from one reduced copy of it."""
+    ink lies (in the pixels of the page read at `page`, when it is read smaller than
+    `image`), from one reduced copy of it."""
+    page = page or image.size
     if image.width < 50 or image.height < 50:
-        return Survey(0.0, False, (0, 0, image.width, image.height))
+        return Survey(0.0, False, (0, 0, *page))
     small = _small(image)
     box = small.point(lambda v: 255 if v < INK else 0).getbbox()
     if box is None:
         return Survey(0.0, False, None)
     best, scores = _best(small)
     up = sideways and max(_best(small.transpose(2))[1].values()) > 1.5 * max(scores.values())
-    fx, fy = image.width / small.width, image.height / small.height
-    margin = round(MARGIN * max(image.size))
+    fx, fy = page[0] / small.width, page[1] / small.height
+    margin = round(MARGIN * max(page))
     ink = (
         max(0, math.floor(box[0] * fx) - margin),
         max(0, math.floor(box[1] * fy) - margin),
-        min(image.width, math.ceil(box[2] * fx) + margin),
-        min(image.height, math.ceil(box[3] * fy) + margin),
+        min(page[0], math.ceil(box[2] * fx) + margin),
+        min(page[1], math.ceil(box[3] * fy) + margin),
     )
     return Survey(_angle(best, scores), up, ink)

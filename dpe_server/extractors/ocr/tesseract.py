@@ -102,20 +102,24 @@ def recognise(
     image: Any,
     languages: Sequence[str],
     dpi: int = 0,
+    *,
     asked: bool = False,
     thick: bool | None = None,
+    size: tuple[int, int] | None = None,
 ) -> Found:
     """Read a PIL image (see the module); `languages` are Tesseract's names, `asked`: given by
     the user (else every installed one); `thick`: `prepare.thick` of the whole picture when
-    known (else told from its ink's area)."""
+    known (else told from its ink's area); `size`: the size to read it at, when smaller (the
+    words' boxes in its pixels): only the ink's area is reduced to it (`prepare.scaled`)."""
     grey = image.convert("L")
+    size = size or grey.size
     dpi = dpi or 300
     latin = _languages(languages, "Latin", asked)
-    seen = deskew.survey(grey)
+    seen = deskew.survey(grey, page=size)
     if seen.ink is None:  # blank: nothing for Tesseract to read
-        return Found([], grey.size, 0, 0.0)
+        return Found([], size, 0, 0.0)
     angle = seen.angle
-    page = prepare.level(grey, 0.0 if seen.sideways else angle, seen.ink, thick)
+    page = prepare.level(grey, 0.0 if seen.sideways else angle, seen.ink, thick, size)
     first = Found([], page.size, 0, angle)
     if not seen.sideways:
         first = Found(_read(page, latin, dpi), page.size, 0, angle)
@@ -127,11 +131,12 @@ def recognise(
         return first  # read so already
     if rotate:  # Tesseract's `Rotate`: degrees clockwise
         grey = grey.rotate(-rotate, expand=True)
-        turned = deskew.survey(grey, sideways=False)
+        size = size if rotate == 180 else (size[1], size[0])
+        turned = deskew.survey(grey, sideways=False, page=size)
         angle = turned.angle
-        page = prepare.level(grey, angle, turned.ink or (0, 0, *grey.size), thick)
+        page = prepare.level(grey, angle, turned.ink or (0, 0, *size), thick, size)
     elif seen.sideways and angle:
-        page = prepare.level(grey, angle, seen.ink, thick)
+        page = prepare.level(grey, angle, seen.ink, thick, size)
     second = Found(_read(page, langs, dpi), page.size, rotate, angle)
     return second if _score(second.words) >= _score(first.words) else first
 
