@@ -198,3 +198,27 @@ def test_a_large_page_is_reduced_in_its_ink_area_alone(monkeypatch: pytest.Monke
     assert 0 < word.y0 < word.y1 < reading.height
     assert 120 < word.x1 - word.x0 < 127  # its 100 pixels as read, at 2400 of 2959
     assert given == []
+
+
+def test_the_survey_finds_the_skew_and_a_page_on_its_side_in_26_rotations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clean = scanned.clean_page(scanned.EN_TITLE, scanned.EN_TEXT, False)
+    skewed = _skewed_page().convert("L")
+    side = scanned._scan(clean, 11, tilt=3.0, turn=90).convert("L")
+    turns: list[float] = []
+    method = Image.Image.rotate
+
+    def record(self: Image.Image, angle: float, *args: Any, **kw: Any) -> Any:
+        turns.append(angle)
+        return method(self, angle, *args, **kw)
+
+    monkeypatch.setattr(Image.Image, "rotate", record)
+    seen = deskew.survey(skewed)
+    assert (seen.angle, seen.sideways) == (-3.0, False)
+    # every whole degree and the quarters about the best for its rows; for its columns (is it
+    # on its side?) the whole degrees alone: 30 rotations of the reduced copy before
+    assert len(turns) == 11 + 4 + 11
+    turns.clear()
+    assert deskew.survey(side).sideways
+    assert len(turns) == 11 + 4 + 11
