@@ -65,8 +65,8 @@ dark): a quarter of its time on a scanned page, for what a scan of paper does no
 PSM_AUTO, PSM_BLOCK = "3", "6"
 """Tesseract's page layouts: its own (`--psm 3`: blocks, columns, pictures found), and one
 block of lines (`--psm 6`), which a page of `plain` text is read as: its own layout spent a
-tenth of Tesseract's time on an A4 page finding columns, tab stops, rules and pictures that are
-not there (a fifth of what is not the reading of its lines)."""
+tenth of Tesseract's time on an A4 page (426 M of its 3,836 M instructions) finding columns,
+tab stops, rules and pictures that are not there."""
 GUTTER = 0.01
 MIN_GUTTER = 8
 TALL = 0.05
