@@ -3,7 +3,7 @@ recognised.
 
     python bench/ocr.py [--engine auto|tesseract|rapidocr] [--workers N] [--runs N]
                         [--pages N] [--long N] [--pictures N] [--scans] [--tesseract]
-                        [--skip-pages] [--skip-folder] [--skip-long]
+                        [--skip-pages] [--skip-folder] [--skip-long] [--a4 N]
 
 `--engine` (auto: Tesseract when found, else RapidOCR) is the engine every part but
 `--tesseract` runs; CPU seconds count the engine's subprocesses (Tesseract's) too.
@@ -26,7 +26,9 @@ recognised.
    sideways and skewed 3°, two columns, a borderless table; PNG pictures, 200 dpi letter) and
    the English page redrawn as an A4 page at 300 dpi, read by the picture extractor in this
    process: CPU seconds per page and the recall of each.
-6. `--tesseract`: the same two pages' images recognised by the `tesseract` command (Debian's
+6. `--a4 N`: the A4 page alone, N times after the engine's start, nothing printed (for
+   callgrind: `--a4 1` less `--a4 0`).
+7. `--tesseract`: the same two pages' images recognised by the `tesseract` command (Debian's
    tesseract-ocr, tesseract-ocr-chi-sim), for the engine choice (docs/ocr.md).
 
 Prints Markdown lines; figures are wall times on this machine at its load (printed first).
@@ -237,6 +239,26 @@ def scans(runs: int) -> None:
         )
 
 
+def a4_once(times: int) -> None:
+    """`--a4 N`: the A4 page (`--scans` builds it) extracted N times after the engine's start on
+    a 1400 x 400 crop of it, nothing printed: for callgrind, `--a4 1` less `--a4 0` is one warm
+    page's instructions (Tesseract's library runs in this process)."""
+    import io
+
+    from PIL import Image
+
+    path = OUT / "scans" / "a4_300dpi_en.png"
+    extractor = for_path(path)
+    assert extractor is not None
+    crop = io.BytesIO()
+    with Image.open(path) as page:
+        page.convert("L").crop((100, 100, 1500, 500)).save(crop, "PNG", dpi=(300, 300))
+    extractor.extract(crop, LIMITS[0])
+    for _ in range(times):
+        with path.open("rb") as f:
+            extractor.extract(f, LIMITS[0])
+
+
 def tesseract(runs: int) -> None:
     if shutil.which("tesseract") is None:
         print("- tesseract: not installed (apt-get install tesseract-ocr tesseract-ocr-chi-sim)")
@@ -286,9 +308,13 @@ def main() -> None:
     parser.add_argument("--skip-folder", action="store_true")
     parser.add_argument("--skip-pages", action="store_true")
     parser.add_argument("--skip-long", action="store_true")
+    parser.add_argument("--a4", type=int, default=-1, help="extract the A4 page N times, alone")
     args = parser.parse_args()
     LIMITS[0] = Limits(ocr_engine=args.engine)
     WORKERS[0] = WorkerSettings(workers=args.workers)
+    if args.a4 >= 0:
+        a4_once(args.a4)
+        return
     load = os.getloadavg()[0]
     print(f"OCR bench: {os.cpu_count()} CPUs, load average {load:.1f}")
     if not args.skip_pages:

@@ -3,10 +3,11 @@
 `engine` is `--ocr-engine`: `tesseract` (`ocr.tesseract`), `rapidocr` (the `ocr`
 extra, `ocr.rapid`), or `auto` (Tesseract when its command is found, else RapidOCR when the
 extra is installed: `settings.chosen`). Pictures larger than `MAX_SIDE` pixels on a side are
-scaled down first (for Tesseract, those over `LARGE_SIDE`; smaller ones of thin strokes are
-enlarged for it: `SMALL_SIDE`); RapidOCR's are deskewed first (Tesseract's own pass deskews);
-the words' boxes are in the pixels of the picture as read (turned upright when Tesseract found it
-on its side: `Reading.width`, `height`, `rotated`).
+scaled down first (for Tesseract, those over `LARGE_SIDE`, and only the area of their ink:
+`prepare.scaled`; smaller ones of thin strokes are enlarged for it: `SMALL_SIDE`); RapidOCR's
+are deskewed first (Tesseract's own pass deskews); the words' boxes are in the pixels of the
+picture as read (turned upright when Tesseract found it on its side: `Reading.width`, `height`,
+`rotated`).
 """
 
 from __future__ import annotations
@@ -96,10 +97,10 @@ def read(
         thick = prepare.thick(image.convert("L"))
         if not thick:
             scale = min(MAX_UPSCALE, SMALL_SIDE / max(image.size))
-    if scale != 1.0:
-        size = (round(image.width * scale), round(image.height * scale))
+    size = (round(image.width * scale), round(image.height * scale))
+    if scale > 1.0 or (scale < 1.0 and name != "tesseract"):  # Tesseract reduces its ink alone
         image = image.resize(size, Image.Resampling.LANCZOS if scale > 1 else Image.Resampling.BOX)
-        dpi = round(dpi * scale)
+    dpi = round(dpi * scale)
     if name == "tesseract":
         found = tesseract.recognise(
             image,
@@ -107,6 +108,7 @@ def read(
             dpi,
             asked=bool(languages),
             thick=thick if scale == 1.0 else None,
+            size=size,
         )
         words, (width, height), rotated, skew = found.words, found.size, found.rotated, found.skew
     else:
