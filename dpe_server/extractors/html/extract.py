@@ -109,9 +109,9 @@ def _page(plan: PagePlan, outs: Mapping[int, Out], limits: Limits, title: str, f
         if out.table is not None:
             items = emit_table(builder, out.table, {}) + items
         elif out.category is not None:
-            builder.add(out.category, out.summary, out.content, out.metadata)
-        for item in items:
-            builder.add(item.category, item.summary, item.content, item.metadata)
+            builder.put(out.category, out.summary, out.content, out.metadata)
+        for item in items:  # (summaries one line, contents made for it: `Out`, `media`)
+            builder.put(item.category, item.summary, item.content, item.metadata)
     return builder.build(title)
 
 
