@@ -105,7 +105,7 @@ def _page(plan: PagePlan, outs: Mapping[int, Out], limits: Limits, title: str, f
     builder = PageBuilder(first + plan.index, limits.max_elements_per_page)
     for block in plan.blocks:
         out = outs[id(block)]
-        items = list(out.items)
+        items = out.items  # (read, not changed)
         if out.table is not None:
             items = emit_table(builder, out.table, {}) + items
         elif out.category is not None:
