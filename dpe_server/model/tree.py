@@ -307,6 +307,19 @@ class PageBuilder:
         content: Mapping[str, JSON],
         metadata: Mapping[str, JSON] | None = None,
     ) -> str:
+        return self.put(category, one_line(summary), dict(content), dict(metadata or {}))
+
+    def put(
+        self,
+        category: Category,
+        summary: str,
+        content: Mapping[str, JSON],
+        metadata: Mapping[str, JSON],
+    ) -> str:
+        """`add`, for an extractor whose `summary` is one line already (`one_line`'s own
+        result: it is returned as it is) and whose `content` and `metadata` are dictionaries
+        made for this element alone: kept as they are, not copied (a web page's 29,000
+        elements)."""
         if self.max_elements is not None and len(self._elements) >= self.max_elements:
             self.truncated = True
             return ""
@@ -316,9 +329,7 @@ class PageBuilder:
             eid = element_id(self.page_index, category, n)
         else:  # element_id's, without its checks of a page index and count known good
             eid = f"{self._prefix}{_ABBR[category]}{n}"
-        self._elements.append(
-            Element(eid, category, one_line(summary), dict(content), dict(metadata or {}))
-        )
+        self._elements.append(Element(eid, category, summary, content, metadata))
         return eid
 
     def build(self, title: str, metadata: Mapping[str, JSON] | None = None) -> Page:

@@ -89,10 +89,15 @@ def document_view(
     return out
 
 
+_TABLES = (Category.TABLE, Category.PIVOT_TABLE)
+"""The categories whose rows Level 2 previews (`preview_content`; any other's content is
+shown whole, a copy of it)."""
+
+
 def preview_content(element: Element) -> dict[str, JSON]:
     """An element's content as Level 2 shows it: tables cut to a preview of their rows."""
     content = dict(element.content)
-    if element.category in (Category.TABLE, Category.PIVOT_TABLE):
+    if element.category in _TABLES:
         rows = content.get("rows") or []
         total = content.get("total_rows", len(rows))
         content["total_rows"] = total
@@ -115,7 +120,7 @@ def page_view(host: str, doc_ref: str, page: Page, uri: DpeUri) -> dict[str, JSO
                 "element_id": el.element_id,
                 "category": el.category._value_,  # `.value`, without the property
                 "summary": el.summary,
-                "content": preview_content(el),
+                "content": preview_content(el) if el.category in _TABLES else dict(el.content),
             }
             for el in elements
         ],

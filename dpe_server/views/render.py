@@ -142,11 +142,14 @@ def _page(payload: Mapping[str, JSON], markdown: bool) -> str:
     for k, element in enumerate(elements):
         if k == said:
             continue
-        el = dict(element)
-        el.setdefault("uri", f"{doc_uri}/elements/{el['element_id']}")
+        # its URI (where the entry names none), without a copy of the entry to say it
+        if "uri" in element:
+            uri = str(element["uri"])
+        else:
+            uri = f"{doc_uri}/elements/{element['element_id']}"
         if lines:
             lines.append("")
-        lines.append(render_element(el, markdown=markdown, full=False).rstrip("\n"))
+        lines.append(_element(element, uri, markdown, False).rstrip("\n"))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -179,10 +182,14 @@ _CATEGORIES: dict[object, Category] = {c._value_: c for c in Category}
 
 def render_element(element: Mapping[str, JSON], *, markdown: bool, full: bool) -> str:
     """One element (a Level 2 entry or a Level 3 payload) as Markdown or text."""
+    return _element(element, str(element.get("uri", "")), markdown, full) + "\n"
+
+
+def _element(element: Mapping[str, JSON], uri: str, markdown: bool, full: bool) -> str:
+    """`render_element` of `element` at `uri`, without its last line's end."""
     category = _CATEGORIES.get(element["category"]) or Category(element["category"])
     content: Mapping[str, JSON] = element.get("content") or {}
     summary = str(element.get("summary", ""))
-    uri = str(element.get("uri", ""))
     body = (
         _markdown(category, content, summary, uri)
         if markdown
@@ -200,7 +207,7 @@ def render_element(element: Mapping[str, JSON], *, markdown: bool, full: bool) -
         notes.append(_cut_note(cut))
     for note in notes:
         body += f"\n\n*{note}*" if markdown else f"\n({note})"
-    return body + "\n"
+    return body
 
 
 def _cut_note(cut: Mapping[str, JSON]) -> str:
@@ -220,6 +227,8 @@ def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str)
             return "#" * level + " " + _md_inline(str(c.get("text", "")))
         case Category.TEXT:
             return str(c.get("text", ""))
+        case Category.LINK:  # (the cases are tried in turn: a web page's most common first)
+            return f"[{_md_inline(str(c.get('text') or c.get('url', '')))}]({c.get('url', '')})"
         case Category.TABLE | Category.PIVOT_TABLE:
             headers, rows = c.get("headers") or [], c.get("rows") or []
             if not any(str(v or "").strip() for v in [*headers, *(v for r in rows for v in r)]):
@@ -242,8 +251,6 @@ def _markdown(category: Category, c: Mapping[str, JSON], summary: str, uri: str)
                     table.get("headers") or [], table.get("rows") or []
                 )
             return f"{shown}\n\n" + "  \n".join(seen.splitlines()) if seen else shown
-        case Category.LINK:
-            return f"[{_md_inline(str(c.get('text') or c.get('url', '')))}]({c.get('url', '')})"
         case Category.FORMULA:
             return f"$ {c.get('expression', '')} $" + _formula_facts(c)
         case Category.ANNOTATION:
@@ -321,14 +328,16 @@ def _with_details(
 ) -> str:
     """`body` followed by what it leaves out of the element's text content (`words`): a
     chart's data table, then any phrase not yet said."""
-    parts = [body]
     if category is Category.CHART:
-        parts.append(details.chart_data(c, markdown, uri, full))
-    if category is Category.TEXT and len(c) == 1 and isinstance(c.get("text"), str):
-        pass  # its body is its text, which says each of its lines: nothing is left out
-    elif category not in (Category.TABLE, Category.PIVOT_TABLE):
+        parts = [body, details.chart_data(c, markdown, uri, full)]
         parts.append(details.extras(category._value_, c, "\n".join(parts), markdown))
-    return "\n\n".join(part for part in parts if part)
+        return "\n\n".join(part for part in parts if part)
+    if category is Category.TABLE or category is Category.PIVOT_TABLE:
+        return body
+    if category is Category.TEXT and len(c) == 1 and isinstance(c.get("text"), str):
+        return body  # its body is its text, which says each of its lines: nothing is left out
+    extra = details.extras(category._value_, c, body, markdown)
+    return f"{body}\n\n{extra}" if body and extra else body or extra
 
 
 def _list(c: Mapping[str, JSON]) -> str:

@@ -15,7 +15,7 @@ from dpe_server.extractors import DEFAULT_LIMITS, for_path
 from dpe_server.extractors.html.source import load
 from dpe_server.isolation.pictures import picture
 from dpe_server.model.errors import TooLargeError
-from dpe_server.model.tree import Category, Document, Element
+from dpe_server.model.tree import Category, Document, Element, one_line
 from fixtures.builders import web
 
 
@@ -189,6 +189,24 @@ def test_pages_at_top_level_sections_and_continuations() -> None:
     doc = _html(f"<h1>Long</h1>{long}".encode())
     assert [p.title for p in doc.pages] == ["Long", "Long (cont. 2)", "Long (cont. 3)"]
     assert max(len(p.elements) for p in doc.pages) <= 120  # 60,000 characters a page
+
+
+def test_a_paragraph_summary_is_its_text_on_one_line_cut() -> None:
+    """The walk's summaries are `one_line`'s (`PageBuilder.put` keeps them as they are): a
+    short plain paragraph is its own, a long one is cut, one with a `<br>` or a line
+    separator is on one line."""
+    short, long = "Plain words here", "word " * 100
+    html = f"<p>{short}</p><p>{long}</p><p>one<br>two</p><p>a\u2028b \u3000 c</p>"
+    texts = _all(_html(html.encode()), Category.TEXT)
+    assert [e.content["text"] for e in texts] == [
+        short,
+        long.strip(),
+        "one\ntwo",
+        "a\u2028b \u3000 c",
+    ]
+    assert [e.summary for e in texts] == [one_line(str(e.content["text"])) for e in texts]
+    assert texts[0].summary is texts[0].content["text"]
+    assert texts[1].summary.endswith("…")
 
 
 def test_deep_nesting_is_a_bounded_error() -> None:

@@ -104,6 +104,23 @@ def test_builder_cap_drops_elements_and_says_truncated() -> None:
     assert page.metadata == {"hidden": True, "truncated": True}
 
 
+def test_builder_put_keeps_what_add_copies_and_collapses() -> None:
+    content, meta = {"text": "a  b"}, {"source": "caption"}
+    put, add = PageBuilder(0, max_elements=1), PageBuilder(0, max_elements=1)
+    assert put.put(Category.TEXT, "a b", content, meta) == add.add(
+        Category.TEXT, " a\n b ", content, meta
+    )
+    kept, copied = put.build("t").elements[0], add.build("t").elements[0]
+    assert kept == copied
+    assert kept.summary == "a b"
+    assert kept.content is content  # the element's own: not copied
+    assert kept.metadata is meta
+    assert copied.content is not content
+    assert copied.metadata is not meta
+    assert put.put(Category.TEXT, "c", {"text": "c"}, {}) == ""  # the cap, as `add`'s
+    assert put.build("t").metadata == {"truncated": True}
+
+
 def test_builder_without_cap_says_nothing_of_truncation() -> None:
     b = PageBuilder(0)
     b.add(Category.TEXT, "a", {"text": "a"})

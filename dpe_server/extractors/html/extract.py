@@ -105,13 +105,13 @@ def _page(plan: PagePlan, outs: Mapping[int, Out], limits: Limits, title: str, f
     builder = PageBuilder(first + plan.index, limits.max_elements_per_page)
     for block in plan.blocks:
         out = outs[id(block)]
-        items = list(out.items)
+        items = out.items  # (read, not changed)
         if out.table is not None:
             items = emit_table(builder, out.table, {}) + items
         elif out.category is not None:
-            builder.add(out.category, out.summary, out.content, out.metadata)
-        for item in items:
-            builder.add(item.category, item.summary, item.content, item.metadata)
+            builder.put(out.category, out.summary, out.content, out.metadata)
+        for item in items:  # (summaries one line, contents made for it: `Out`, `media`)
+            builder.put(item.category, item.summary, item.content, item.metadata)
     return builder.build(title)
 
 

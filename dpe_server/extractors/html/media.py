@@ -45,7 +45,7 @@ def link(text: str, href: str, at: int) -> Item:
     content: LinkContent = {"text": text or href, "url": href}
     if href.startswith("#"):
         content["internal"] = True
-    return Item(Category.LINK, summaries.link(text, href), dict(content), {}, at)
+    return Item(Category.LINK, summaries.link(text, href), content, {}, at)
 
 
 def _int(value: str | None) -> int | None:
@@ -77,7 +77,7 @@ def image(el: etree._Element, index: int, parts: dict[str, str]) -> Item:
     if width and height:
         content["width"], content["height"] = width, height
     summary = summaries.image(description, content["mime_type"], width, height)
-    return Item(Category.IMAGE, summary, dict(content), meta)
+    return Item(Category.IMAGE, summary, content, meta)
 
 
 def player(el: etree._Element, name: str) -> Item:
@@ -96,16 +96,14 @@ def player(el: etree._Element, name: str) -> Item:
     if title:
         content["description"] = title
     category = Category.VIDEO if name == "video" else Category.AUDIO
-    return Item(category, summaries.media(content["name"], mime), dict(content))
+    return Item(category, summaries.media(content["name"], mime), content)
 
 
 def formula(el: etree._Element) -> Item:
     """MathML: its `alttext` (often the TeX), else its text."""
     expression = el.get("alttext") or text_of(el)
     content: FormulaContent = {"expression": expression}
-    return Item(
-        Category.FORMULA, summaries.formula(expression), dict(content), {"source": "mathml"}
-    )
+    return Item(Category.FORMULA, summaries.formula(expression), content, {"source": "mathml"})
 
 
 def _label(el: etree._Element, labels: dict[str, str]) -> str:

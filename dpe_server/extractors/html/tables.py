@@ -5,11 +5,11 @@ first, as for every format (`kit.tables`). A table nested in a cell is a table o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from lxml import etree
 
-from dpe_server.extractors.html.visible import hidden, tag
+from dpe_server.extractors.html.visible import HIDDEN, tag
 from dpe_server.extractors.kit.a1 import range_ref
 from dpe_server.extractors.kit.items import Item
 from dpe_server.extractors.kit.tables import MAX_COLUMNS, TableData
@@ -22,19 +22,19 @@ MAX_SPAN = 1000
 _SECTIONS = frozenset({"thead", "tbody", "tfoot"})
 
 
-def _rows(table: etree._Element) -> list[etree._Element]:
+def _rows(table: etree._Element, marks: Mapping[etree._Element, str]) -> list[etree._Element]:
     """The table's own rows (not those of a table nested in a cell), the header first."""
     head: list[etree._Element] = []
     body: list[etree._Element] = []
     foot: list[etree._Element] = []
     for child in table:
         name = tag(child)
-        if hidden(child):
+        if marks.get(child) is HIDDEN:
             continue
         if name == "tr":
             body.append(child)
         elif name in _SECTIONS:
-            rows = [r for r in child if tag(r) == "tr" and not hidden(r)]
+            rows = [r for r in child if tag(r) == "tr" and marks.get(r) is not HIDDEN]
             {"thead": head, "tbody": body, "tfoot": foot}[name].extend(rows)
     return head + body + foot
 
@@ -44,22 +44,26 @@ def _span(value: str | None) -> int:
     return min(max(int(value), 1), MAX_SPAN) if value.isdigit() else 1
 
 
-def read_table(el: etree._Element, inline_of: InlineOf) -> tuple[TableData, str] | None:
-    """The table's grid and its caption's text; None when it has no cell."""
+def read_table(
+    el: etree._Element, inline_of: InlineOf, marks: Mapping[etree._Element, str]
+) -> tuple[TableData, str] | None:
+    """The table's grid and its caption's text; None when it has no cell. `marks` are the
+    tree's (`visible.marks`): a hidden element is marked `HIDDEN`, asked of a dictionary
+    rather than of each cell's attributes."""
     caption = ""
     for child in el:
-        if tag(child) == "caption" and not hidden(child):
+        if tag(child) == "caption" and marks.get(child) is not HIDDEN:
             caption = inline_of(child, None)[0]
     grid: dict[tuple[int, int], str] = {}
     merged: list[str] = []
     items: list[Item] = []
     nested: list[TableData] = []
     width = 0
-    rows = _rows(el)
+    rows = _rows(el, marks)
     for r, tr in enumerate(rows):
         c = 0
         for cell in tr:
-            if tag(cell) not in ("td", "th") or hidden(cell):
+            if tag(cell) not in ("td", "th") or marks.get(cell) is HIDDEN:
                 continue
             while (r, c) in grid:
                 c += 1

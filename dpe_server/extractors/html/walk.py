@@ -9,7 +9,7 @@ links; scripts, styles and hidden elements are left out (`visible`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -37,7 +37,7 @@ from dpe_server.model.content import (
     SeparatorContent,
     TextContent,
 )
-from dpe_server.model.tree import JSON, Category
+from dpe_server.model.tree import JSON, SUMMARY_MAX, Category, one_line
 
 _SPACE = re.compile(r"[ \t\n\r\f\u00a0]+")
 _NOT_SPLIT = re.compile("[\x0b\x1c-\x1f\x85\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
@@ -59,7 +59,9 @@ class Out:
 
     category: Category | None
     summary: str = ""
-    content: dict[str, JSON] = field(default_factory=dict)
+    """One line already (`one_line`'s result): `PageBuilder.put` keeps it as it is."""
+    content: Mapping[str, JSON] = field(default_factory=dict)
+    """Made for this block alone, with `metadata`: the element keeps both."""
     metadata: dict[str, JSON] = field(default_factory=dict)
     items: list[Item] = field(default_factory=list)
     table: TableData | None = None
@@ -71,15 +73,24 @@ class Out:
 def collapse(text: str) -> str:
     """Inline white space as a browser shows it: runs of spaces one space, `\\n` (a `<br>`)
     kept."""
+    if _plain(text):
+        return " ".join(text.split())
+    return _spaced(text)
+
+
+def _plain(text: str) -> bool:
+    """Whether `text` holds no white space `str.split` cuts at that a browser keeps
+    (`_NOT_SPLIT`): `str.split` collapses it as a browser does, and the result is one line."""
     if text.isascii():  # (a flag of the string) of `_NOT_SPLIT`, only \x0b and \x1c-\x1f can
         # be there: five searches for one character are 2-20 times faster than its class
-        plain = not (
+        return not (
             "\x0b" in text or "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text
         )
-    else:
-        plain = _NOT_SPLIT.search(text) is None
-    if plain:
-        return " ".join(text.split())
+    return _NOT_SPLIT.search(text) is None
+
+
+def _spaced(text: str) -> str:
+    """`collapse` of a text that is not `_plain`."""
     text = _SPACE.sub(" ", text)
     if "\x0b" in text:
         text = _AROUND_BREAK.sub("\n", text.replace("\x0b", "\n"))
@@ -119,13 +130,21 @@ class Walker:
         pieces, items = self._text, self._items
         if not pieces and not items:
             return
-        text = collapse("".join(pieces)) if pieces else ""
+        text = summary = ""
+        if pieces:
+            joined = "".join(pieces)
+            if _plain(joined):  # one line: its own summary, unless it is cut
+                text = summary = " ".join(joined.split())
+                if len(text) > SUMMARY_MAX:
+                    summary = one_line(text)
+            else:
+                text = _spaced(joined)
+                summary = one_line(text)
         self._text, self._items = [], []
         if (text or items) and self._word_items:
             self._close_word_list()
         if text:
-            # (summarised once, by `PageBuilder.add`: `one_line` of its own result is itself)
-            out = Out(Category.TEXT, text, {"text": text}, items=items, text=text)
+            out = Out(Category.TEXT, summary, {"text": text}, items=items, text=text)
         elif items:
             out = Out(None, items=items)
         else:
@@ -159,7 +178,7 @@ class Walker:
                 self._text.append(tail)
 
     def node(self, el: etree._Element, depth: int) -> None:
-        name = name_of(el)
+        name = _NAMES.get(el.tag) or name_of(el)  # (`name_of`, its call saved once known)
         mark = self.marks.get(el)
         if name == "svg" and mark is not HIDDEN:  # an e-book's cover: a picture in an SVG
             self._items.extend(self.image(i) for i in el.iter("image"))
@@ -201,7 +220,7 @@ class Walker:
     def _rule(self, el: etree._Element, name: str, depth: int) -> None:
         self.flush()
         rule: SeparatorContent = {"kind": "rule"}
-        self._add(Out(Category.SEPARATOR, summaries.separator("rule"), dict(rule)))
+        self._add(Out(Category.SEPARATOR, summaries.separator("rule"), rule))
 
     def _break(self, el: etree._Element, name: str, depth: int) -> None:
         self._text.append("\x0b")
@@ -242,7 +261,7 @@ class Walker:
             Out(
                 Category.HEADING,
                 summaries.heading(text, level),
-                dict(content),
+                content,
                 items=items,
                 level=level,
                 text=text,
@@ -269,7 +288,7 @@ class Walker:
         ordered = any("label" in i for i in items)
         content: ListContent = {"ordered": ordered, "items": items}
         text = "\n".join(i["text"] for i in items)
-        out = Out(Category.LIST, summaries.list_(list(items), ordered), dict(content), text=text)
+        out = Out(Category.LIST, summaries.list_(list(items), ordered), content, text=text)
         out.items, out.section = found, self._section
         self.blocks.append(out)
 
@@ -282,7 +301,7 @@ class Walker:
         content: CodeContent = {"text": text}
         if language:
             content["language"] = language
-        self._add(Out(Category.CODE, summaries.code(text, language), dict(content), text=text))
+        self._add(Out(Category.CODE, summaries.code(text, language), content, text=text))
 
     def _list(self, el: etree._Element, name: str, depth: int) -> None:
         self.flush()
@@ -306,7 +325,7 @@ class Walker:
             Out(
                 Category.LIST,
                 summaries.list_(list(items), ordered),
-                dict(content),
+                content,
                 items=found,
                 text=text,
             )
@@ -324,7 +343,8 @@ class Walker:
                 self._items_of(li, level + 1, items, found)
                 continue
             if not len(li):  # text alone: no nested list, no check box, no items
-                text = collapse(li.text) if li.text else ""
+                text = li.text  # (read once: lxml makes a string of it at each read)
+                text = collapse(text) if text else ""
                 if text:
                     items.append({"text": text, "level": level})
                 continue
@@ -363,7 +383,8 @@ class Walker:
         a table inside it is added there and named in the text by its place (`NESTED_MARK`),
         to be its own element; without, its text is the paragraph's."""
         if not len(el):  # text alone (most table cells)
-            return (collapse(el.text) if el.text else ""), []
+            text = el.text  # (read once: lxml makes a string of it at each read)
+            return (collapse(text) if text else ""), []
         inner = Walker(self.images, self.parts, self.marks)
         inner._inline_text(el.text)
         for child in el:
@@ -383,7 +404,9 @@ class Walker:
 
     def _table(self, el: etree._Element, name: str, depth: int) -> None:
         self.flush()
-        read = tables.read_table(el, lambda cell, nested: self._inline_of(cell, nested=nested))
+        read = tables.read_table(
+            el, lambda cell, nested: self._inline_of(cell, nested=nested), self.marks
+        )
         if read is None:
             return
         table, caption = read
@@ -393,7 +416,7 @@ class Walker:
                 Out(
                     Category.TEXT,
                     summaries.text(caption),
-                    dict(content),
+                    content,
                     {"source": "caption"},
                     text=caption,
                 )
@@ -409,7 +432,7 @@ class Walker:
         category = Category.FOOTER if kind == "site_footer" else Category.HEADER
         content: HeaderFooterContent = {"text": text, "kind": kind}
         summary = summaries.footer(text) if category is Category.FOOTER else summaries.header(text)
-        self._add(Out(category, summary, dict(content), items=links, text=text))
+        self._add(Out(category, summary, content, items=links, text=text))
 
     # ---- inline elements -----------------------------------------------------------------
 

@@ -37,8 +37,12 @@ def _served(el: Element) -> Element:
 def with_files(doc: Document) -> Document:
     """`doc` with every image whose `url` is a path beside the document naming it in
     `metadata.file` instead."""
+    image = Category.IMAGE  # (asked first: `_served` changes a picture only)
     pages = tuple(
-        dataclasses.replace(page, elements=tuple(_served(el) for el in page.elements))
+        dataclasses.replace(
+            page,
+            elements=tuple(_served(el) if el.category is image else el for el in page.elements),
+        )
         for page in doc.pages
     )
     return dataclasses.replace(doc, pages=pages)
