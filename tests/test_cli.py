@@ -53,6 +53,13 @@ def test_read_prints_the_body_and_exits_zero(tmp_path: Path) -> None:
     assert done.stderr == ""
 
 
+def _fresh_python(code: str) -> subprocess.CompletedProcess[str]:
+    """`code` run in a fresh interpreter (what it printed, its exit code)."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
 @pytest.mark.parametrize(
     ("uri", "code", "out", "err"),
     [
@@ -74,9 +81,7 @@ def test_read_ends_without_the_interpreters_tear_down(
         "from dpe_server.cli.command import main\n"
         "sys.exit(main())\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", run], capture_output=True, text=True, timeout=120, check=False
-    )
+    done = _fresh_python(run)
     assert done.returncode == code
     assert done.stdout.startswith(out)
     assert done.stderr.endswith(err)
@@ -105,9 +110,7 @@ def test_read_of_a_document_runs_no_cyclic_collection(tmp_path: Path) -> None:
         "print(len(runs), gc.isenabled(), file=sys.stderr)\n"
         "sys.exit(rc)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", run], capture_output=True, text=True, timeout=120, check=False
-    )
+    done = _fresh_python(run)
     assert done.returncode == 0, done.stderr
     assert '"page_count"' in done.stdout
     assert done.stderr.splitlines()[-1] == "0 True"
