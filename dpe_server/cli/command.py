@@ -471,29 +471,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (problem := _folder_problem(args.dir)) is not None:
         print(f"dpe-server {args.command}: {problem}.", file=sys.stderr)
         return 2
-    if args.command == "serve":
-        if args.no_cache and args.store.startswith(("postgresql://", "postgres://")):
-            print(
-                "dpe-server serve: --no-cache cannot be given with a postgresql:// store, which "
-                "is the store the replicas share, not a cache; give one or the other.",
-                file=sys.stderr,
-            )
-            return 2
-        code = _serve(args)
-        if argv_given is None:
-            _exit_now(code)
-        return code
-    if args.command == "read":
-        code = _read(args)
-        if argv_given is None:  # (the interpreter's tear-down: 2 % of reading a web page)
-            _exit_now(code)
-        return code
-    if args.command == "view":
-        code = _view(args)
-        if argv_given is None:
-            _exit_now(code)
-        return code
-    return 2
+    postgres = args.command == "serve" and args.store.startswith(("postgresql://", "postgres://"))
+    if postgres and args.no_cache:
+        print(
+            "dpe-server serve: --no-cache cannot be given with a postgresql:// store, which "
+            "is the store the replicas share, not a cache; give one or the other.",
+            file=sys.stderr,
+        )
+        return 2
+    if args.command not in ("serve", "read", "view"):
+        return 2
+    code = {"serve": _serve, "read": _read, "view": _view}[args.command](args)
+    if argv_given is None:  # (the interpreter's tear-down: 2 % of reading a web page)
+        _exit_now(code)
+    return code
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -614,7 +605,7 @@ def _read(args: argparse.Namespace) -> int:
     2,000 objects of any fixture or corpus file tried), and the memory cap holds all the same.
     A read of the folder (Level 0), a server's work, runs it as a server does."""
     was_enabled = gc.isenabled()
-    gc.disable()
+    gc.disable()  # (before any import: `extractors.gcpause` is reached through the package's)
     try:
         return _read_uncollected(args, was_enabled)
     finally:
