@@ -37,7 +37,7 @@ from dpe_server.model.content import (
     SeparatorContent,
     TextContent,
 )
-from dpe_server.model.tree import JSON, SUMMARY_MAX, Category, one_line
+from dpe_server.model.tree import JSON, Category, one_line
 
 _SPACE = re.compile(r"[ \t\n\r\f\u00a0]+")
 _NOT_SPLIT = re.compile("[\x0b\x1c-\x1f\x85\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
@@ -130,16 +130,8 @@ class Walker:
         pieces, items = self._text, self._items
         if not pieces and not items:
             return
-        text = summary = ""
-        if pieces:
-            joined = "".join(pieces)
-            if _plain(joined):  # one line: its own summary, unless it is cut
-                text = summary = " ".join(joined.split())
-                if len(text) > SUMMARY_MAX:
-                    summary = one_line(text)
-            else:
-                text = _spaced(joined)
-                summary = one_line(text)
+        text = collapse("".join(pieces)) if pieces else ""
+        summary = one_line(text)  # (its own text when one short line: `one_line`'s shortcut)
         self._text, self._items = [], []
         if (text or items) and self._word_items:
             self._close_word_list()
